@@ -1,0 +1,25 @@
+//! fleet's vocabulary: the data every other crate speaks, with serde and without I/O.
+//!
+//! The message model mirrors the Anthropic Messages API exactly (field names, optional fields
+//! left out rather than nulled), because transcripts are replayed to that API unchanged and
+//! users' scripts parse what fleet prints.
+
+pub mod error;
+pub mod message;
+pub mod request;
+pub mod response;
+pub mod stream;
+pub mod usage;
+
+pub use error::{ApiErrorBody, ApiErrorDetail};
+pub use message::{
+    CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
+    ToolResultContent, ToolUse,
+};
+pub use request::{MessagesRequest, SystemBlock, SystemPrompt, ThinkingConfig, ToolDefinition};
+pub use response::{AssistantMessage, StopReason};
+pub use stream::{BlockDelta, MessageDeltaBody, StreamEvent};
+pub use usage::{Usage, UsageDelta};
+
+#[cfg(test)]
+mod tests;
