@@ -1,1 +1,24 @@
-//! placeholder
+//! Talking to models.
+//!
+//! One trait, [`ModelClient`], hides which server is on the other end: the Anthropic Messages
+//! API or an OpenAI-compatible Chat Completions server (vLLM, Ollama, llama.cpp, OpenRouter).
+//! Both stream over SSE through one decoder and one retry policy, and both speak fleet's
+//! common message model (`fleet-protocol`), so the agent loop never sees a wire format.
+
+pub mod anthropic;
+pub mod cache;
+pub mod catalog;
+pub mod client;
+pub mod error;
+pub mod event;
+pub mod retry;
+pub mod sse;
+mod transport;
+
+pub use anthropic::{AnthropicClient, AnthropicConfig, Auth};
+pub use catalog::{Catalog, ModelInfo, Pricing};
+pub use client::{ModelClient, ModelRequest, ModelStream, Provider};
+pub use error::ModelError;
+pub use event::{ModelEvent, ModelResponse};
+pub use retry::RetryPolicy;
+pub use transport::HttpOptions;

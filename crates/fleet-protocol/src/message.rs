@@ -199,6 +199,17 @@ impl ContentBlock {
         }
     }
 
+    /// The block's breakpoint, if it carries one.
+    pub fn cache_control(&self) -> Option<&CacheControl> {
+        match self {
+            Self::Text { cache_control, .. }
+            | Self::ToolUse { cache_control, .. }
+            | Self::ToolResult { cache_control, .. }
+            | Self::Image { cache_control, .. } => cache_control.as_ref(),
+            Self::Thinking { .. } | Self::RedactedThinking { .. } => None,
+        }
+    }
+
     /// The wire name of this block's type, for messages and logs.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -1,0 +1,223 @@
+//! Assembles a Messages API stream into a message, emitting deltas as they arrive.
+
+use crate::error::ModelError;
+use crate::event::ModelEvent;
+use crate::sse::SseEvent;
+use crate::transport::WireDecoder;
+use fleet_protocol::{AssistantMessage, BlockDelta, ContentBlock, StreamEvent};
+
+const PROVIDER: &str = "anthropic";
+
+/// Event types this decoder knows; anything else (a newer API's addition) is skipped.
+const KNOWN_EVENTS: &[&str] = &[
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
+];
+
+#[derive(Debug, Default)]
+pub(crate) struct AnthropicDecoder {
+    message: Option<AssistantMessage>,
+    /// Blocks by stream index; `None` until started, then in progress, then finished.
+    blocks: Vec<Option<BlockState>>,
+}
+
+#[derive(Debug)]
+enum BlockState {
+    Open(ContentBlock),
+    /// A tool call whose input JSON is still arriving in fragments.
+    OpenTool { id: String, name: String, json: String },
+    Done(ContentBlock),
+}
+
+impl AnthropicDecoder {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    fn block(&mut self, index: usize) -> Result<&mut BlockState, ModelError> {
+        self.blocks
+            .get_mut(index)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| ModelError::Protocol(format!("delta for content block {index}, which was never started")))
+    }
+
+    fn start_block(&mut self, index: usize, block: ContentBlock, out: &mut Vec<ModelEvent>) {
+        if self.blocks.len() <= index {
+            self.blocks.resize_with(index + 1, || None);
+        }
+        let state = match block {
+            ContentBlock::ToolUse { id, name, .. } => {
+                out.push(ModelEvent::ToolUseStart { index, id: id.clone(), name: name.clone() });
+                BlockState::OpenTool { id, name, json: String::new() }
+            }
+            ContentBlock::Text { ref text, .. } if !text.is_empty() => {
+                out.push(ModelEvent::TextDelta { index, text: text.clone() });
+                BlockState::Open(block)
+            }
+            other => BlockState::Open(other),
+        };
+        self.blocks[index] = Some(state);
+    }
+
+    fn apply_delta(&mut self, index: usize, delta: BlockDelta, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        let state = self.block(index)?;
+        match (state, delta) {
+            (BlockState::Open(ContentBlock::Text { text, .. }), BlockDelta::TextDelta { text: more }) => {
+                text.push_str(&more);
+                out.push(ModelEvent::TextDelta { index, text: more });
+            }
+            (BlockState::Open(ContentBlock::Text { citations, .. }), BlockDelta::CitationsDelta { citation }) => {
+                match citations.get_or_insert_with(|| serde_json::Value::Array(Vec::new())) {
+                    serde_json::Value::Array(list) => list.push(citation),
+                    other => *other = serde_json::Value::Array(vec![citation]),
+                }
+            }
+            (BlockState::Open(ContentBlock::Thinking { thinking, .. }), BlockDelta::ThinkingDelta { thinking: more }) => {
+                thinking.push_str(&more);
+                out.push(ModelEvent::ThinkingDelta { index, thinking: more });
+            }
+            (BlockState::Open(ContentBlock::Thinking { signature, .. }), BlockDelta::SignatureDelta { signature: more }) => {
+                signature.push_str(&more);
+            }
+            (BlockState::OpenTool { json, .. }, BlockDelta::InputJsonDelta { partial_json }) => {
+                json.push_str(&partial_json);
+                out.push(ModelEvent::ToolInputDelta { index, partial_json });
+            }
+            (state, delta) => {
+                return Err(ModelError::Protocol(format!(
+                    "content block {index}: a {} delta does not fit a {} block",
+                    delta_name(&delta),
+                    state_name(state)
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn stop_block(&mut self, index: usize, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        let state = self.block(index)?;
+        let block = match std::mem::replace(state, BlockState::Done(ContentBlock::text(""))) {
+            BlockState::Open(block) => block,
+            BlockState::OpenTool { id, name, json } => {
+                let input = if json.trim().is_empty() {
+                    serde_json::Value::Object(Default::default())
+                } else {
+                    serde_json::from_str(&json).map_err(|e| ModelError::InvalidToolInput {
+                        tool: name.clone(),
+                        id: id.clone(),
+                        message: format!("{e} in {}", preview(&json)),
+                    })?
+                };
+                ContentBlock::tool_use(id, name, input)
+            }
+            BlockState::Done(_) => {
+                return Err(ModelError::Protocol(format!("content block {index} was stopped twice")));
+            }
+        };
+        out.push(ModelEvent::BlockComplete { index, block: block.clone() });
+        *state = BlockState::Done(block);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<AssistantMessage, ModelError> {
+        let mut message = self
+            .message
+            .take()
+            .ok_or_else(|| ModelError::Protocol("message_stop arrived before message_start".into()))?;
+        for (index, state) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
+            match state {
+                Some(BlockState::Done(block)) => message.content.push(block),
+                Some(_) => return Err(ModelError::Protocol(format!("content block {index} was never stopped"))),
+                None => {}
+            }
+        }
+        Ok(message)
+    }
+}
+
+impl WireDecoder for AnthropicDecoder {
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<Option<AssistantMessage>, ModelError> {
+        let parsed: StreamEvent = match serde_json::from_str(&event.data) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let kind = event.event.clone().or_else(|| {
+                    serde_json::from_str::<serde_json::Value>(&event.data)
+                        .ok()
+                        .and_then(|v| v.get("type")?.as_str().map(str::to_owned))
+                });
+                return match kind {
+                    Some(kind) if !KNOWN_EVENTS.contains(&kind.as_str()) => Ok(None),
+                    kind => Err(ModelError::Protocol(format!(
+                        "cannot read a `{}` event: {e} in {}",
+                        kind.as_deref().unwrap_or("unnamed"),
+                        preview(&event.data)
+                    ))),
+                };
+            }
+        };
+        match parsed {
+            StreamEvent::MessageStart { mut message } => {
+                message.content.clear();
+                self.message = Some(message);
+            }
+            StreamEvent::ContentBlockStart { index, content_block } => self.start_block(index, content_block, out),
+            StreamEvent::ContentBlockDelta { index, delta } => self.apply_delta(index, delta, out)?,
+            StreamEvent::ContentBlockStop { index } => self.stop_block(index, out)?,
+            StreamEvent::MessageDelta { delta, usage } => {
+                let message = self
+                    .message
+                    .as_mut()
+                    .ok_or_else(|| ModelError::Protocol("message_delta arrived before message_start".into()))?;
+                if delta.stop_reason.is_some() {
+                    message.stop_reason = delta.stop_reason;
+                }
+                if delta.stop_sequence.is_some() {
+                    message.stop_sequence = delta.stop_sequence;
+                }
+                message.usage.merge_delta(&usage);
+            }
+            StreamEvent::MessageStop => return self.finish().map(Some),
+            StreamEvent::Ping => {}
+            StreamEvent::Error { error } => {
+                return Err(ModelError::StreamError {
+                    provider: PROVIDER,
+                    error_type: error.error_type,
+                    message: error.message,
+                })
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn delta_name(delta: &BlockDelta) -> &'static str {
+    match delta {
+        BlockDelta::TextDelta { .. } => "text_delta",
+        BlockDelta::InputJsonDelta { .. } => "input_json_delta",
+        BlockDelta::ThinkingDelta { .. } => "thinking_delta",
+        BlockDelta::SignatureDelta { .. } => "signature_delta",
+        BlockDelta::CitationsDelta { .. } => "citations_delta",
+    }
+}
+
+fn state_name(state: &BlockState) -> &'static str {
+    match state {
+        BlockState::Open(block) | BlockState::Done(block) => block.type_name(),
+        BlockState::OpenTool { .. } => "tool_use",
+    }
+}
+
+/// The first characters of a payload, for error messages that must stay one line.
+pub(crate) fn preview(text: &str) -> String {
+    const MAX: usize = 120;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("`{}…`", &text[..cut]),
+        None => format!("`{text}`"),
+    }
+}

@@ -1,0 +1,141 @@
+//! Where to put prompt-cache breakpoints.
+//!
+//! The API caches the request prefix (tools, then system, then messages) up to each block
+//! marked with `cache_control`, and allows four marks per request. Marking the last tool, the
+//! last system block and the last message means the next turn of the same conversation — which
+//! only appends messages — finds everything before its new tail already cached.
+
+use fleet_protocol::{CacheControl, ContentBlock, MessageContent, MessagesRequest, SystemBlock, SystemPrompt};
+
+/// The API's limit on `cache_control` marks in one request.
+pub const MAX_BREAKPOINTS: usize = 4;
+
+/// Adds breakpoints on the last tool, the last system block and the last message, without
+/// going over the API's limit when the caller placed marks of its own.
+pub fn apply_breakpoints(request: &mut MessagesRequest) {
+    let mut budget = MAX_BREAKPOINTS.saturating_sub(count_breakpoints(request));
+    let mut mark = |slot: &mut Option<CacheControl>| {
+        if slot.is_none() && budget > 0 {
+            *slot = Some(CacheControl::ephemeral());
+            budget -= 1;
+        }
+    };
+    if let Some(tool) = request.tools.last_mut() {
+        mark(&mut tool.cache_control);
+    }
+    if let Some(system) = request.system.as_mut() {
+        if let SystemPrompt::Text(text) = system {
+            if text.is_empty() {
+                // An empty text block is rejected by the API; leave the empty prompt alone.
+            } else {
+                *system = SystemPrompt::Blocks(vec![SystemBlock::text(std::mem::take(text))]);
+            }
+        }
+        if let SystemPrompt::Blocks(blocks) = system {
+            if let Some(last) = blocks.last_mut() {
+                mark(&mut last.cache_control);
+            }
+        }
+    }
+    if let Some(message) = request.messages.last_mut() {
+        if let MessageContent::Text(text) = &mut message.content {
+            if !text.is_empty() {
+                message.content = MessageContent::Blocks(vec![ContentBlock::text(std::mem::take(text))]);
+            }
+        }
+        if let MessageContent::Blocks(blocks) = &mut message.content {
+            if let Some(slot) = blocks.iter_mut().rev().find_map(ContentBlock::cache_control_mut) {
+                mark(slot);
+            }
+        }
+    }
+}
+
+/// Marks already present anywhere in the request.
+pub fn count_breakpoints(request: &MessagesRequest) -> usize {
+    let tools = request.tools.iter().filter(|t| t.cache_control.is_some()).count();
+    let system = match &request.system {
+        Some(SystemPrompt::Blocks(blocks)) => blocks.iter().filter(|b| b.cache_control.is_some()).count(),
+        _ => 0,
+    };
+    let messages: usize = request
+        .messages
+        .iter()
+        .map(|m| match &m.content {
+            MessageContent::Blocks(blocks) => blocks
+                .iter()
+                .filter(|b| b.cache_control().is_some())
+                .count(),
+            MessageContent::Text(_) => 0,
+        })
+        .sum();
+    tools + system + messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fleet_protocol::{Message, Role, ToolDefinition};
+    use serde_json::json;
+
+    fn request() -> MessagesRequest {
+        let mut r = MessagesRequest::new(
+            "m",
+            100,
+            vec![
+                Message::user_text("first"),
+                Message::with_blocks(Role::Assistant, vec![ContentBlock::text("ok")]),
+                Message::with_blocks(
+                    Role::User,
+                    vec![ContentBlock::tool_result("t1", "out", false), ContentBlock::text("and?")],
+                ),
+            ],
+        );
+        r.system = Some(SystemPrompt::Text("be brief".into()));
+        r.tools = ["Read", "Bash"]
+            .iter()
+            .map(|n| ToolDefinition { name: (*n).into(), description: None, input_schema: json!({"type":"object"}), cache_control: None })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn marks_last_tool_system_and_message() {
+        let mut r = request();
+        apply_breakpoints(&mut r);
+        assert_eq!(count_breakpoints(&r), 3);
+        assert!(r.tools[1].cache_control.is_some() && r.tools[0].cache_control.is_none());
+        let Some(SystemPrompt::Blocks(system)) = &r.system else { panic!("system should become blocks") };
+        assert!(system[0].cache_control.is_some());
+        let wire = serde_json::to_value(&r.messages[2]).expect("serialises");
+        assert_eq!(wire["content"][1]["cache_control"], json!({"type":"ephemeral"}));
+        assert!(wire["content"][0].get("cache_control").is_none());
+        assert_eq!(serde_json::to_value(&r.messages[0]).expect("serialises")["content"], json!("first"));
+    }
+
+    #[test]
+    fn never_exceeds_four_marks() {
+        let mut r = request();
+        for m in &mut r.messages[..2] {
+            let mut blocks = m.blocks();
+            for b in &mut blocks {
+                if let Some(slot) = b.cache_control_mut() {
+                    *slot = Some(CacheControl::ephemeral());
+                }
+            }
+            m.content = MessageContent::Blocks(blocks);
+        }
+        apply_breakpoints(&mut r);
+        assert_eq!(count_breakpoints(&r), MAX_BREAKPOINTS);
+    }
+
+    #[test]
+    fn string_last_message_becomes_a_marked_block() {
+        let mut r = MessagesRequest::new("m", 1, vec![Message::user_text("hi")]);
+        apply_breakpoints(&mut r);
+        assert_eq!(
+            serde_json::to_value(&r.messages[0]).expect("serialises"),
+            json!({"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]})
+        );
+    }
+}

@@ -1,0 +1,84 @@
+//! The one interface the agent loop uses to talk to any model server.
+
+use crate::error::ModelError;
+use crate::event::{ModelEvent, ModelResponse};
+use fleet_protocol::MessagesRequest;
+use futures::{Stream, StreamExt};
+use std::pin::Pin;
+
+/// A response as it streams in. It ends after `Completed`, or after one `Err`.
+pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;
+
+/// A request in the common (Messages API) shape, plus transport details that are not part of
+/// the body.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    pub body: MessagesRequest,
+    /// Extra HTTP headers for this request only (e.g. an id tying a subagent's first request
+    /// to the call that started it).
+    pub headers: Vec<(String, String)>,
+}
+
+impl From<MessagesRequest> for ModelRequest {
+    fn from(body: MessagesRequest) -> Self {
+        Self {
+            body,
+            headers: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Anthropic,
+    OpenAi,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::OpenAi => "openai",
+        }
+    }
+}
+
+impl std::str::FromStr for Provider {
+    type Err = ModelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "anthropic" | "claude" => Ok(Self::Anthropic),
+            "openai" | "openai-compatible" | "vllm" | "ollama" | "llama.cpp" | "llamacpp" => Ok(Self::OpenAi),
+            other => Err(ModelError::Config(format!(
+                "unknown provider `{other}`; use `anthropic` or `openai`"
+            ))),
+        }
+    }
+}
+
+pub trait ModelClient: Send + Sync {
+    fn provider(&self) -> Provider;
+
+    /// Starts a streaming request. Nothing is sent until the stream is polled.
+    fn stream(&self, request: ModelRequest) -> ModelStream;
+
+    /// Runs a request to the end and returns only the assembled reply.
+    fn complete(
+        &self,
+        request: ModelRequest,
+    ) -> Pin<Box<dyn std::future::Future<Output = Result<ModelResponse, ModelError>> + Send + '_>> {
+        let mut stream = self.stream(request);
+        Box::pin(async move {
+            while let Some(event) = stream.next().await {
+                if let ModelEvent::Completed(response) = event? {
+                    return Ok(response);
+                }
+            }
+            Err(ModelError::StreamInterrupted {
+                when: "before the reply was complete",
+                message: "the stream ended without a final message".into(),
+            })
+        })
+    }
+}

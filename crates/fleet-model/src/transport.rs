@@ -1,0 +1,267 @@
+//! The provider-neutral half of a streaming request: send, check the status, decode SSE, time
+//! out when the server goes quiet, and retry — but only while nothing has reached the caller.
+//!
+//! Once a content event has been yielded, a failure is reported as it is: replaying the request
+//! would show the user (and the agent loop) the same words twice.
+
+use crate::client::ModelStream;
+use crate::error::ModelError;
+use crate::event::{ModelEvent, ModelResponse};
+use crate::retry::{parse_retry_after, RetryPolicy};
+use crate::sse::{SseDecoder, SseEvent};
+use fleet_protocol::AssistantMessage;
+use futures::StreamExt;
+use reqwest::header::HeaderMap;
+use std::time::{Duration, Instant};
+
+/// Connection settings common to both providers.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub retry: RetryPolicy,
+    pub connect_timeout: Duration,
+    /// Longest silence tolerated while waiting for headers or between stream chunks.
+    pub idle_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            retry: RetryPolicy::default(),
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(180),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Defaults, overridden by `FLEET_MAX_RETRIES`, `FLEET_RETRY_BASE_DELAY_MS`,
+    /// `FLEET_CONNECT_TIMEOUT_MS` and `FLEET_STREAM_IDLE_TIMEOUT_MS`.
+    pub fn from_env() -> Self {
+        let mut options = Self {
+            retry: RetryPolicy::from_env(),
+            ..Self::default()
+        };
+        if let Some(ms) = env_ms("FLEET_CONNECT_TIMEOUT_MS") {
+            options.connect_timeout = ms;
+        }
+        if let Some(ms) = env_ms("FLEET_STREAM_IDLE_TIMEOUT_MS") {
+            options.idle_timeout = ms;
+        }
+        options
+    }
+
+    pub(crate) fn build_client(&self) -> Result<reqwest::Client, ModelError> {
+        reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .user_agent(concat!("fleet/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))
+    }
+}
+
+fn env_ms(name: &str) -> Option<Duration> {
+    let value = std::env::var(name).ok()?;
+    match value.trim().parse::<u64>() {
+        Ok(ms) => Some(Duration::from_millis(ms)),
+        Err(_) => {
+            tracing::warn!("ignoring {name}={value:?}: not a number of milliseconds");
+            None
+        }
+    }
+}
+
+/// Turns one wire protocol's SSE events into model events. A fresh decoder is made for every
+/// attempt.
+pub(crate) trait WireDecoder: Send + 'static {
+    /// Handles one event, appending what the caller should see to `out`. Returns the
+    /// assembled reply once the protocol says the response is complete.
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError>;
+
+    /// The stream ended; a protocol whose end marker is optional may still complete here.
+    fn on_eof(&mut self, _out: &mut Vec<ModelEvent>) -> Result<Option<AssistantMessage>, ModelError> {
+        Ok(None)
+    }
+}
+
+/// How one provider's transport differs from another's.
+pub(crate) struct Wire<D> {
+    pub provider: &'static str,
+    pub url: String,
+    pub new_decoder: fn() -> D,
+    /// Builds the error for a non-2xx answer from its status, headers and body.
+    pub api_error: fn(u16, &HeaderMap, &[u8]) -> ModelError,
+}
+
+/// Runs `build` (one HTTP request per attempt) under the retry policy and streams the result.
+pub(crate) fn stream<D, B>(http: reqwest::Client, options: HttpOptions, wire: Wire<D>, build: B) -> ModelStream
+where
+    D: WireDecoder,
+    B: Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + 'static,
+{
+    Box::pin(async_stream::stream! {
+        let started = Instant::now();
+        let max_attempts = options.retry.max_attempts.max(1);
+        let idle = options.idle_timeout;
+        let mut attempt: u32 = 1;
+        loop {
+            let mut content_seen = false;
+            let failure = match tokio::time::timeout(idle, build(&http).send()).await {
+                Err(_) => ModelError::IdleTimeout(idle),
+                Ok(Err(e)) => connect_error(&wire.url, &e),
+                Ok(Ok(response)) if !response.status().is_success() => {
+                    let status = response.status().as_u16();
+                    let headers = response.headers().clone();
+                    let body = match tokio::time::timeout(idle, response.bytes()).await {
+                        Ok(Ok(body)) => body.to_vec(),
+                        _ => Vec::new(),
+                    };
+                    (wire.api_error)(status, &headers, &body)
+                }
+                Ok(Ok(response)) => {
+                    let request_id = request_id(response.headers());
+                    let mut body = response.bytes_stream();
+                    let mut sse = SseDecoder::new();
+                    let mut decoder = (wire.new_decoder)();
+                    let mut events = Vec::new();
+                    let mut out = Vec::new();
+                    loop {
+                        let eof = match tokio::time::timeout(idle, body.next()).await {
+                            Err(_) => break ModelError::IdleTimeout(idle),
+                            Ok(Some(Err(e))) => break ModelError::StreamInterrupted {
+                                when: if content_seen { "after part of the reply arrived" } else { "before any content" },
+                                message: describe_reqwest(&e),
+                            },
+                            Ok(Some(Ok(chunk))) => {
+                                sse.push(&chunk, &mut events);
+                                false
+                            }
+                            Ok(None) => {
+                                sse.finish(&mut events);
+                                true
+                            }
+                        };
+                        let mut done = None;
+                        let mut error = None;
+                        for event in events.drain(..) {
+                            match decoder.on_event(event, &mut out) {
+                                Ok(Some(message)) => done = Some(message),
+                                Ok(None) => {}
+                                Err(e) => {
+                                    error = Some(e);
+                                    break;
+                                }
+                            }
+                        }
+                        if eof && done.is_none() && error.is_none() {
+                            match decoder.on_eof(&mut out) {
+                                Ok(message) => done = message,
+                                Err(e) => error = Some(e),
+                            }
+                        }
+                        for event in out.drain(..) {
+                            content_seen |= event.is_content();
+                            yield Ok(event);
+                        }
+                        if let Some(e) = error {
+                            break e;
+                        }
+                        if let Some(message) = done {
+                            yield Ok(ModelEvent::Completed(ModelResponse {
+                                message,
+                                request_id,
+                                attempts: attempt,
+                                duration: started.elapsed(),
+                            }));
+                            return;
+                        }
+                        if eof {
+                            break ModelError::StreamInterrupted {
+                                when: if content_seen { "after part of the reply arrived" } else { "before any content" },
+                                message: "the server closed the stream before the end of the message".into(),
+                            };
+                        }
+                    }
+                }
+            };
+            if content_seen || !failure.is_retryable() {
+                yield Err(failure);
+                return;
+            }
+            if attempt >= max_attempts {
+                yield Err(if max_attempts > 1 {
+                    ModelError::RetriesExhausted { attempts: attempt, last: Box::new(failure) }
+                } else {
+                    failure
+                });
+                return;
+            }
+            let delay = options.retry.delay(attempt, failure.retry_after());
+            attempt += 1;
+            tracing::debug!(provider = wire.provider, attempt, ?delay, "retrying: {failure}");
+            yield Ok(ModelEvent::Retry { attempt, max_attempts, delay, reason: failure.to_string() });
+            tokio::time::sleep(delay).await;
+        }
+    })
+}
+
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
+    ["request-id", "x-request-id"]
+        .iter()
+        .find_map(|name| headers.get(*name)?.to_str().ok().map(str::to_owned))
+}
+
+/// The server's requested wait, from the standard and Anthropic-specific headers.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    parse_retry_after(get("retry-after-ms"), get("retry-after"))
+}
+
+fn connect_error(url: &str, e: &reqwest::Error) -> ModelError {
+    ModelError::Connect {
+        url: url.to_owned(),
+        message: describe_reqwest(e),
+    }
+}
+
+/// reqwest's top-level message hides the cause ("error sending request"); the chain names it.
+fn describe_reqwest(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Joins a base URL and an API path, accepting bases written with or without a trailing `/v1`
+/// (Anthropic's convention omits it, OpenAI's includes it).
+pub(crate) fn endpoint(base: &str, path_after_v1: &str) -> Result<String, ModelError> {
+    let base = base.trim().trim_end_matches('/');
+    let parsed = reqwest::Url::parse(base)
+        .map_err(|e| ModelError::Config(format!("base URL `{base}` is not a valid URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(ModelError::Config(format!("base URL `{base}` must start with http:// or https://")));
+    }
+    let base = base.strip_suffix("/v1").unwrap_or(base);
+    Ok(format!("{base}/v1/{path_after_v1}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint;
+
+    #[test]
+    fn endpoint_accepts_both_base_conventions() {
+        let want = "http://127.0.0.1:8000/v1/chat/completions";
+        assert_eq!(endpoint("http://127.0.0.1:8000", "chat/completions").ok().as_deref(), Some(want));
+        assert_eq!(endpoint("http://127.0.0.1:8000/v1/", "chat/completions").ok().as_deref(), Some(want));
+        assert!(endpoint("127.0.0.1:8000", "messages").is_err());
+        assert!(endpoint("ftp://x", "messages").is_err());
+    }
+}
