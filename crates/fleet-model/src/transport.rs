@@ -71,8 +71,8 @@ fn env_ms(name: &str) -> Option<Duration> {
 }
 
 /// Turns one wire protocol's SSE events into model events. A fresh decoder is made for every
-/// attempt.
-pub(crate) trait WireDecoder: Send + 'static {
+/// attempt. Public so that recorded streams can be replayed (and benchmarked) without a server.
+pub trait WireDecoder: Send + 'static {
     /// Handles one event, appending what the caller should see to `out`. Returns the
     /// assembled reply once the protocol says the response is complete.
     fn on_event(

@@ -1,1 +1,118 @@
-//! placeholder
+//! The fake model server every fleet test runs against: no network, no API key, but the real
+//! wire protocols over real HTTP on loopback.
+//!
+//! [`FakeModelServer`] answers `POST /v1/messages` (Anthropic Messages API, SSE streaming or
+//! whole JSON) and `POST /v1/chat/completions` (OpenAI-compatible, `chat.completion.chunk`
+//! streaming or whole JSON) from a [`Scenario`]: an ordered list of [`Rule`]s saying which
+//! request gets which reply, with faults (HTTP errors with `retry-after`, SSE error events,
+//! dropped connections, broken tool JSON) and byte-level pacing (`chunk_size` splits the
+//! SSE bytes anywhere, mid-line and mid-character). It checks what the real API checks
+//! (credentials, `anthropic-version`, tool_use/tool_result pairing, …), simulates the prompt
+//! cache so that cache reuse is measurable offline, and records every request.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), fleet_testkit::TestkitError> {
+//! use fleet_testkit::{FakeModelServer, Rule, Scenario};
+//! use serde_json::json;
+//!
+//! let server = FakeModelServer::start(Scenario::queue([
+//!     Rule::tool_use("Read", json!({"file_path": "/etc/hostname"})),
+//!     Rule::text("The hostname is fake.").when_tool_result(true),
+//! ]))
+//! .await?;
+//! // point the client at server.base_url(), run it, then:
+//! assert_eq!(server.request_count(), 2);
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Scenario format (YAML or JSON)
+//!
+//! ```yaml
+//! chunk_size: 16            # bytes per write; 0/absent: one write per event
+//! chunk_delay_ms: 0         # pause between writes
+//! delta_chars: 16           # characters per text/thinking delta and tool-input fragment
+//! model: claude-fake-1      # used when the request names no model
+//! require_auth: true        # 401 without x-api-key / authorization
+//! validate_requests: true   # 400 for requests the real API rejects
+//! cache: { enabled: true, min_tokens: 0 }
+//! openai: { omit_tool_call_ids: false, arguments_in_one_chunk: false }
+//! rules:
+//!   - name: first-read
+//!     when:                       # every condition given must hold
+//!       system_contains: "..."
+//!       last_user_contains: "..." # text of the last user message
+//!       has_tool_result: true     # the last user message carries tool results
+//!       tool_result_contains: "..."
+//!       marker: "[case:abc]"      # substring of the first user message
+//!       call: 2                   # the server's 2nd request (1-based, global)
+//!       protocol: anthropic       # or openai
+//!     times: 1                    # answers at most once (absent: unlimited)
+//!     delay_ms: 0                 # wait before the response starts
+//!     respond:
+//!       - thinking: "..."         # signature optional (generated, and checked on return)
+//!         signature: "..."
+//!       - text: "..."
+//!       - tool_use: { name: Read, input: { file_path: /x }, id: toolu_x }   # id optional
+//!       - redacted_thinking: "..."
+//!     stop_reason: end_turn       # default: tool_use if a tool is called, else end_turn
+//!     usage: { output_tokens: 12 } # or input_tokens, cache_*_input_tokens
+//!     chunk_size: 7               # per-rule pacing overrides
+//!     fault:                      # exactly one kind:
+//!       status: 429               #   HTTP error with the API's error body
+//!       type: rate_limit_error    #   (default: the API's type for the status)
+//!       message: "Rate limited"
+//!       retry_after: 1            #   `retry-after` seconds; retry_after_ms → `retry-after-ms`
+//!       should_retry: true        #   `x-should-retry`
+//!       # sse_error: { type: overloaded_error, message: Overloaded }, after_events: K
+//!       # drop_after_events: K    # connection closed abruptly after K events
+//!       # malformed_tool_json: true
+//! ```
+//!
+//! The first matching rule that is not used up answers. When none does, the reply is a 400
+//! `invalid_request_error` saying "fake model: no scenario rule matched request #N" with the
+//! last user text. Unknown keys are errors.
+//!
+//! # Usage figures
+//!
+//! Input tokens are the canonical JSON bytes of tools + system + messages / 4; output tokens
+//! the reply's content bytes / 4 (at least 1); a rule's `usage` overrides either. On the
+//! Anthropic path the prompt-cache simulation (see [`cache`](crate#prompt-cache)) splits
+//! input into `input_tokens`, `cache_creation_input_tokens` and `cache_read_input_tokens`,
+//! the cache fields always present.
+//!
+//! # Prompt cache
+//!
+//! Each `cache_control` breakpoint (tools, then system blocks, then message blocks) stands
+//! for the prefix up to and including its block, hashed with the model name and with
+//! `cache_control` stripped, so moving a breakpoint does not change content hashes. The
+//! longest prefix already stored, at a breakpoint or up to 20 blocks before one, is read;
+//! from there to the last breakpoint is created (and every breakpoint prefix stored); the
+//! rest is plain input. Prefixes under `cache.min_tokens` are not cached.
+//!
+//! # Extra endpoint
+//!
+//! `GET /_fake/requests` returns the request log as JSON (not itself logged), for tests that
+//! run the server as a separate process (`fleet dev fake-model`).
+
+mod answer;
+mod anthropic;
+mod cache;
+mod encode;
+mod error;
+mod http_error;
+mod openai;
+mod record;
+mod scenario;
+mod server;
+mod sse;
+mod validate;
+mod view;
+
+pub use error::TestkitError;
+pub use record::{RecordedRequest, REDACTED};
+pub use scenario::{
+    CacheConfig, Fault, OpenAiOptions, ReplyBlock, Rule, Scenario, StatusFault, UsageOverride, When,
+};
+pub use server::FakeModelServer;
+pub use view::Protocol;

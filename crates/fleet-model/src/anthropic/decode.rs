@@ -20,8 +20,9 @@ const KNOWN_EVENTS: &[&str] = &[
     "error",
 ];
 
+/// Assembles one streamed reply; see the module docs.
 #[derive(Debug, Default)]
-pub(crate) struct AnthropicDecoder {
+pub struct AnthropicDecoder {
     message: Option<AssistantMessage>,
     /// Blocks by stream index; `None` until started, then in progress, then finished.
     blocks: Vec<Option<BlockState>>,
@@ -36,7 +37,7 @@ enum BlockState {
 }
 
 impl AnthropicDecoder {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 

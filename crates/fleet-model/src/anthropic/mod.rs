@@ -8,7 +8,7 @@ use crate::cache::apply_breakpoints;
 use crate::client::{ModelClient, ModelRequest, ModelStream, Provider};
 use crate::error::ModelError;
 use crate::transport::{self, HttpOptions, Wire};
-use decode::AnthropicDecoder;
+pub use decode::AnthropicDecoder;
 use fleet_protocol::ApiErrorBody;
 use reqwest::header::HeaderMap;
 

@@ -1,0 +1,449 @@
+//! Assembles a Chat Completions stream into a message, emitting deltas as they arrive.
+//!
+//! The protocol has no block boundaries: every chunk may add reasoning, text and fragments of
+//! any tool call at once, and the end is known only from `[DONE]` (or, on servers that never
+//! send it, the end of the stream after a `finish_reason`). So the decoder keeps one thinking
+//! block, one text block and a list of tool calls open for the whole response and closes them
+//! all at the end. Event indexes count blocks in the order they first appeared; the finished
+//! message orders them thinking, text, tool calls — the order every server streams them in.
+//!
+//! Servers differ most in how they fragment tool calls, so a fragment is matched to its call
+//! by `index` when the server sends one, else by `id`, else it continues the latest call.
+
+use super::error::stream_error;
+use super::wire::{Chunk, ChunkUsage, Delta, ToolCallDelta};
+use crate::anthropic::preview;
+use crate::error::ModelError;
+use crate::event::ModelEvent;
+use crate::sse::SseEvent;
+use crate::transport::WireDecoder;
+use fleet_protocol::{AssistantMessage, ContentBlock, StopReason, Usage};
+use serde_json::Value;
+
+/// Assembles one streamed reply; see the module docs. Public so that recorded streams can be
+/// replayed (and benchmarked) without a server, like the Anthropic decoder.
+#[derive(Debug)]
+pub struct OpenAiDecoder {
+    id: Option<String>,
+    model: Option<String>,
+    /// The event index the next block to open will get.
+    next_index: usize,
+    thinking: Option<OpenText>,
+    text: Option<OpenText>,
+    calls: Vec<ToolCall>,
+    finish_reason: Option<String>,
+    /// The latest usage seen; some servers repeat it, growing, in every chunk.
+    usage: Option<Usage>,
+    /// Makes generated ids unique across responses (ids are how results find their calls).
+    nonce: u32,
+}
+
+#[derive(Debug)]
+struct OpenText {
+    index: usize,
+    text: String,
+}
+
+#[derive(Debug)]
+struct ToolCall {
+    /// The server's `index` for this call, when it sends one.
+    wire_index: Option<u64>,
+    /// The id the server gave, if any.
+    wire_id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+    /// Event index and id, set once the name is known and `ToolUseStart` went out.
+    started: Option<(usize, String)>,
+}
+
+impl Default for OpenAiDecoder {
+    fn default() -> Self {
+        Self {
+            id: None,
+            model: None,
+            next_index: 0,
+            thinking: None,
+            text: None,
+            calls: Vec::new(),
+            finish_reason: None,
+            usage: None,
+            nonce: rand::random(),
+        }
+    }
+}
+
+impl OpenAiDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder whose generated ids are predictable, for tests.
+    #[cfg(test)]
+    fn with_nonce(nonce: u32) -> Self {
+        Self {
+            nonce,
+            ..Self::default()
+        }
+    }
+
+    fn on_chunk(&mut self, chunk: Chunk, out: &mut Vec<ModelEvent>) {
+        if self.id.is_none() {
+            self.id = chunk.id.filter(|id| !id.is_empty());
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.filter(|model| !model.is_empty());
+        }
+        if let Some(usage) = &chunk.usage {
+            self.usage = Some(to_usage(usage));
+        }
+        // Only the first choice is read: fleet never asks for more than one (`n` is not sent).
+        let choices = chunk.choices.unwrap_or_default();
+        for choice in choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
+            if let Some(delta) = choice.delta {
+                self.apply(delta, out);
+            }
+            if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+                self.finish_reason = Some(reason);
+            }
+        }
+    }
+
+    fn apply(&mut self, delta: Delta, out: &mut Vec<ModelEvent>) {
+        // Some servers send the same reasoning under both names; read only one of them.
+        let reasoning =
+            text_of(delta.reasoning_content.as_ref()).or_else(|| text_of(delta.reasoning.as_ref()));
+        if let Some(thinking) = reasoning {
+            let block = open(&mut self.thinking, &mut self.next_index);
+            block.text.push_str(&thinking);
+            out.push(ModelEvent::ThinkingDelta {
+                index: block.index,
+                thinking,
+            });
+        }
+        if let Some(text) = text_of(delta.content.as_ref()) {
+            let block = open(&mut self.text, &mut self.next_index);
+            block.text.push_str(&text);
+            out.push(ModelEvent::TextDelta {
+                index: block.index,
+                text,
+            });
+        }
+        for fragment in delta.tool_calls.unwrap_or_default() {
+            self.apply_tool_fragment(fragment, out);
+        }
+    }
+
+    fn apply_tool_fragment(&mut self, wire: ToolCallDelta, out: &mut Vec<ModelEvent>) {
+        let fragment = Fragment::from(wire);
+        let slot = match self.find_call(&fragment) {
+            Some(slot) => slot,
+            // A fragment that says nothing (an empty trailer) does not make a call.
+            None if fragment.is_empty() => return,
+            None => {
+                self.calls.push(ToolCall {
+                    wire_index: fragment.index,
+                    wire_id: None,
+                    name: None,
+                    arguments: String::new(),
+                    started: None,
+                });
+                self.calls.len() - 1
+            }
+        };
+        let Fragment {
+            id,
+            name,
+            arguments,
+            ..
+        } = fragment;
+        let call = &mut self.calls[slot];
+        if call.wire_id.is_none() {
+            call.wire_id = id;
+        }
+        // A name repeated on every fragment is the same name; the first one stands.
+        if call.name.is_none() {
+            call.name = name;
+        }
+        call.arguments.push_str(&arguments);
+        match (&call.started, &call.name) {
+            (Some((index, _)), _) => {
+                if !arguments.is_empty() {
+                    out.push(ModelEvent::ToolInputDelta {
+                        index: *index,
+                        partial_json: arguments,
+                    });
+                }
+            }
+            (None, Some(name)) => {
+                let index = self.next_index;
+                self.next_index += 1;
+                let id = call
+                    .wire_id
+                    .clone()
+                    .unwrap_or_else(|| format!("call_{:08x}_{slot}", self.nonce));
+                out.push(ModelEvent::ToolUseStart {
+                    index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                // Arguments that came before the name are released now, in one piece.
+                if !call.arguments.is_empty() {
+                    out.push(ModelEvent::ToolInputDelta {
+                        index,
+                        partial_json: call.arguments.clone(),
+                    });
+                }
+                call.started = Some((index, id));
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// Which call a fragment continues, if any: the one with its `index`, else the one with
+    /// its `id`, else the latest — unless the fragment plainly begins another call.
+    fn find_call(&self, fragment: &Fragment) -> Option<usize> {
+        let slot = if let Some(index) = fragment.index {
+            match self.calls.iter().rposition(|c| c.wire_index == Some(index)) {
+                Some(slot) => slot,
+                None => {
+                    // A server that left the index off the call's first fragment only.
+                    let last = self.calls.len().checked_sub(1)?;
+                    let unnumbered = self.calls[last].wire_index.is_none()
+                        && fragment.id.is_none()
+                        && fragment.name.is_none();
+                    return unnumbered.then_some(last);
+                }
+            }
+        } else if let Some(id) = &fragment.id {
+            // An id seen before continues that call; a new one starts a call.
+            return self
+                .calls
+                .iter()
+                .rposition(|c| c.wire_id.as_ref() == Some(id));
+        } else {
+            self.calls.len().checked_sub(1)?
+        };
+        (!self.calls[slot].is_ended_by(fragment)).then_some(slot)
+    }
+
+    /// Closes every block and builds the message; nothing is emitted if a tool input is bad.
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<AssistantMessage, ModelError> {
+        let mut blocks = Vec::new();
+        if let Some(thinking) = self.thinking.take() {
+            let block = ContentBlock::Thinking {
+                thinking: thinking.text,
+                signature: String::new(),
+            };
+            blocks.push((thinking.index, block));
+        }
+        if let Some(text) = self.text.take() {
+            blocks.push((text.index, ContentBlock::text(text.text)));
+        }
+        let mut calls = std::mem::take(&mut self.calls);
+        // Stable: calls a server numbered alike keep the order they arrived in.
+        calls.sort_by_key(|c| c.wire_index.unwrap_or(u64::MAX));
+        let has_calls = !calls.is_empty();
+        for call in calls {
+            blocks.push(call.into_block()?);
+        }
+        let mut message = AssistantMessage::empty(
+            self.id
+                .take()
+                .unwrap_or_else(|| format!("chatcmpl-{:08x}", self.nonce)),
+            self.model.take().unwrap_or_default(),
+        );
+        message.stop_reason = Some(stop_reason(self.finish_reason.as_deref(), has_calls));
+        message.usage = self.usage.take().unwrap_or_default();
+        for (index, block) in blocks {
+            out.push(ModelEvent::BlockComplete {
+                index,
+                block: block.clone(),
+            });
+            message.content.push(block);
+        }
+        Ok(message)
+    }
+}
+
+/// One tool-call fragment, with empty strings read as absent.
+#[derive(Debug)]
+struct Fragment {
+    index: Option<u64>,
+    id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+}
+
+impl From<ToolCallDelta> for Fragment {
+    fn from(wire: ToolCallDelta) -> Self {
+        let (name, arguments) = match wire.function {
+            Some(function) => (function.name, arguments_text(function.arguments)),
+            None => (None, String::new()),
+        };
+        Self {
+            index: wire.index,
+            id: wire.id.filter(|id| !id.is_empty()),
+            name: name.filter(|name| !name.is_empty()),
+            arguments,
+        }
+    }
+}
+
+impl Fragment {
+    fn is_empty(&self) -> bool {
+        self.id.is_none() && self.name.is_none() && self.arguments.is_empty()
+    }
+}
+
+impl ToolCall {
+    /// Whether `fragment`, matched to this call by index or position, begins another call:
+    /// it carries another id or another tool's name, or it names a tool and brings input
+    /// after this call's input is already whole (servers that number every call 0, or none).
+    fn is_ended_by(&self, fragment: &Fragment) -> bool {
+        let differs = |new: &Option<String>, old: &Option<String>| matches!((new, old), (Some(new), Some(old)) if new != old);
+        differs(&fragment.id, &self.wire_id)
+            || differs(&fragment.name, &self.name)
+            || (fragment.name.is_some()
+                && !fragment.arguments.is_empty()
+                && self.arguments_complete())
+    }
+
+    /// Whether the input gathered so far is already one whole JSON value (cheap test first).
+    fn arguments_complete(&self) -> bool {
+        let text = self.arguments.trim();
+        text.ends_with('}') && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    }
+
+    fn into_block(self) -> Result<(usize, ContentBlock), ModelError> {
+        let Some((index, id)) = self.started else {
+            return Err(ModelError::Protocol(format!(
+                "a tool call (id {}) never named its function; its arguments were {}",
+                self.wire_id.as_deref().unwrap_or("none"),
+                preview(&self.arguments)
+            )));
+        };
+        let name = self.name.unwrap_or_default();
+        let input = if self.arguments.trim().is_empty() {
+            Value::Object(Default::default())
+        } else {
+            serde_json::from_str(&self.arguments).map_err(|e| ModelError::InvalidToolInput {
+                tool: name.clone(),
+                id: id.clone(),
+                message: format!("{e} in {}", preview(&self.arguments)),
+            })?
+        };
+        Ok((index, ContentBlock::tool_use(id, name, input)))
+    }
+}
+
+impl WireDecoder for OpenAiDecoder {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError> {
+        let data = event.data.trim();
+        if data.is_empty() {
+            return Ok(None);
+        }
+        if data == "[DONE]" {
+            return self.finish(out).map(Some);
+        }
+        let chunk: Chunk = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(_) if event.event.as_deref() == Some("error") => {
+                return Err(stream_error(&Value::String(data.to_owned())));
+            }
+            Err(e) => {
+                return Err(ModelError::Protocol(format!(
+                    "cannot read a chat completion chunk: {e} in {}",
+                    preview(data)
+                )))
+            }
+        };
+        if chunk.error.is_some() || chunk.object.as_deref() == Some("error") {
+            let body = serde_json::from_str::<Value>(data).unwrap_or(Value::Null);
+            return Err(stream_error(&body));
+        }
+        self.on_chunk(chunk, out);
+        Ok(None)
+    }
+
+    /// Some servers end the stream without `[DONE]`; a `finish_reason` says the reply was whole.
+    fn on_eof(
+        &mut self,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError> {
+        if self.finish_reason.is_some() {
+            self.finish(out).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// The open block in `slot`, opening it (with the next event index) if needed.
+fn open<'a>(slot: &'a mut Option<OpenText>, next_index: &mut usize) -> &'a mut OpenText {
+    slot.get_or_insert_with(|| {
+        let index = *next_index;
+        *next_index += 1;
+        OpenText {
+            index,
+            text: String::new(),
+        }
+    })
+}
+
+/// Text from a string, or from a list of `{"type":"text","text":…}` parts; empty is none.
+fn text_of(value: Option<&Value>) -> Option<String> {
+    let text = match value? {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text")?.as_str())
+            .collect(),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// A fragment of the arguments string; an object sent instead of a string is its JSON text.
+fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    }
+}
+
+/// `prompt_tokens` counts cached tokens too; fleet's usage keeps them apart, as Anthropic does.
+fn to_usage(usage: &ChunkUsage) -> Usage {
+    let prompt = usage.prompt_tokens.unwrap_or(0);
+    let cached = usage
+        .prompt_tokens_details
+        .as_ref()
+        .and_then(|d| d.cached_tokens)
+        .or(usage.prompt_cache_hit_tokens);
+    Usage {
+        input_tokens: prompt.saturating_sub(cached.unwrap_or(0)),
+        cache_creation_input_tokens: None,
+        cache_read_input_tokens: cached,
+        output_tokens: usage.completion_tokens.unwrap_or(0),
+    }
+}
+
+/// Maps `finish_reason`. A reply that calls tools is a `tool_use` stop even where a server
+/// says `stop` (older Ollama) or never says anything before `[DONE]`.
+fn stop_reason(finish_reason: Option<&str>, has_calls: bool) -> StopReason {
+    match finish_reason {
+        Some("tool_calls" | "function_call") => StopReason::ToolUse,
+        Some("stop") | None if has_calls => StopReason::ToolUse,
+        Some("stop") | None => StopReason::EndTurn,
+        Some("length") => StopReason::MaxTokens,
+        Some("content_filter") => StopReason::Refusal,
+        Some(other) => StopReason::Other(other.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

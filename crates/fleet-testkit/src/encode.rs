@@ -1,0 +1,61 @@
+//! What both wire encoders share: how a reply is paced, and how a stream fault cuts the
+//! event sequence.
+
+use crate::http_error::insert_request_id;
+use crate::scenario::{Fault, OpenAiOptions};
+use crate::sse::{self, Ending, Pacing};
+use crate::view::Protocol;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+
+/// Per-request settings for encoding a reply.
+#[derive(Debug, Clone)]
+pub(crate) struct Encoding {
+    pub pacing: Pacing,
+    pub delta_chars: usize,
+    pub request_id: String,
+    pub openai: OpenAiOptions,
+    /// OpenAI: the request set `stream_options.include_usage`.
+    pub include_usage: bool,
+}
+
+impl Encoding {
+    /// A `200 text/event-stream` response carrying `frames`.
+    pub fn sse_response(&self, protocol: Protocol, frames: Vec<Bytes>, ending: Ending) -> Response {
+        let mut resp = (StatusCode::OK, sse::body(frames, self.pacing, ending)).into_response();
+        let headers = resp.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream; charset=utf-8"),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        insert_request_id(headers, protocol, &self.request_id);
+        resp
+    }
+}
+
+/// Applies a stream fault to the event frames: an error event after K events, or an abrupt
+/// end after K events. `error_frame` renders the protocol's error event.
+pub(crate) fn apply_stream_fault(
+    mut frames: Vec<Bytes>,
+    fault: Option<&Fault>,
+    error_frame: impl FnOnce(&str, &str) -> Bytes,
+) -> (Vec<Bytes>, Ending) {
+    match fault {
+        Some(Fault::SseError {
+            error_type,
+            message,
+            after_events,
+        }) => {
+            frames.truncate(*after_events);
+            frames.push(error_frame(error_type, message));
+            (frames, Ending::Complete)
+        }
+        Some(Fault::DropAfterEvents(k)) => {
+            frames.truncate(*k);
+            (frames, Ending::Abort)
+        }
+        _ => (frames, Ending::Complete),
+    }
+}

@@ -1,0 +1,263 @@
+//! A scenario: the script the fake model server follows. It is data (YAML or JSON, or built
+//! in Rust) so that the same script drives crate tests, the `fleet dev fake-model` command and
+//! the SDK cross-check.
+//!
+//! Unknown keys are errors, not ignored: a misspelt condition would otherwise make a rule
+//! match everything and the test pass for the wrong reason.
+
+mod fault;
+mod reply;
+mod rule;
+
+pub use fault::{Fault, StatusFault};
+pub use reply::{ReplyBlock, UsageOverride};
+pub use rule::{Rule, When};
+
+use crate::error::TestkitError;
+use serde::Deserialize;
+use std::path::Path;
+
+/// The whole script: streaming behaviour, protocol quirks, and the rules.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// SSE bytes are written in pieces of this many bytes, regardless of event, line or UTF-8
+    /// character boundaries. 0: one write per event.
+    #[serde(default)]
+    pub chunk_size: usize,
+    /// Pause between written pieces, in milliseconds.
+    #[serde(default)]
+    pub chunk_delay_ms: u64,
+    /// Characters per streamed text/thinking delta and per tool-input fragment.
+    #[serde(default = "default_delta_chars")]
+    pub delta_chars: usize,
+    /// The model named in replies when the request names none.
+    #[serde(default = "default_model")]
+    pub model: String,
+    /// Reject requests carrying neither `x-api-key` nor `authorization` (401), as the API does.
+    #[serde(default = "yes")]
+    pub require_auth: bool,
+    /// Reject requests the real API would reject (unpaired tool_use/tool_result, empty text
+    /// blocks, more than four cache breakpoints, altered thinking signatures, …).
+    #[serde(default = "yes")]
+    pub validate_requests: bool,
+    #[serde(default)]
+    pub cache: CacheConfig,
+    #[serde(default)]
+    pub openai: OpenAiOptions,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+}
+
+/// The prompt-cache simulation (Anthropic path only).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Breakpoint prefixes shorter than this many (estimated) tokens are not cached, like the
+    /// API's per-model minimum cacheable length.
+    #[serde(default)]
+    pub min_tokens: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            min_tokens: 0,
+        }
+    }
+}
+
+/// Quirks of OpenAI-compatible servers, to test that clients cope with them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenAiOptions {
+    /// Leave `id` out of streamed tool calls (some local servers do).
+    #[serde(default)]
+    pub omit_tool_call_ids: bool,
+    /// Send each tool call's arguments whole in its first chunk instead of in fragments.
+    #[serde(default)]
+    pub arguments_in_one_chunk: bool,
+}
+
+fn default_delta_chars() -> usize {
+    16
+}
+
+fn default_model() -> String {
+    "claude-fake-1".into()
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            chunk_size: 0,
+            chunk_delay_ms: 0,
+            delta_chars: default_delta_chars(),
+            model: default_model(),
+            require_auth: true,
+            validate_requests: true,
+            cache: CacheConfig::default(),
+            openai: OpenAiOptions::default(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+impl Scenario {
+    /// An empty scenario: every request gets the "no rule matched" error until rules are added.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A scenario with these rules.
+    pub fn with_rules(rules: impl IntoIterator<Item = Rule>) -> Self {
+        Self::new().rules(rules)
+    }
+
+    /// Rules answered strictly in turn: each answers once (unless it sets `times` itself), so
+    /// the N-th request gets the N-th reply. Use markers instead when conversations run
+    /// concurrently.
+    pub fn queue(rules: impl IntoIterator<Item = Rule>) -> Self {
+        Self::with_rules(rules.into_iter().map(|r| match r.times {
+            Some(_) => r,
+            None => r.once(),
+        }))
+    }
+
+    /// The `fleet dev fake-model` default: any request gets a short text reply.
+    pub fn demo() -> Self {
+        Self::with_rules([Rule::text("Hello from the fleet fake model.").named("demo")])
+    }
+
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    pub fn rules(mut self, rules: impl IntoIterator<Item = Rule>) -> Self {
+        self.rules.extend(rules);
+        self
+    }
+
+    pub fn chunk_size(mut self, bytes: usize) -> Self {
+        self.chunk_size = bytes;
+        self
+    }
+
+    pub fn chunk_delay_ms(mut self, ms: u64) -> Self {
+        self.chunk_delay_ms = ms;
+        self
+    }
+
+    pub fn delta_chars(mut self, chars: usize) -> Self {
+        self.delta_chars = chars;
+        self
+    }
+
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    pub fn require_auth(mut self, required: bool) -> Self {
+        self.require_auth = required;
+        self
+    }
+
+    pub fn validate_requests(mut self, validate: bool) -> Self {
+        self.validate_requests = validate;
+        self
+    }
+
+    pub fn cache(mut self, cache: CacheConfig) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    pub fn cache_min_tokens(mut self, tokens: u64) -> Self {
+        self.cache.min_tokens = tokens;
+        self
+    }
+
+    pub fn openai(mut self, options: OpenAiOptions) -> Self {
+        self.openai = options;
+        self
+    }
+
+    /// Reads a scenario written in YAML.
+    pub fn from_yaml_str(text: &str) -> Result<Self, TestkitError> {
+        Self::parse_yaml(text, "<yaml string>")
+    }
+
+    /// Reads a scenario written in JSON.
+    pub fn from_json_str(text: &str) -> Result<Self, TestkitError> {
+        Self::parse_json(text, "<json string>")
+    }
+
+    /// Reads a scenario file: `.yaml`/`.yml` as YAML, `.json` as JSON.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, TestkitError> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let parse: fn(&str, &str) -> Result<Self, TestkitError> = match ext.as_deref() {
+            Some("yaml" | "yml") => Self::parse_yaml,
+            Some("json") => Self::parse_json,
+            _ => {
+                return Err(TestkitError::invalid(
+                    origin,
+                    "unknown file extension: name the file *.yaml, *.yml or *.json",
+                ))
+            }
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| TestkitError::ReadScenario {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        parse(&text, &origin)
+    }
+
+    fn parse_yaml(text: &str, origin: &str) -> Result<Self, TestkitError> {
+        let scenario: Self = serde_saphyr::from_str(text)
+            .map_err(|e| TestkitError::invalid(origin, e.to_string()))?;
+        scenario.validate_as(origin)?;
+        Ok(scenario)
+    }
+
+    fn parse_json(text: &str, origin: &str) -> Result<Self, TestkitError> {
+        let scenario: Self =
+            serde_json::from_str(text).map_err(|e| TestkitError::invalid(origin, e.to_string()))?;
+        scenario.validate_as(origin)?;
+        Ok(scenario)
+    }
+
+    /// Checks what the types cannot (1-based call numbers, tool inputs that are objects, HTTP
+    /// error statuses). The server runs it on start, so builder-made scenarios are checked too.
+    pub fn validate(&self) -> Result<(), TestkitError> {
+        self.validate_as("<rust builder>")
+    }
+
+    fn validate_as(&self, origin: &str) -> Result<(), TestkitError> {
+        if self.delta_chars == 0 {
+            return Err(TestkitError::invalid(
+                origin,
+                "`delta_chars` must be at least 1",
+            ));
+        }
+        for (i, rule) in self.rules.iter().enumerate() {
+            rule.validate().map_err(|m| {
+                TestkitError::invalid(origin, format!("rule {}: {m}", rule.label(i)))
+            })?;
+        }
+        Ok(())
+    }
+}

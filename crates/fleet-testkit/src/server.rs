@@ -1,0 +1,430 @@
+//! The fake model server: a real axum HTTP server on loopback that answers the Messages API
+//! and the Chat Completions API from a [`Scenario`], and records every request.
+
+use crate::answer::Answer;
+use crate::cache::{self, InputUsage, PromptCache};
+use crate::encode::Encoding;
+use crate::error::TestkitError;
+use crate::http_error::ApiError;
+use crate::record::{redacted_headers, RecordedRequest};
+use crate::scenario::{Fault, Scenario};
+use crate::sse::Pacing;
+use crate::view::{Protocol, RequestView};
+use crate::{anthropic, openai, validate};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::serve::ListenerExt;
+use axum::Router;
+use bytes::Bytes;
+use fleet_protocol::MessagesRequest;
+use serde_json::Value;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::net::TcpSocket;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// Pending connections the kernel may queue: enough for thousands of clients connecting at
+/// once (the kernel caps it at `net.core.somaxconn`).
+const LISTEN_BACKLOG: u32 = 8192;
+
+/// The API's request size limit; larger bodies get its 413 `request_too_large`.
+const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// A running fake model server. Dropping it stops accepting connections; [`shutdown`]
+/// additionally waits for in-flight responses to finish.
+///
+/// [`shutdown`]: FakeModelServer::shutdown
+pub struct FakeModelServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for FakeModelServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeModelServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    scenario: Scenario,
+    started: Instant,
+    log: Mutex<Log>,
+    cache: Mutex<PromptCache>,
+}
+
+/// Everything decided under one lock, so that call numbers, rule budgets and the log agree.
+struct Log {
+    next_seq: u64,
+    used: Vec<u32>,
+    records: Vec<RecordedRequest>,
+}
+
+/// A poisoned lock only means another request panicked; the data is still usable.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl FakeModelServer {
+    /// Starts a server on `127.0.0.1` with an ephemeral port.
+    pub async fn start(scenario: Scenario) -> Result<Self, TestkitError> {
+        Self::start_on(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), scenario).await
+    }
+
+    /// Starts a server on `addr` (port 0 picks a free port).
+    pub async fn start_on(addr: SocketAddr, scenario: Scenario) -> Result<Self, TestkitError> {
+        scenario.validate()?;
+        let bind_err = |source| TestkitError::Bind { addr, source };
+        let socket = if addr.is_ipv4() {
+            TcpSocket::new_v4()
+        } else {
+            TcpSocket::new_v6()
+        }
+        .map_err(bind_err)?;
+        socket.set_reuseaddr(true).map_err(bind_err)?;
+        socket.bind(addr).map_err(bind_err)?;
+        let listener = socket.listen(LISTEN_BACKLOG).map_err(bind_err)?;
+        let local = listener.local_addr().map_err(bind_err)?;
+        let shared = Arc::new(Shared {
+            log: Mutex::new(Log {
+                next_seq: 1,
+                used: vec![0; scenario.rules.len()],
+                records: Vec::new(),
+            }),
+            scenario,
+            started: Instant::now(),
+            cache: Mutex::new(PromptCache::default()),
+        });
+        let app = router(shared.clone());
+        // Small SSE pieces must leave as written, not wait for Nagle's algorithm.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!("fake model server stopped: {e}");
+            }
+        });
+        tracing::debug!("fake model server listening on {local}");
+        Ok(Self {
+            addr: local,
+            shared,
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    /// `http://HOST:PORT`, without a trailing slash: what clients take as their base URL.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.log).records.clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        lock(&self.shared.log).records.len()
+    }
+
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        lock(&self.shared.log).records.last().cloned()
+    }
+
+    /// How many times the rule at `index` has answered.
+    pub fn rule_uses(&self, index: usize) -> u32 {
+        lock(&self.shared.log).used.get(index).copied().unwrap_or(0)
+    }
+
+    /// Stops accepting connections and waits for in-flight responses to finish.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        tracing::debug!("fake model server on {} stopped", self.addr);
+    }
+}
+
+impl Drop for FakeModelServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/v1/messages", post(messages))
+        .route("/v1/chat/completions", post(chat_completions))
+        .route("/_fake/requests", get(request_log))
+        .fallback(unknown_endpoint)
+        .layer(DefaultBodyLimit::disable())
+        .with_state(shared)
+}
+
+async fn messages(State(s): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    handle(
+        &s,
+        Some(Protocol::Anthropic),
+        "/v1/messages",
+        &Method::POST,
+        headers,
+        body,
+    )
+    .await
+}
+
+async fn chat_completions(
+    State(s): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    handle(
+        &s,
+        Some(Protocol::OpenAi),
+        "/v1/chat/completions",
+        &Method::POST,
+        headers,
+        body,
+    )
+    .await
+}
+
+async fn unknown_endpoint(
+    State(s): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    handle(&s, None, uri.path(), &method, headers, body).await
+}
+
+/// `GET /_fake/requests`: the log as JSON, for tests that run the server as a separate
+/// process. Not itself recorded.
+async fn request_log(State(s): State<Arc<Shared>>) -> Response {
+    axum::Json(lock(&s.log).records.clone()).into_response()
+}
+
+/// A request that passed the protocol checks.
+enum Checked {
+    Anthropic(Box<MessagesRequest>, RequestView),
+    OpenAi(Value, RequestView),
+}
+
+impl Checked {
+    fn view(&self) -> &RequestView {
+        match self {
+            Self::Anthropic(_, v) | Self::OpenAi(_, v) => v,
+        }
+    }
+}
+
+async fn handle(
+    s: &Shared,
+    protocol: Option<Protocol>,
+    path: &str,
+    method: &Method,
+    headers: HeaderMap,
+    raw: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&raw)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into_owned()));
+    let checked = match protocol {
+        Some(p) => check(s, p, &headers, &raw, &body),
+        None => Err(ApiError::new(
+            404,
+            format!("fake model: no endpoint {method} {path} (it serves POST /v1/messages and POST /v1/chat/completions)"),
+        )),
+    };
+
+    // Number the request, pick its rule and log it, all at once.
+    let (seq, rule_index) = {
+        let mut log = lock(&s.log);
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        let rule_index = checked.as_ref().ok().and_then(|c| {
+            let view = c.view();
+            let found = s.scenario.rules.iter().enumerate().position(|(i, rule)| {
+                rule.times.is_none_or(|t| log.used[i] < t) && rule.when.matches(view, seq)
+            });
+            if let Some(i) = found {
+                log.used[i] += 1;
+            }
+            found
+        });
+        let status = match (&checked, rule_index) {
+            (Err(e), _) => e.status,
+            (Ok(_), None) => 400,
+            (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
+                Some(Fault::Status(f)) => f.status,
+                _ => 200,
+            },
+        };
+        log.records.push(RecordedRequest {
+            seq,
+            elapsed: s.started.elapsed(),
+            method: method.to_string(),
+            path: path.to_owned(),
+            protocol,
+            headers: redacted_headers(&headers),
+            body,
+            rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
+            rule_index,
+            status,
+        });
+        (seq, rule_index)
+    };
+
+    let protocol = protocol.unwrap_or(Protocol::Anthropic);
+    let request_id = format!("req_fake_{seq:06}");
+    let checked = match checked {
+        Ok(c) => c,
+        Err(e) => return e.into_response(protocol, &request_id),
+    };
+    let Some(index) = rule_index else {
+        let view = checked.view();
+        let message = format!(
+            "fake model: no scenario rule matched request #{seq} ({} rules; last user text: {:?}; has tool result: {})",
+            s.scenario.rules.len(),
+            view.last_user,
+            view.has_tool_result
+        );
+        return ApiError::invalid_request(message).into_response(protocol, &request_id);
+    };
+    let rule = &s.scenario.rules[index];
+    if rule.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(rule.delay_ms)).await;
+    }
+    if let Some(Fault::Status(f)) = &rule.fault {
+        return ApiError::from_fault(f).into_response(protocol, &request_id);
+    }
+
+    let view = checked.view();
+    let model = if view.model.is_empty() {
+        s.scenario.model.clone()
+    } else {
+        view.model.clone()
+    };
+    let (input, include_usage) = match &checked {
+        Checked::Anthropic(req, _) => {
+            let prefixes = cache::prefixes(req);
+            (lock(&s.cache).account(&prefixes, &s.scenario.cache), false)
+        }
+        Checked::OpenAi(body, _) => (openai_input(body), openai_include_usage(body)),
+    };
+    let answer = Answer::new(rule, protocol, seq, model, input);
+    let enc = Encoding {
+        pacing: Pacing {
+            chunk_size: rule.chunk_size.unwrap_or(s.scenario.chunk_size),
+            delay: Duration::from_millis(rule.chunk_delay_ms.unwrap_or(s.scenario.chunk_delay_ms)),
+        },
+        delta_chars: s.scenario.delta_chars,
+        request_id,
+        openai: s.scenario.openai.clone(),
+        include_usage,
+    };
+    match protocol {
+        Protocol::Anthropic => anthropic::respond(&answer, rule.fault.as_ref(), view.stream, &enc),
+        Protocol::OpenAi => openai::respond(&answer, rule.fault.as_ref(), view.stream, &enc),
+    }
+}
+
+/// The checks the real API makes before looking at the conversation: size, credentials,
+/// required headers, body shape, and (unless turned off) the conversation's validity.
+fn check(
+    s: &Shared,
+    protocol: Protocol,
+    headers: &HeaderMap,
+    raw: &Bytes,
+    body: &Value,
+) -> Result<Checked, ApiError> {
+    if raw.len() > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            413,
+            format!("Request exceeds the maximum allowed number of bytes ({MAX_BODY_BYTES})"),
+        ));
+    }
+    let has_key = headers.contains_key("x-api-key") || headers.contains_key("authorization");
+    if s.scenario.require_auth && !has_key {
+        return Err(match protocol {
+            Protocol::Anthropic => ApiError::new(401, "x-api-key header is required"),
+            Protocol::OpenAi => {
+                let mut e = ApiError::new(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+                e.error_type = "invalid_request_error".into();
+                e
+            }
+        });
+    }
+    if protocol == Protocol::Anthropic && !headers.contains_key("anthropic-version") {
+        return Err(ApiError::invalid_request(
+            "anthropic-version: header is required",
+        ));
+    }
+    if !body.is_object() {
+        return Err(ApiError::invalid_request(
+            "fake model: the request body is not a JSON object",
+        ));
+    }
+    match protocol {
+        Protocol::Anthropic => {
+            let req: MessagesRequest = serde_json::from_value(body.clone()).map_err(|e| {
+                ApiError::invalid_request(format!(
+                    "fake model: the body is not a valid Messages API request: {e}"
+                ))
+            })?;
+            if s.scenario.validate_requests {
+                validate::anthropic(&req).map_err(ApiError::invalid_request)?;
+            }
+            let view = RequestView::from_anthropic(&req);
+            Ok(Checked::Anthropic(Box::new(req), view))
+        }
+        Protocol::OpenAi => {
+            validate::openai(body, s.scenario.validate_requests)
+                .map_err(ApiError::invalid_request)?;
+            Ok(Checked::OpenAi(
+                body.clone(),
+                RequestView::from_openai(body),
+            ))
+        }
+    }
+}
+
+/// OpenAI input tokens: the canonical bytes of tools and messages / 4 (no cache simulation).
+fn openai_input(body: &Value) -> InputUsage {
+    let bytes = ["tools", "messages"]
+        .iter()
+        .filter_map(|k| body.get(k))
+        .map(|v| v.to_string().len())
+        .sum();
+    InputUsage {
+        input_tokens: cache::tokens_for_bytes(bytes).max(1),
+        ..InputUsage::default()
+    }
+}
+
+fn openai_include_usage(body: &Value) -> bool {
+    body.pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}

@@ -1,0 +1,184 @@
+//! Rejects requests the real APIs would reject, with messages shaped like theirs, so a client
+//! bug (an unanswered tool call, an empty text block, a fifth cache breakpoint) fails in tests
+//! instead of in production. Turned off with `validate_requests: false`.
+
+use crate::answer::is_generated_signature_valid;
+use crate::cache::{count_breakpoints, MAX_BREAKPOINTS};
+use fleet_protocol::{ContentBlock, MessageContent, MessagesRequest, Role, ThinkingConfig};
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// Checks a Messages API request; the error is the message for a 400 `invalid_request_error`.
+pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
+    if req.messages.is_empty() {
+        return Err("messages: at least one message is required".into());
+    }
+    if req.max_tokens == 0 {
+        return Err("max_tokens: Input should be greater than or equal to 1".into());
+    }
+    if let Some(ThinkingConfig::Enabled { budget_tokens }) = req.thinking {
+        if budget_tokens < 1024 {
+            return Err(
+                "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+                    .into(),
+            );
+        }
+        if req.max_tokens <= budget_tokens {
+            return Err("`max_tokens` must be greater than `thinking.budget_tokens`".into());
+        }
+    }
+    let mut names = HashSet::new();
+    for (i, tool) in req.tools.iter().enumerate() {
+        let valid = (1..=128).contains(&tool.name.len())
+            && tool
+                .name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
+        if !valid {
+            return Err(format!(
+                "tools.{i}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
+            ));
+        }
+        if !names.insert(tool.name.as_str()) {
+            return Err("tools: Tool names must be unique.".into());
+        }
+    }
+    let breakpoints = count_breakpoints(req);
+    if breakpoints > MAX_BREAKPOINTS {
+        return Err(format!(
+            "A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
+        ));
+    }
+    let last = req.messages.len() - 1;
+    for (i, message) in req.messages.iter().enumerate() {
+        let empty = match &message.content {
+            MessageContent::Text(t) => t.is_empty(),
+            MessageContent::Blocks(b) => b.is_empty(),
+        };
+        if empty && !(i == last && message.role == Role::Assistant) {
+            return Err(format!(
+                "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
+            ));
+        }
+        if let MessageContent::Blocks(blocks) = &message.content {
+            for (j, block) in blocks.iter().enumerate() {
+                check_block(block).map_err(|e| format!("messages.{i}.content.{j}: {e}"))?;
+            }
+        }
+    }
+    check_tool_pairing(req)
+}
+
+fn check_block(block: &ContentBlock) -> Result<(), String> {
+    match block {
+        ContentBlock::Text { text, .. } if text.is_empty() => {
+            Err("text content blocks must be non-empty".into())
+        }
+        ContentBlock::Thinking {
+            thinking,
+            signature,
+        } if !is_generated_signature_valid(thinking, signature) => {
+            Err("Invalid `signature` in `thinking` block".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Every `tool_use` must be answered by a `tool_result` in the very next message, and every
+/// `tool_result` must answer a `tool_use` of the message just before.
+fn check_tool_pairing(req: &MessagesRequest) -> Result<(), String> {
+    let mut pending: Vec<String> = Vec::new();
+    for (i, message) in req.messages.iter().enumerate() {
+        let results: Vec<&str> = match &message.content {
+            MessageContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            MessageContent::Text(_) => Vec::new(),
+        };
+        if message.role == Role::User {
+            if let Some(stray) = results.iter().find(|id| !pending.iter().any(|p| p == *id)) {
+                return Err(format!(
+                    "messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: {stray}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                ));
+            }
+        }
+        let unanswered: Vec<&str> = pending
+            .iter()
+            .map(String::as_str)
+            .filter(|p| message.role != Role::User || !results.contains(p))
+            .collect();
+        if !unanswered.is_empty() {
+            return Err(format!(
+                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+                unanswered.join(", ")
+            ));
+        }
+        pending = match message.role {
+            Role::Assistant => message.tool_uses().map(|t| t.id.to_owned()).collect(),
+            Role::User => Vec::new(),
+        };
+    }
+    Ok(())
+}
+
+/// Checks a Chat Completions request: a non-empty `messages` array of objects with a role,
+/// and tool calls answered by `tool` messages (as OpenAI requires).
+pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), String> {
+    if !body.get("model").is_some_and(Value::is_string) {
+        return Err("you must provide a model parameter".into());
+    }
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return Err("Missing required parameter: 'messages'.".into());
+    };
+    if messages.is_empty() {
+        return Err("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.".into());
+    }
+    for (i, m) in messages.iter().enumerate() {
+        if !m.get("role").is_some_and(Value::is_string) {
+            return Err(format!("Missing required parameter: 'messages[{i}].role'."));
+        }
+    }
+    if !strict {
+        return Ok(());
+    }
+    let mut pending: Vec<String> = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+        if role == "tool" {
+            let id = m
+                .get("tool_call_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(pos) = pending.iter().position(|p| p == id) {
+                pending.remove(pos);
+                continue;
+            }
+            return Err(format!(
+                "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (messages[{i}], tool_call_id '{id}')"
+            ));
+        }
+        if !pending.is_empty() {
+            return Err(format!(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                pending.join(", ")
+            ));
+        }
+        if role == "assistant" {
+            pending = m
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .map(|calls| {
+                    calls
+                        .iter()
+                        .filter_map(|c| c.get("id").and_then(Value::as_str).map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+    }
+    Ok(())
+}
