@@ -1,5 +1,6 @@
 //! The `fleet` binary: parses the command line and hands each subcommand to its module.
 
+mod demo;
 mod dev;
 
 use clap::{Parser, Subcommand};
@@ -13,6 +14,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// A short exchange with fleet's built-in fake model server: no API key needed.
+    Demo(demo::DemoArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -26,6 +29,7 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let cli = Cli::parse();
     match cli.command {
+        Command::Demo(args) => demo::run(args).await,
         Command::Dev(cmd) => dev::run(cmd).await,
     }
 }
