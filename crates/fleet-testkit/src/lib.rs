@@ -77,7 +77,7 @@
 //!
 //! Input tokens are the canonical JSON bytes of tools + system + messages / 4; output tokens
 //! the reply's content bytes / 4 (at least 1); a rule's `usage` overrides either. On the
-//! Anthropic path the prompt-cache simulation (see [`cache`](crate#prompt-cache)) splits
+//! Anthropic path the prompt-cache simulation (below) splits
 //! input into `input_tokens`, `cache_creation_input_tokens` and `cache_read_input_tokens`,
 //! the cache fields always present.
 //!

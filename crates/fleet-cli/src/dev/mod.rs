@@ -1,17 +1,21 @@
 //! `fleet dev …`: tools for working on fleet itself.
 
+mod ask;
 mod fake_model;
 
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum DevCommand {
+    /// Send one prompt to the configured model provider and stream the reply.
+    Ask(ask::AskArgs),
     /// Run the fake model server (Anthropic and OpenAI wire protocols) on loopback.
     FakeModel(fake_model::FakeModelArgs),
 }
 
 pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
     match cmd {
+        DevCommand::Ask(args) => ask::run(args).await,
         DevCommand::FakeModel(args) => fake_model::run(args).await,
     }
 }

@@ -1,0 +1,79 @@
+//! `fleet dev ask "prompt"`: one streamed request to the configured provider, to check a
+//! setup (key, base URL, model name) before running agents on it.
+
+use anyhow::Context;
+use fleet_model::{client_from_env, Catalog, ModelEvent, ModelRequest, Provider};
+use fleet_protocol::{Message, MessagesRequest, SystemPrompt};
+use futures::StreamExt;
+use std::io::Write;
+
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// The prompt to send.
+    prompt: String,
+    /// `anthropic` or `openai` (default: FLEET_PROVIDER, else whichever credentials are set).
+    #[arg(long, value_parser = parse_provider)]
+    provider: Option<Provider>,
+    /// Model id or alias (default: FLEET_MODEL, else `sonnet` on Anthropic).
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long)]
+    system: Option<String>,
+    #[arg(long, default_value_t = 1024)]
+    max_tokens: u64,
+    /// Print the assembled reply as JSON instead of streaming its text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_provider(s: &str) -> Result<Provider, String> {
+    s.parse().map_err(|e: fleet_model::ModelError| e.to_string())
+}
+
+pub async fn run(args: AskArgs) -> anyhow::Result<()> {
+    let client = client_from_env(args.provider)?;
+    let catalog = Catalog::from_env();
+    let model = match args.model.or_else(|| std::env::var("FLEET_MODEL").ok().filter(|m| !m.trim().is_empty())) {
+        Some(m) if client.provider() == Provider::Anthropic => catalog.resolve_id(&m),
+        Some(m) => m,
+        None if client.provider() == Provider::Anthropic => catalog.resolve_id("sonnet"),
+        None => anyhow::bail!(
+            "name the model your OpenAI-compatible server serves with --model or FLEET_MODEL \
+             (e.g. --model qwen2.5-coder:7b)"
+        ),
+    };
+    let mut body = MessagesRequest::new(model.clone(), args.max_tokens, vec![Message::user_text(args.prompt)]);
+    body.system = args.system.map(SystemPrompt::Text);
+    let mut stream = client.stream(ModelRequest::from(body));
+    let mut stdout = std::io::stdout().lock();
+    while let Some(event) = stream.next().await {
+        match event.with_context(|| format!("asking {model} via {}", client.provider().as_str()))? {
+            ModelEvent::Retry { attempt, max_attempts, delay, reason } => {
+                eprintln!("retry {attempt}/{max_attempts} in {delay:?}: {reason}");
+            }
+            ModelEvent::TextDelta { text, .. } if !args.json => {
+                stdout.write_all(text.as_bytes())?;
+                stdout.flush()?;
+            }
+            ModelEvent::Completed(done) => {
+                if args.json {
+                    serde_json::to_writer_pretty(&mut stdout, &done.message)?;
+                }
+                writeln!(stdout)?;
+                let usage = &done.message.usage;
+                eprintln!(
+                    "{}: {} input, {} cache read, {} cache write, {} output tokens; ${:.6}; {} ms",
+                    done.message.model,
+                    usage.input_tokens,
+                    usage.cache_read(),
+                    usage.cache_creation(),
+                    usage.output_tokens,
+                    catalog.cost(&model, usage),
+                    done.duration.as_millis()
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
