@@ -8,8 +8,8 @@
 
 use anyhow::Context;
 use fleet_model::{
-    AnthropicClient, AnthropicConfig, Auth, Catalog, HttpOptions, ModelClient, ModelEvent, ModelRequest,
-    OpenAiClient, OpenAiConfig, Provider,
+    AnthropicClient, AnthropicConfig, Auth, Catalog, HttpOptions, ModelClient, ModelEvent,
+    ModelRequest, OpenAiClient, OpenAiConfig, Provider,
 };
 use fleet_protocol::{ContentBlock, Message, MessagesRequest, Role, SystemPrompt, ToolDefinition};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
@@ -26,7 +26,8 @@ pub struct DemoArgs {
 }
 
 fn parse_provider(s: &str) -> Result<Provider, String> {
-    s.parse().map_err(|e: fleet_model::ModelError| e.to_string())
+    s.parse()
+        .map_err(|e: fleet_model::ModelError| e.to_string())
 }
 
 const MODEL: &str = "claude-sonnet-4-5";
@@ -35,8 +36,11 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("fleet-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let file = dir.join("notes.txt");
-    std::fs::write(&file, "fleet runs agents that delegate.\nEach one reports back.\n")
-        .with_context(|| format!("writing {}", file.display()))?;
+    std::fs::write(
+        &file,
+        "fleet runs agents that delegate.\nEach one reports back.\n",
+    )
+    .with_context(|| format!("writing {}", file.display()))?;
     let result = converse(&file, args.provider).await;
     let _ = std::fs::remove_dir_all(&dir);
     result
@@ -44,13 +48,18 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
 
 fn scenario(file: &Path) -> Scenario {
     Scenario::queue([
-        Rule::text("unused").fault_status(529).fault_message("Overloaded").retry_after_ms(300),
+        Rule::text("unused")
+            .fault_status(529)
+            .fault_message("Overloaded")
+            .retry_after_ms(300),
         Rule::new()
             .then_thinking("The user wants a summary; I should read the file first.")
             .then_text("I'll read the notes first.")
             .then_tool_use("Read", json!({ "file_path": file.display().to_string() })),
-        Rule::text("The notes say that fleet runs agents that delegate, and that each one reports back.")
-            .when_tool_result_contains("delegate"),
+        Rule::text(
+            "The notes say that fleet runs agents that delegate, and that each one reports back.",
+        )
+        .when_tool_result_contains("delegate"),
     ])
     .chunk_size(9)
     .chunk_delay_ms(15)
@@ -76,7 +85,11 @@ async fn converse(file: &Path, provider: Provider) -> anyhow::Result<()> {
     let server = FakeModelServer::start(scenario(file)).await?;
     let client = client(provider, server.base_url())?;
     let catalog = Catalog::builtin();
-    println!("fleet demo — {} protocol, fake model server at {}\n", provider.as_str(), server.base_url());
+    println!(
+        "fleet demo — {} protocol, fake model server at {}\n",
+        provider.as_str(),
+        server.base_url()
+    );
 
     let prompt = format!("Summarise {} in one sentence.", file.display());
     println!("> {prompt}\n");
@@ -85,22 +98,34 @@ async fn converse(file: &Path, provider: Provider) -> anyhow::Result<()> {
     let dim = std::io::stdout().is_terminal();
     for turn in 1.. {
         let mut body = MessagesRequest::new(MODEL, 1024, messages.clone());
-        body.system = Some(SystemPrompt::Text("You are fleet's demo agent. Be brief.".into()));
+        body.system = Some(SystemPrompt::Text(
+            "You are fleet's demo agent. Be brief.".into(),
+        ));
         body.tools = vec![read_tool()];
         let mut stream = client.stream(ModelRequest::from(body));
         let mut printer = BlockPrinter { open: None, dim };
         let mut reply = None;
         while let Some(event) = stream.next().await {
             match event? {
-                ModelEvent::Retry { attempt, max_attempts, delay, reason } => {
+                ModelEvent::Retry {
+                    attempt,
+                    max_attempts,
+                    delay,
+                    reason,
+                } => {
                     println!("  [retry {attempt}/{max_attempts} in {delay:?}: {reason}]");
                 }
-                ModelEvent::ThinkingDelta { index, thinking } => printer.delta(index, Open::Thinking, &thinking),
-                ModelEvent::TextDelta { index, text } => printer.delta(index, Open::Text, &text),
-                ModelEvent::ToolUseStart { index, name, .. } => printer.delta(index, Open::Tool(name), ""),
-                ModelEvent::ToolInputDelta { index, partial_json } => {
-                    printer.delta(index, Open::Tool(String::new()), &partial_json)
+                ModelEvent::ThinkingDelta { index, thinking } => {
+                    printer.delta(index, Open::Thinking, &thinking)
                 }
+                ModelEvent::TextDelta { index, text } => printer.delta(index, Open::Text, &text),
+                ModelEvent::ToolUseStart { index, name, .. } => {
+                    printer.delta(index, Open::Tool(name), "")
+                }
+                ModelEvent::ToolInputDelta {
+                    index,
+                    partial_json,
+                } => printer.delta(index, Open::Tool(String::new()), &partial_json),
                 ModelEvent::Completed(done) => reply = Some(done),
                 _ => {}
             }
@@ -126,7 +151,10 @@ async fn converse(file: &Path, provider: Provider) -> anyhow::Result<()> {
         }
         messages.push(Message::with_blocks(Role::User, results));
     }
-    println!("total ${total_cost:.5} across {} requests", server.request_count());
+    println!(
+        "total ${total_cost:.5} across {} requests",
+        server.request_count()
+    );
     server.shutdown().await;
     Ok(())
 }
@@ -149,14 +177,24 @@ fn run_tools(message: &Message) -> Vec<ContentBlock> {
     message
         .tool_uses()
         .map(|call| {
-            let path = call.input.get("file_path").and_then(|p| p.as_str()).unwrap_or_default();
+            let path = call
+                .input
+                .get("file_path")
+                .and_then(|p| p.as_str())
+                .unwrap_or_default();
             match (call.name, std::fs::read_to_string(path)) {
                 ("Read", Ok(text)) => {
                     println!("  ⎿ read {} lines", text.lines().count());
                     ContentBlock::tool_result(call.id, text, false)
                 }
-                ("Read", Err(e)) => ContentBlock::tool_result(call.id, format!("cannot read {path}: {e}"), true),
-                (other, _) => ContentBlock::tool_result(call.id, format!("the demo has no tool `{other}`"), true),
+                ("Read", Err(e)) => {
+                    ContentBlock::tool_result(call.id, format!("cannot read {path}: {e}"), true)
+                }
+                (other, _) => ContentBlock::tool_result(
+                    call.id,
+                    format!("the demo has no tool `{other}`"),
+                    true,
+                ),
             }
         })
         .collect()

@@ -6,7 +6,11 @@ mod dev;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "fleet", version, about = "A multi-agent harness for LLM coding agents")]
+#[command(
+    name = "fleet",
+    version,
+    about = "A multi-agent harness for LLM coding agents"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

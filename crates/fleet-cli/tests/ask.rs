@@ -15,14 +15,19 @@ const PROVIDER_VARS: &[&str] = &[
 
 async fn fleet(args: &[&str], env: &[(&str, String)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-    cmd.arg("dev").arg("ask").args(args).env("FLEET_MAX_RETRIES", "0");
+    cmd.arg("dev")
+        .arg("ask")
+        .args(args)
+        .env("FLEET_MAX_RETRIES", "0");
     for var in PROVIDER_VARS {
         cmd.env_remove(var);
     }
     for (k, v) in env {
         cmd.env(k, v);
     }
-    tokio::task::spawn_blocking(move || cmd.output().expect("fleet runs")).await.expect("joins")
+    tokio::task::spawn_blocking(move || cmd.output().expect("fleet runs"))
+        .await
+        .expect("joins")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -31,10 +36,15 @@ fn text(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn anthropic_from_credentials_resolves_the_default_alias() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong"))).await.expect("server");
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong")))
+        .await
+        .expect("server");
     let out = fleet(
         &["ping"],
-        &[("ANTHROPIC_API_KEY", "sk-secret".into()), ("ANTHROPIC_BASE_URL", server.base_url())],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-secret".into()),
+            ("ANTHROPIC_BASE_URL", server.base_url()),
+        ],
     )
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -47,7 +57,9 @@ async fn anthropic_from_credentials_resolves_the_default_alias() {
 
 #[tokio::test]
 async fn fleet_provider_selects_an_openai_compatible_server() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong"))).await.expect("server");
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong")))
+        .await
+        .expect("server");
     let out = fleet(
         &["--model", "qwen2.5-coder:7b", "ping"],
         &[
@@ -67,7 +79,9 @@ async fn fleet_provider_selects_an_openai_compatible_server() {
 
 #[tokio::test]
 async fn flag_overrides_the_environment() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong"))).await.expect("server");
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("pong")))
+        .await
+        .expect("server");
     let out = fleet(
         &["--provider", "anthropic", "--model", "haiku", "ping"],
         &[
@@ -88,15 +102,36 @@ async fn missing_configuration_says_how_to_fix_it() {
     let out = fleet(&["ping"], &[]).await;
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("ANTHROPIC_API_KEY") && err.contains("OPENAI_BASE_URL") && err.contains("FLEET_PROVIDER"), "{err}");
+    assert!(
+        err.contains("ANTHROPIC_API_KEY")
+            && err.contains("OPENAI_BASE_URL")
+            && err.contains("FLEET_PROVIDER"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn api_errors_exit_non_zero_with_the_apis_message() {
-    let scenario = Scenario::new().rule(Rule::text("x").fault_status(401).fault_message("invalid x-api-key"));
+    let scenario = Scenario::new().rule(
+        Rule::text("x")
+            .fault_status(401)
+            .fault_message("invalid x-api-key"),
+    );
     let server = FakeModelServer::start(scenario).await.expect("server");
-    let out = fleet(&["ping"], &[("ANTHROPIC_API_KEY", "bad".into()), ("ANTHROPIC_BASE_URL", server.base_url())]).await;
+    let out = fleet(
+        &["ping"],
+        &[
+            ("ANTHROPIC_API_KEY", "bad".into()),
+            ("ANTHROPIC_BASE_URL", server.base_url()),
+        ],
+    )
+    .await;
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("401") && err.contains("invalid x-api-key") && err.contains("authentication_error"), "{err}");
+    assert!(
+        err.contains("401")
+            && err.contains("invalid x-api-key")
+            && err.contains("authentication_error"),
+        "{err}"
+    );
 }

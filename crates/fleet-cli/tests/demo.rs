@@ -10,18 +10,26 @@ fn demo(provider: &str) -> String {
         .output()
         .expect("fleet runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "fleet demo failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "fleet demo failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     stdout
 }
 
 /// The figure before `label` on the line that mentions `turn`.
 fn figure(stdout: &str, turn: &str, label: &str) -> u64 {
-    let line = stdout.lines().find(|l| l.contains(turn)).unwrap_or_else(|| panic!("no `{turn}` line in {stdout}"));
-    let before = &line[..line.find(label).unwrap_or_else(|| panic!("no `{label}` in {line}"))];
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(turn))
+        .unwrap_or_else(|| panic!("no `{turn}` line in {stdout}"));
+    let before = &line[..line
+        .find(label)
+        .unwrap_or_else(|| panic!("no `{label}` in {line}"))];
     before
         .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .last()
+        .rfind(|s| !s.is_empty())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no number before `{label}` in {line}"))
 }
@@ -31,9 +39,15 @@ fn anthropic_demo_retries_calls_a_tool_and_reads_the_cache() {
     let out = demo("anthropic");
     assert!(out.contains("[retry 2/"), "{out}");
     assert!(out.contains("⏺ Read({\"file_path\":"), "{out}");
-    assert!(out.contains("⎿ read 2 lines"), "the file was really read: {out}");
+    assert!(
+        out.contains("⎿ read 2 lines"),
+        "the file was really read: {out}"
+    );
     assert!(out.contains("each one reports back."), "{out}");
-    assert!(figure(&out, "[turn 2:", "cache read") > 0, "the second turn reuses the first's prefix: {out}");
+    assert!(
+        figure(&out, "[turn 2:", "cache read") > 0,
+        "the second turn reuses the first's prefix: {out}"
+    );
     assert!(out.contains("across 3 requests"), "{out}");
 }
 

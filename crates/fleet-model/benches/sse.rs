@@ -20,12 +20,16 @@ fn reply(n: usize) -> String {
             s.push_str("event: ping\ndata: {\"type\": \"ping\"}\n\n");
         }
     }
-    s.push_str("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n");
+    s.push_str(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    );
     s.push_str("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"Bash\",\"input\":{}}}\n\n");
     for part in ["{\\\"comm", "and\\\": \\\"cargo", " test\\\"}"] {
         s.push_str(&format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{part}\"}}}}\n\n"));
     }
-    s.push_str("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n");
+    s.push_str(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+    );
     s.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":900}}\n\n");
     s.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     s
@@ -39,42 +43,55 @@ fn measure(label: &str, bytes: usize, rounds: usize, mut f: impl FnMut()) {
     }
     let secs = start.elapsed().as_secs_f64();
     let mb = (bytes * rounds) as f64 / 1_000_000.0;
-    println!("{label:<44} {:>8.1} MB/s  ({mb:.0} MB in {secs:.2} s)", mb / secs);
+    println!(
+        "{label:<44} {:>8.1} MB/s  ({mb:.0} MB in {secs:.2} s)",
+        mb / secs
+    );
 }
 
 fn main() {
     let stream = reply(2_000).into_bytes();
     let rounds = 1000;
     for chunk in [16 * 1024, 1024, 64] {
-        measure(&format!("sse decode, {chunk} B chunks"), stream.len(), rounds, || {
+        measure(
+            &format!("sse decode, {chunk} B chunks"),
+            stream.len(),
+            rounds,
+            || {
+                let mut d = SseDecoder::new();
+                let mut out = Vec::with_capacity(64);
+                let mut n = 0;
+                for piece in stream.chunks(chunk) {
+                    d.push(piece, &mut out);
+                    n += out.len();
+                    out.clear();
+                }
+                d.finish(&mut out);
+                black_box(n + out.len());
+            },
+        );
+    }
+    measure(
+        "sse decode + message assembly, 16 KiB chunks",
+        stream.len(),
+        rounds / 4,
+        || {
             let mut d = SseDecoder::new();
-            let mut out = Vec::with_capacity(64);
-            let mut n = 0;
-            for piece in stream.chunks(chunk) {
-                d.push(piece, &mut out);
-                n += out.len();
+            let mut decoder = AnthropicDecoder::new();
+            let mut events = Vec::new();
+            let mut out = Vec::new();
+            let mut done = None;
+            for piece in stream.chunks(16 * 1024) {
+                d.push(piece, &mut events);
+                for ev in events.drain(..) {
+                    if let Ok(Some(m)) = decoder.on_event(ev, &mut out) {
+                        done = Some(m);
+                    }
+                }
                 out.clear();
             }
-            d.finish(&mut out);
-            black_box(n + out.len());
-        });
-    }
-    measure("sse decode + message assembly, 16 KiB chunks", stream.len(), rounds / 4, || {
-        let mut d = SseDecoder::new();
-        let mut decoder = AnthropicDecoder::new();
-        let mut events = Vec::new();
-        let mut out = Vec::new();
-        let mut done = None;
-        for piece in stream.chunks(16 * 1024) {
-            d.push(piece, &mut events);
-            for ev in events.drain(..) {
-                if let Ok(Some(m)) = decoder.on_event(ev, &mut out) {
-                    done = Some(m);
-                }
-            }
-            out.clear();
-        }
-        assert!(done.is_some(), "the benchmark stream must assemble");
-        black_box(done);
-    });
+            assert!(done.is_some(), "the benchmark stream must assemble");
+            black_box(done);
+        },
+    );
 }

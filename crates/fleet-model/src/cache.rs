@@ -5,7 +5,9 @@
 //! last system block and the last message means the next turn of the same conversation — which
 //! only appends messages — finds everything before its new tail already cached.
 
-use fleet_protocol::{CacheControl, ContentBlock, MessageContent, MessagesRequest, SystemBlock, SystemPrompt};
+use fleet_protocol::{
+    CacheControl, ContentBlock, MessageContent, MessagesRequest, SystemBlock, SystemPrompt,
+};
 
 /// The API's limit on `cache_control` marks in one request.
 pub const MAX_BREAKPOINTS: usize = 4;
@@ -40,11 +42,16 @@ pub fn apply_breakpoints(request: &mut MessagesRequest) {
     if let Some(message) = request.messages.last_mut() {
         if let MessageContent::Text(text) = &mut message.content {
             if !text.is_empty() {
-                message.content = MessageContent::Blocks(vec![ContentBlock::text(std::mem::take(text))]);
+                message.content =
+                    MessageContent::Blocks(vec![ContentBlock::text(std::mem::take(text))]);
             }
         }
         if let MessageContent::Blocks(blocks) = &mut message.content {
-            if let Some(slot) = blocks.iter_mut().rev().find_map(ContentBlock::cache_control_mut) {
+            if let Some(slot) = blocks
+                .iter_mut()
+                .rev()
+                .find_map(ContentBlock::cache_control_mut)
+            {
                 mark(slot);
             }
         }
@@ -53,9 +60,15 @@ pub fn apply_breakpoints(request: &mut MessagesRequest) {
 
 /// Marks already present anywhere in the request.
 pub fn count_breakpoints(request: &MessagesRequest) -> usize {
-    let tools = request.tools.iter().filter(|t| t.cache_control.is_some()).count();
+    let tools = request
+        .tools
+        .iter()
+        .filter(|t| t.cache_control.is_some())
+        .count();
     let system = match &request.system {
-        Some(SystemPrompt::Blocks(blocks)) => blocks.iter().filter(|b| b.cache_control.is_some()).count(),
+        Some(SystemPrompt::Blocks(blocks)) => {
+            blocks.iter().filter(|b| b.cache_control.is_some()).count()
+        }
         _ => 0,
     };
     let messages: usize = request
@@ -87,14 +100,22 @@ mod tests {
                 Message::with_blocks(Role::Assistant, vec![ContentBlock::text("ok")]),
                 Message::with_blocks(
                     Role::User,
-                    vec![ContentBlock::tool_result("t1", "out", false), ContentBlock::text("and?")],
+                    vec![
+                        ContentBlock::tool_result("t1", "out", false),
+                        ContentBlock::text("and?"),
+                    ],
                 ),
             ],
         );
         r.system = Some(SystemPrompt::Text("be brief".into()));
         r.tools = ["Read", "Bash"]
             .iter()
-            .map(|n| ToolDefinition { name: (*n).into(), description: None, input_schema: json!({"type":"object"}), cache_control: None })
+            .map(|n| ToolDefinition {
+                name: (*n).into(),
+                description: None,
+                input_schema: json!({"type":"object"}),
+                cache_control: None,
+            })
             .collect();
         r
     }
@@ -105,12 +126,20 @@ mod tests {
         apply_breakpoints(&mut r);
         assert_eq!(count_breakpoints(&r), 3);
         assert!(r.tools[1].cache_control.is_some() && r.tools[0].cache_control.is_none());
-        let Some(SystemPrompt::Blocks(system)) = &r.system else { panic!("system should become blocks") };
+        let Some(SystemPrompt::Blocks(system)) = &r.system else {
+            panic!("system should become blocks")
+        };
         assert!(system[0].cache_control.is_some());
         let wire = serde_json::to_value(&r.messages[2]).expect("serialises");
-        assert_eq!(wire["content"][1]["cache_control"], json!({"type":"ephemeral"}));
+        assert_eq!(
+            wire["content"][1]["cache_control"],
+            json!({"type":"ephemeral"})
+        );
         assert!(wire["content"][0].get("cache_control").is_none());
-        assert_eq!(serde_json::to_value(&r.messages[0]).expect("serialises")["content"], json!("first"));
+        assert_eq!(
+            serde_json::to_value(&r.messages[0]).expect("serialises")["content"],
+            json!("first")
+        );
     }
 
     #[test]

@@ -65,20 +65,64 @@ struct Entry {
 }
 
 const BUILTIN: &[Entry] = &[
-    Entry { id: "claude-opus-4-5", context: 200_000, max_output: 64_000, pricing: Pricing::anthropic(5.0, 25.0) },
-    Entry { id: "claude-opus-4-1", context: 200_000, max_output: 32_000, pricing: Pricing::anthropic(15.0, 75.0) },
-    Entry { id: "claude-opus-4", context: 200_000, max_output: 32_000, pricing: Pricing::anthropic(15.0, 75.0) },
-    Entry { id: "claude-sonnet-4-5", context: 200_000, max_output: 64_000, pricing: Pricing::anthropic(3.0, 15.0) },
-    Entry { id: "claude-sonnet-4", context: 200_000, max_output: 64_000, pricing: Pricing::anthropic(3.0, 15.0) },
-    Entry { id: "claude-3-7-sonnet", context: 200_000, max_output: 64_000, pricing: Pricing::anthropic(3.0, 15.0) },
-    Entry { id: "claude-haiku-4-5", context: 200_000, max_output: 64_000, pricing: Pricing::anthropic(1.0, 5.0) },
-    Entry { id: "claude-3-5-haiku", context: 200_000, max_output: 8_192, pricing: Pricing::anthropic(0.8, 4.0) },
+    Entry {
+        id: "claude-opus-4-5",
+        context: 200_000,
+        max_output: 64_000,
+        pricing: Pricing::anthropic(5.0, 25.0),
+    },
+    Entry {
+        id: "claude-opus-4-1",
+        context: 200_000,
+        max_output: 32_000,
+        pricing: Pricing::anthropic(15.0, 75.0),
+    },
+    Entry {
+        id: "claude-opus-4",
+        context: 200_000,
+        max_output: 32_000,
+        pricing: Pricing::anthropic(15.0, 75.0),
+    },
+    Entry {
+        id: "claude-sonnet-4-5",
+        context: 200_000,
+        max_output: 64_000,
+        pricing: Pricing::anthropic(3.0, 15.0),
+    },
+    Entry {
+        id: "claude-sonnet-4",
+        context: 200_000,
+        max_output: 64_000,
+        pricing: Pricing::anthropic(3.0, 15.0),
+    },
+    Entry {
+        id: "claude-3-7-sonnet",
+        context: 200_000,
+        max_output: 64_000,
+        pricing: Pricing::anthropic(3.0, 15.0),
+    },
+    Entry {
+        id: "claude-haiku-4-5",
+        context: 200_000,
+        max_output: 64_000,
+        pricing: Pricing::anthropic(1.0, 5.0),
+    },
+    Entry {
+        id: "claude-3-5-haiku",
+        context: 200_000,
+        max_output: 8_192,
+        pricing: Pricing::anthropic(0.8, 4.0),
+    },
 ];
 
 /// Alias, default target, and the variable that overrides it.
 const ALIASES: &[(&str, &str, &str)] = &[
     ("opus", "claude-opus-4-5", "ANTHROPIC_DEFAULT_OPUS_MODEL"),
-    ("sonnet", "claude-sonnet-4-5", "ANTHROPIC_DEFAULT_SONNET_MODEL"),
+    (
+        "sonnet",
+        "claude-sonnet-4-5",
+        "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    ),
     ("haiku", "claude-haiku-4-5", "ANTHROPIC_DEFAULT_HAIKU_MODEL"),
 ];
 
@@ -92,7 +136,10 @@ impl Catalog {
     /// The built-in models and aliases, without reading the environment.
     pub fn builtin() -> Self {
         Self {
-            aliases: ALIASES.iter().map(|(a, id, _)| ((*a).to_owned(), (*id).to_owned())).collect(),
+            aliases: ALIASES
+                .iter()
+                .map(|(a, id, _)| ((*a).to_owned(), (*id).to_owned()))
+                .collect(),
             models: BUILTIN
                 .iter()
                 .map(|e| ModelInfo {
@@ -120,7 +167,8 @@ impl Catalog {
     }
 
     pub fn set_alias(&mut self, alias: &str, id: &str) {
-        self.aliases.insert(alias.to_ascii_lowercase(), id.to_owned());
+        self.aliases
+            .insert(alias.to_ascii_lowercase(), id.to_owned());
     }
 
     /// Adds or replaces a model's figures (e.g. a local model's context window).
@@ -143,14 +191,34 @@ impl Catalog {
     pub fn info(&self, name: &str) -> ModelInfo {
         let id = self.resolve_id(name);
         let exact_or_snapshot = |m: &&ModelInfo| {
-            id == m.id || id.strip_prefix(m.id.as_str()).is_some_and(|rest| rest.starts_with('-') || rest.starts_with('@'))
+            id == m.id
+                || id
+                    .strip_prefix(m.id.as_str())
+                    .is_some_and(|rest| rest.starts_with('-') || rest.starts_with('@'))
         };
-        if let Some(found) = self.models.iter().filter(exact_or_snapshot).max_by_key(|m| m.id.len()) {
-            return ModelInfo { id, ..found.clone() };
+        if let Some(found) = self
+            .models
+            .iter()
+            .filter(exact_or_snapshot)
+            .max_by_key(|m| m.id.len())
+        {
+            return ModelInfo {
+                id,
+                ..found.clone()
+            };
         }
-        let family = ["opus", "sonnet", "haiku"].into_iter().find(|f| id.contains(f));
-        match family.and_then(|f| self.aliases.get(f)).and_then(|target| self.models.iter().find(|m| &m.id == target)) {
-            Some(similar) => ModelInfo { id, known: false, ..similar.clone() },
+        let family = ["opus", "sonnet", "haiku"]
+            .into_iter()
+            .find(|f| id.contains(f));
+        match family
+            .and_then(|f| self.aliases.get(f))
+            .and_then(|target| self.models.iter().find(|m| &m.id == target))
+        {
+            Some(similar) => ModelInfo {
+                id,
+                known: false,
+                ..similar.clone()
+            },
             None => ModelInfo {
                 id,
                 context_window: 128_000,

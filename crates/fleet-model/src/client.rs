@@ -49,7 +49,9 @@ impl std::str::FromStr for Provider {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
             "anthropic" | "claude" => Ok(Self::Anthropic),
-            "openai" | "openai-compatible" | "vllm" | "ollama" | "llama.cpp" | "llamacpp" => Ok(Self::OpenAi),
+            "openai" | "openai-compatible" | "vllm" | "ollama" | "llama.cpp" | "llamacpp" => {
+                Ok(Self::OpenAi)
+            }
             other => Err(ModelError::Config(format!(
                 "unknown provider `{other}`; use `anthropic` or `openai`"
             ))),
@@ -67,7 +69,8 @@ pub trait ModelClient: Send + Sync {
     fn complete(
         &self,
         request: ModelRequest,
-    ) -> Pin<Box<dyn std::future::Future<Output = Result<ModelResponse, ModelError>> + Send + '_>> {
+    ) -> Pin<Box<dyn std::future::Future<Output = Result<ModelResponse, ModelError>> + Send + '_>>
+    {
         let mut stream = self.stream(request);
         Box::pin(async move {
             while let Some(event) = stream.next().await {

@@ -63,7 +63,11 @@ impl ModelError {
             Self::Api { status, .. } => is_retryable_status(*status),
             Self::StreamError { error_type, .. } => matches!(
                 error_type.as_str(),
-                "overloaded_error" | "api_error" | "rate_limit_error" | "timeout_error" | "server_error"
+                "overloaded_error"
+                    | "api_error"
+                    | "rate_limit_error"
+                    | "timeout_error"
+                    | "server_error"
             ),
             Self::Connect { .. } | Self::StreamInterrupted { .. } | Self::IdleTimeout(_) => true,
             Self::InvalidToolInput { .. }

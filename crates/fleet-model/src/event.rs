@@ -15,12 +15,28 @@ pub enum ModelEvent {
         delay: Duration,
         reason: String,
     },
-    TextDelta { index: usize, text: String },
-    ThinkingDelta { index: usize, thinking: String },
-    ToolUseStart { index: usize, id: String, name: String },
-    ToolInputDelta { index: usize, partial_json: String },
+    TextDelta {
+        index: usize,
+        text: String,
+    },
+    ThinkingDelta {
+        index: usize,
+        thinking: String,
+    },
+    ToolUseStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolInputDelta {
+        index: usize,
+        partial_json: String,
+    },
     /// A content block is complete; tool input has been parsed.
-    BlockComplete { index: usize, block: ContentBlock },
+    BlockComplete {
+        index: usize,
+        block: ContentBlock,
+    },
     /// The whole reply, with stop reason and final usage.
     Completed(ModelResponse),
 }

@@ -59,7 +59,10 @@ impl RetryPolicy {
             return wait.min(self.max_retry_after);
         }
         let exp = attempt.saturating_sub(1).min(20);
-        let raw = self.base_delay.saturating_mul(1u32 << exp).min(self.max_delay);
+        let raw = self
+            .base_delay
+            .saturating_mul(1u32 << exp)
+            .min(self.max_delay);
         let jitter = self.jitter.clamp(0.0, 1.0);
         let factor = 1.0 - jitter * rand::random::<f64>();
         raw.mul_f64(factor)
@@ -79,7 +82,10 @@ fn env_u64(name: &str) -> Option<u64> {
 
 /// Parses `retry-after-ms` (milliseconds, may be fractional) or else `retry-after` (seconds;
 /// an HTTP date is not worth a date parser here and is ignored).
-pub fn parse_retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>) -> Option<Duration> {
+pub fn parse_retry_after(
+    retry_after_ms: Option<&str>,
+    retry_after: Option<&str>,
+) -> Option<Duration> {
     if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_secs_f64(ms / 1000.0));
@@ -101,25 +107,54 @@ mod tests {
             jitter: 0.25,
             ..RetryPolicy::default()
         };
-        for (attempt, full) in [(1, 100), (2, 200), (3, 400), (4, 800), (5, 1000), (30, 1000)] {
+        for (attempt, full) in [
+            (1, 100),
+            (2, 200),
+            (3, 400),
+            (4, 800),
+            (5, 1000),
+            (30, 1000),
+        ] {
             let d = p.delay(attempt, None).as_millis() as u64;
-            assert!(d <= full && d >= full * 3 / 4, "attempt {attempt}: {d}ms not in [{}, {full}]", full * 3 / 4);
+            assert!(
+                d <= full && d >= full * 3 / 4,
+                "attempt {attempt}: {d}ms not in [{}, {full}]",
+                full * 3 / 4
+            );
         }
     }
 
     #[test]
     fn server_wait_wins_but_is_capped() {
         let p = RetryPolicy::default();
-        assert_eq!(p.delay(1, Some(Duration::from_secs(2))), Duration::from_secs(2));
-        assert_eq!(p.delay(1, Some(Duration::from_secs(3600))), p.max_retry_after);
+        assert_eq!(
+            p.delay(1, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            p.delay(1, Some(Duration::from_secs(3600))),
+            p.max_retry_after
+        );
     }
 
     #[test]
     fn retry_after_headers_parse() {
-        assert_eq!(parse_retry_after(Some("250"), Some("9")), Some(Duration::from_millis(250)));
-        assert_eq!(parse_retry_after(None, Some("2")), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after(Some("x"), Some("1.5")), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(
+            parse_retry_after(Some("250"), Some("9")),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            parse_retry_after(None, Some("2")),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            parse_retry_after(Some("x"), Some("1.5")),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+            None
+        );
         assert_eq!(parse_retry_after(Some("-5"), None), None);
     }
 }

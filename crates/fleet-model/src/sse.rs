@@ -166,9 +166,21 @@ mod tests {
 
     fn expected() -> Vec<SseEvent> {
         vec![
-            SseEvent { event: Some("message_start".into()), data: "{\"a\":\"é🦀\"}".into(), ..Default::default() },
-            SseEvent { event: Some("ping".into()), data: "{}".into(), ..Default::default() },
-            SseEvent { event: None, data: "line one\nline two".into(), ..Default::default() },
+            SseEvent {
+                event: Some("message_start".into()),
+                data: "{\"a\":\"é🦀\"}".into(),
+                ..Default::default()
+            },
+            SseEvent {
+                event: Some("ping".into()),
+                data: "{}".into(),
+                ..Default::default()
+            },
+            SseEvent {
+                event: None,
+                data: "line one\nline two".into(),
+                ..Default::default()
+            },
         ]
     }
 
@@ -181,7 +193,11 @@ mod tests {
     fn every_single_split_point_gives_the_same_events() {
         let bytes = STREAM.as_bytes();
         for cut in 0..=bytes.len() {
-            assert_eq!(decode_in_pieces(bytes, &[cut]), expected(), "split at byte {cut}");
+            assert_eq!(
+                decode_in_pieces(bytes, &[cut]),
+                expected(),
+                "split at byte {cut}"
+            );
         }
     }
 
@@ -190,7 +206,11 @@ mod tests {
         let bytes = STREAM.as_bytes();
         for a in 0..=bytes.len() {
             for b in a..=bytes.len() {
-                assert_eq!(decode_in_pieces(bytes, &[a, b]), expected(), "splits at {a} and {b}");
+                assert_eq!(
+                    decode_in_pieces(bytes, &[a, b]),
+                    expected(),
+                    "splits at {a} and {b}"
+                );
             }
         }
     }
@@ -205,7 +225,13 @@ mod tests {
     #[test]
     fn event_without_data_is_not_dispatched_and_name_resets() {
         let out = decode_in_pieces(b"event: lonely\n\ndata: x\n\n", &[]);
-        assert_eq!(out, vec![SseEvent { data: "x".into(), ..Default::default() }]);
+        assert_eq!(
+            out,
+            vec![SseEvent {
+                data: "x".into(),
+                ..Default::default()
+            }]
+        );
     }
 
     #[test]

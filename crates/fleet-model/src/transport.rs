@@ -82,7 +82,10 @@ pub trait WireDecoder: Send + 'static {
     ) -> Result<Option<AssistantMessage>, ModelError>;
 
     /// The stream ended; a protocol whose end marker is optional may still complete here.
-    fn on_eof(&mut self, _out: &mut Vec<ModelEvent>) -> Result<Option<AssistantMessage>, ModelError> {
+    fn on_eof(
+        &mut self,
+        _out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError> {
         Ok(None)
     }
 }
@@ -97,7 +100,12 @@ pub(crate) struct Wire<D> {
 }
 
 /// Runs `build` (one HTTP request per attempt) under the retry policy and streams the result.
-pub(crate) fn stream<D, B>(http: reqwest::Client, options: HttpOptions, wire: Wire<D>, build: B) -> ModelStream
+pub(crate) fn stream<D, B>(
+    http: reqwest::Client,
+    options: HttpOptions,
+    wire: Wire<D>,
+    build: B,
+) -> ModelStream
 where
     D: WireDecoder,
     B: Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + 'static,
@@ -246,7 +254,9 @@ pub(crate) fn endpoint(base: &str, path_after_v1: &str) -> Result<String, ModelE
     let parsed = reqwest::Url::parse(base)
         .map_err(|e| ModelError::Config(format!("base URL `{base}` is not a valid URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(ModelError::Config(format!("base URL `{base}` must start with http:// or https://")));
+        return Err(ModelError::Config(format!(
+            "base URL `{base}` must start with http:// or https://"
+        )));
     }
     let base = base.strip_suffix("/v1").unwrap_or(base);
     Ok(format!("{base}/v1/{path_after_v1}"))
@@ -259,8 +269,18 @@ mod tests {
     #[test]
     fn endpoint_accepts_both_base_conventions() {
         let want = "http://127.0.0.1:8000/v1/chat/completions";
-        assert_eq!(endpoint("http://127.0.0.1:8000", "chat/completions").ok().as_deref(), Some(want));
-        assert_eq!(endpoint("http://127.0.0.1:8000/v1/", "chat/completions").ok().as_deref(), Some(want));
+        assert_eq!(
+            endpoint("http://127.0.0.1:8000", "chat/completions")
+                .ok()
+                .as_deref(),
+            Some(want)
+        );
+        assert_eq!(
+            endpoint("http://127.0.0.1:8000/v1/", "chat/completions")
+                .ok()
+                .as_deref(),
+            Some(want)
+        );
         assert!(endpoint("127.0.0.1:8000", "messages").is_err());
         assert!(endpoint("ftp://x", "messages").is_err());
     }

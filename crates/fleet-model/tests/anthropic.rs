@@ -1,10 +1,12 @@
 //! The Anthropic client against the fake model server: real HTTP and SSE on loopback.
 
 use fleet_model::{
-    AnthropicClient, AnthropicConfig, Auth, HttpOptions, ModelClient, ModelError, ModelEvent, ModelRequest,
-    ModelResponse, RetryPolicy,
+    AnthropicClient, AnthropicConfig, Auth, HttpOptions, ModelClient, ModelError, ModelEvent,
+    ModelRequest, ModelResponse, RetryPolicy,
 };
-use fleet_protocol::{ContentBlock, Message, MessagesRequest, Role, StopReason, SystemPrompt, ToolDefinition};
+use fleet_protocol::{
+    ContentBlock, Message, MessagesRequest, Role, StopReason, SystemPrompt, ToolDefinition,
+};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use futures::StreamExt;
 use serde_json::json;
@@ -30,7 +32,8 @@ fn client(server: &FakeModelServer, max_attempts: u32) -> AnthropicClient {
 }
 
 fn request(prompt: &str) -> ModelRequest {
-    let mut body = MessagesRequest::new("claude-sonnet-4-5", 1024, vec![Message::user_text(prompt)]);
+    let mut body =
+        MessagesRequest::new("claude-sonnet-4-5", 1024, vec![Message::user_text(prompt)]);
     body.system = Some(SystemPrompt::Text("You are a careful coding agent.".into()));
     body.tools = vec![ToolDefinition {
         name: "Read".into(),
@@ -42,7 +45,10 @@ fn request(prompt: &str) -> ModelRequest {
 }
 
 /// Drains a stream, returning every event and the final outcome.
-async fn run(client: &AnthropicClient, req: ModelRequest) -> (Vec<ModelEvent>, Result<ModelResponse, ModelError>) {
+async fn run(
+    client: &AnthropicClient,
+    req: ModelRequest,
+) -> (Vec<ModelEvent>, Result<ModelResponse, ModelError>) {
     let mut stream = client.stream(req);
     let mut events = Vec::new();
     while let Some(item) = stream.next().await {
@@ -86,7 +92,14 @@ async fn text_streams_as_deltas_then_the_whole_message() {
         .expect("server starts");
     let (events, done) = run(&client(&server, 1), request("hi")).await;
     let done = done.expect("completes");
-    assert!(events.iter().filter(|e| matches!(e, ModelEvent::TextDelta { .. })).count() > 1, "several deltas");
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e, ModelEvent::TextDelta { .. }))
+            .count()
+            > 1,
+        "several deltas"
+    );
     assert_eq!(streamed_text(&events), text);
     assert_eq!(done.message.text(), text);
     assert_eq!(done.message.stop_reason, Some(StopReason::EndTurn));
@@ -99,15 +112,32 @@ async fn text_streams_as_deltas_then_the_whole_message() {
 async fn tool_use_input_is_assembled_from_fragments_at_every_chunk_size() {
     let input = json!({"file_path": "/tmp/ünï/código.rs", "offset": 10, "nested": {"list": [1, 2, "três"]}});
     for chunk in 1..=13 {
-        let scenario = Scenario::new()
-            .chunk_size(chunk)
-            .rule(Rule::new().then_text("Let me read it.").then_tool_use("Read", input.clone()));
-        let server = FakeModelServer::start(scenario).await.expect("server starts");
+        let scenario = Scenario::new().chunk_size(chunk).rule(
+            Rule::new()
+                .then_text("Let me read it.")
+                .then_tool_use("Read", input.clone()),
+        );
+        let server = FakeModelServer::start(scenario)
+            .await
+            .expect("server starts");
         let (events, done) = run(&client(&server, 1), request("read it")).await;
         let done = done.unwrap_or_else(|e| panic!("chunk size {chunk}: {e}"));
-        assert_eq!(done.message.stop_reason, Some(StopReason::ToolUse), "chunk size {chunk}");
-        let uses: Vec<_> = done.message.to_message().tool_uses().map(|u| (u.name.to_owned(), u.input.clone())).collect();
-        assert_eq!(uses, vec![("Read".to_owned(), input.clone())], "chunk size {chunk}");
+        assert_eq!(
+            done.message.stop_reason,
+            Some(StopReason::ToolUse),
+            "chunk size {chunk}"
+        );
+        let uses: Vec<_> = done
+            .message
+            .to_message()
+            .tool_uses()
+            .map(|u| (u.name.to_owned(), u.input.clone()))
+            .collect();
+        assert_eq!(
+            uses,
+            vec![("Read".to_owned(), input.clone())],
+            "chunk size {chunk}"
+        );
         let fragments: String = events
             .iter()
             .filter_map(|e| match e {
@@ -115,23 +145,45 @@ async fn tool_use_input_is_assembled_from_fragments_at_every_chunk_size() {
                 _ => None,
             })
             .collect();
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&fragments).ok(), Some(input.clone()));
-        let start = events.iter().position(|e| matches!(e, ModelEvent::ToolUseStart { name, .. } if name == "Read"));
-        let complete = events.iter().position(|e| matches!(e, ModelEvent::BlockComplete { block: ContentBlock::ToolUse { .. }, .. }));
-        assert!(start < complete, "the call is announced before it completes");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&fragments).ok(),
+            Some(input.clone())
+        );
+        let start = events
+            .iter()
+            .position(|e| matches!(e, ModelEvent::ToolUseStart { name, .. } if name == "Read"));
+        let complete = events.iter().position(|e| {
+            matches!(
+                e,
+                ModelEvent::BlockComplete {
+                    block: ContentBlock::ToolUse { .. },
+                    ..
+                }
+            )
+        });
+        assert!(
+            start < complete,
+            "the call is announced before it completes"
+        );
     }
 }
 
 #[tokio::test]
 async fn thinking_and_signature_are_kept_for_the_next_turn() {
-    let scenario = Scenario::new()
-        .chunk_size(5)
-        .rule(Rule::new().then_thinking_signed("First, check the file.", "sig-abc123").then_text("Done."));
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let scenario = Scenario::new().chunk_size(5).rule(
+        Rule::new()
+            .then_thinking_signed("First, check the file.", "sig-abc123")
+            .then_text("Done."),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 1), request("think")).await;
     let done = done.expect("completes");
-    assert!(matches!(&done.message.content[0], ContentBlock::Thinking { thinking, signature }
-        if thinking == "First, check the file." && signature == "sig-abc123"));
+    assert!(
+        matches!(&done.message.content[0], ContentBlock::Thinking { thinking, signature }
+        if thinking == "First, check the file." && signature == "sig-abc123")
+    );
     let thought: String = events
         .iter()
         .filter_map(|e| match e {
@@ -145,21 +197,37 @@ async fn thinking_and_signature_are_kept_for_the_next_turn() {
 #[tokio::test]
 async fn rate_limit_is_retried_after_the_servers_wait() {
     let scenario = Scenario::new().rules([
-        Rule::text("unused").when_call(1).fault_status(429).fault_message("Slow down").retry_after(1),
+        Rule::text("unused")
+            .when_call(1)
+            .fault_status(429)
+            .fault_message("Slow down")
+            .retry_after(1),
         Rule::text("Recovered."),
     ]);
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 3), request("hi")).await;
     let done = done.expect("second attempt succeeds");
     assert_eq!(done.message.text(), "Recovered.");
     assert_eq!(done.attempts, 2);
-    assert_eq!(retries(&events), vec![(2, Duration::from_secs(1))], "retry-after wins over the 5 ms backoff");
+    assert_eq!(
+        retries(&events),
+        vec![(2, Duration::from_secs(1))],
+        "retry-after wins over the 5 ms backoff"
+    );
     let log = server.requests();
     assert_eq!(log.len(), 2);
     let gap = log[1].elapsed - log[0].elapsed;
-    assert!(gap >= Duration::from_secs(1), "second request came {gap:?} after the first");
     assert!(
-        events.iter().all(|e| !matches!(e, ModelEvent::TextDelta { .. }) || streamed_text(&events) == "Recovered."),
+        gap >= Duration::from_secs(1),
+        "second request came {gap:?} after the first"
+    );
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e, ModelEvent::TextDelta { .. })
+                || streamed_text(&events) == "Recovered."),
         "the failed attempt showed nothing"
     );
 }
@@ -167,10 +235,15 @@ async fn rate_limit_is_retried_after_the_servers_wait() {
 #[tokio::test]
 async fn retry_after_ms_header_is_honoured() {
     let scenario = Scenario::new().rules([
-        Rule::text("x").when_call(1).fault_status(529).retry_after_ms(250),
+        Rule::text("x")
+            .when_call(1)
+            .fault_status(529)
+            .retry_after_ms(250),
         Rule::text("ok"),
     ]);
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 2), request("hi")).await;
     assert!(done.is_ok());
     assert_eq!(retries(&events), vec![(2, Duration::from_millis(250))]);
@@ -178,32 +251,55 @@ async fn retry_after_ms_header_is_honoured() {
 
 #[tokio::test]
 async fn repeated_overload_gives_up_after_the_configured_attempts_with_the_apis_message() {
-    let scenario = Scenario::new().rule(Rule::text("x").fault_status(529).fault_message("Overloaded, try later"));
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let scenario = Scenario::new().rule(
+        Rule::text("x")
+            .fault_status(529)
+            .fault_message("Overloaded, try later"),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 3), request("hi")).await;
     let err = done.expect_err("never succeeds");
     match &err {
         ModelError::RetriesExhausted { attempts, last } => {
             assert_eq!(*attempts, 3);
-            assert!(matches!(last.as_ref(), ModelError::Api { status: 529, error_type, message, .. }
-                if error_type == "overloaded_error" && message == "Overloaded, try later"));
+            assert!(
+                matches!(last.as_ref(), ModelError::Api { status: 529, error_type, message, .. }
+                if error_type == "overloaded_error" && message == "Overloaded, try later")
+            );
         }
         other => panic!("expected RetriesExhausted, got {other:?}"),
     }
     let shown = err.to_string();
-    assert!(shown.contains("3 attempts") && shown.contains("Overloaded, try later"), "{shown}");
-    assert_eq!(retries(&events).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 3]);
+    assert!(
+        shown.contains("3 attempts") && shown.contains("Overloaded, try later"),
+        "{shown}"
+    );
+    assert_eq!(
+        retries(&events).iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![2, 3]
+    );
     assert_eq!(server.requests().len(), 3);
 }
 
 #[tokio::test]
 async fn unauthorized_fails_at_once_with_a_clear_error() {
-    let scenario = Scenario::new().rule(Rule::text("x").fault_status(401).fault_message("invalid x-api-key"));
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let scenario = Scenario::new().rule(
+        Rule::text("x")
+            .fault_status(401)
+            .fault_message("invalid x-api-key"),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 5), request("hi")).await;
     let err = done.expect_err("401 is final");
-    assert!(matches!(&err, ModelError::Api { status: 401, error_type, message, .. }
-        if error_type == "authentication_error" && message == "invalid x-api-key"), "{err:?}");
+    assert!(
+        matches!(&err, ModelError::Api { status: 401, error_type, message, .. }
+        if error_type == "authentication_error" && message == "invalid x-api-key"),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("401"), "{err}");
     assert!(retries(&events).is_empty());
     assert_eq!(server.requests().len(), 1, "no retry");
@@ -212,8 +308,11 @@ async fn unauthorized_fails_at_once_with_a_clear_error() {
 #[tokio::test]
 async fn client_errors_are_never_retried() {
     for status in [400u16, 403, 404, 413] {
-        let scenario = Scenario::new().rule(Rule::text("x").fault_status(status).fault_message("nope"));
-        let server = FakeModelServer::start(scenario).await.expect("server starts");
+        let scenario =
+            Scenario::new().rule(Rule::text("x").fault_status(status).fault_message("nope"));
+        let server = FakeModelServer::start(scenario)
+            .await
+            .expect("server starts");
         let (_, done) = run(&client(&server, 5), request("hi")).await;
         assert_eq!(done.expect_err("fails").status(), Some(status));
         assert_eq!(server.requests().len(), 1, "status {status} was retried");
@@ -226,20 +325,32 @@ async fn stream_dropped_before_content_is_retried() {
         Rule::text("lost").when_call(1).drop_after_events(1),
         Rule::text("Second time lucky."),
     ]);
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 3), request("hi")).await;
     assert_eq!(done.expect("retried").message.text(), "Second time lucky.");
-    assert_eq!(streamed_text(&events), "Second time lucky.", "nothing from the dropped attempt");
+    assert_eq!(
+        streamed_text(&events),
+        "Second time lucky.",
+        "nothing from the dropped attempt"
+    );
     assert_eq!(retries(&events).len(), 1);
 }
 
 #[tokio::test]
 async fn stream_dropped_after_content_is_reported_not_replayed() {
-    let scenario = Scenario::new().rule(Rule::text("This reply will be cut off halfway through.").drop_after_events(4));
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let scenario = Scenario::new()
+        .rule(Rule::text("This reply will be cut off halfway through.").drop_after_events(4));
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (events, done) = run(&client(&server, 5), request("hi")).await;
     let err = done.expect_err("cut off");
-    assert!(matches!(err, ModelError::StreamInterrupted { when, .. } if when.contains("after")), "{err:?}");
+    assert!(
+        matches!(err, ModelError::StreamInterrupted { when, .. } if when.contains("after")),
+        "{err:?}"
+    );
     assert!(!streamed_text(&events).is_empty(), "content had arrived");
     assert!(retries(&events).is_empty());
     assert_eq!(server.requests().len(), 1, "never replayed");
@@ -248,27 +359,41 @@ async fn stream_dropped_after_content_is_reported_not_replayed() {
 #[tokio::test]
 async fn overloaded_error_event_before_content_is_retried_and_after_content_reported() {
     let before = Scenario::new().rules([
-        Rule::text("x").when_call(1).sse_error("overloaded_error", "Overloaded", 1),
+        Rule::text("x")
+            .when_call(1)
+            .sse_error("overloaded_error", "Overloaded", 1),
         Rule::text("fine"),
     ]);
     let server = FakeModelServer::start(before).await.expect("server starts");
     let (_, done) = run(&client(&server, 3), request("hi")).await;
     assert_eq!(done.expect("retried").message.text(), "fine");
 
-    let after = Scenario::new().rule(Rule::text("partial answer here").sse_error("overloaded_error", "Overloaded", 4));
+    let after = Scenario::new().rule(Rule::text("partial answer here").sse_error(
+        "overloaded_error",
+        "Overloaded",
+        4,
+    ));
     let server = FakeModelServer::start(after).await.expect("server starts");
     let (_, done) = run(&client(&server, 3), request("hi")).await;
-    assert!(matches!(done, Err(ModelError::StreamError { ref error_type, .. }) if error_type == "overloaded_error"));
+    assert!(
+        matches!(done, Err(ModelError::StreamError { ref error_type, .. }) if error_type == "overloaded_error")
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
 #[tokio::test]
 async fn malformed_tool_json_names_the_tool() {
-    let scenario = Scenario::new().rule(Rule::tool_use("Bash", json!({"command": "ls"})).malformed_tool_json());
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let scenario = Scenario::new()
+        .rule(Rule::tool_use("Bash", json!({"command": "ls"})).malformed_tool_json());
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let (_, done) = run(&client(&server, 3), request("hi")).await;
     let err = done.expect_err("bad JSON");
-    assert!(matches!(&err, ModelError::InvalidToolInput { tool, .. } if tool == "Bash"), "{err:?}");
+    assert!(
+        matches!(&err, ModelError::InvalidToolInput { tool, .. } if tool == "Bash"),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("`Bash`"), "{err}");
     assert_eq!(server.requests().len(), 1, "not retried");
 }
@@ -278,21 +403,30 @@ async fn connection_refused_is_retried_then_reported() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     drop(listener);
-    let mut config = AnthropicConfig::new(format!("http://127.0.0.1:{port}"), Auth::ApiKey("k".into()));
+    let mut config =
+        AnthropicConfig::new(format!("http://127.0.0.1:{port}"), Auth::ApiKey("k".into()));
     config.http = options(2);
     let client = AnthropicClient::new(config).expect("config");
     let (events, done) = run(&client, request("hi")).await;
     let err = done.expect_err("nobody listens");
-    assert!(matches!(err.root(), ModelError::Connect { url, .. } if url.contains(&port.to_string())), "{err:?}");
+    assert!(
+        matches!(err.root(), ModelError::Connect { url, .. } if url.contains(&port.to_string())),
+        "{err:?}"
+    );
     assert_eq!(retries(&events).len(), 1);
 }
 
 #[tokio::test]
 async fn a_silent_server_hits_the_idle_timeout() {
     let scenario = Scenario::new().rule(Rule::text("slow").delay_ms(2_000));
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     let mut config = AnthropicConfig::new(server.base_url(), Auth::ApiKey("k".into()));
-    config.http = HttpOptions { idle_timeout: Duration::from_millis(100), ..options(1) };
+    config.http = HttpOptions {
+        idle_timeout: Duration::from_millis(100),
+        ..options(1)
+    };
     let client = AnthropicClient::new(config).expect("config");
     let (_, done) = run(&client, request("hi")).await;
     assert!(matches!(done, Err(ModelError::IdleTimeout(d)) if d == Duration::from_millis(100)));
@@ -300,13 +434,19 @@ async fn a_silent_server_hits_the_idle_timeout() {
 
 #[tokio::test]
 async fn headers_carry_auth_version_betas_and_per_request_extras() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok"))).await.expect("server starts");
-    let mut config = AnthropicConfig::new(format!("{}/", server.base_url()), Auth::Bearer("tok-secret".into()));
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok")))
+        .await
+        .expect("server starts");
+    let mut config = AnthropicConfig::new(
+        format!("{}/", server.base_url()),
+        Auth::Bearer("tok-secret".into()),
+    );
     config.betas = vec!["beta-one".into(), "beta-two".into()];
     config.http = options(1);
     let client = AnthropicClient::new(config).expect("config");
     let mut req = request("hi");
-    req.headers.push(("x-fleet-invoking-request".into(), "req-42".into()));
+    req.headers
+        .push(("x-fleet-invoking-request".into(), "req-42".into()));
     let (_, done) = run(&client, req).await;
     done.expect("completes");
     let log = server.requests();
@@ -315,42 +455,78 @@ async fn headers_carry_auth_version_betas_and_per_request_extras() {
     assert_eq!(r.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(r.header("anthropic-beta"), Some("beta-one,beta-two"));
     assert_eq!(r.header("x-fleet-invoking-request"), Some("req-42"));
-    assert_eq!(r.header("authorization"), Some("<redacted>"), "secrets are not logged");
-    assert!(!format!("{log:?}").contains("tok-secret"), "the token appears nowhere in the log");
+    assert_eq!(
+        r.header("authorization"),
+        Some("<redacted>"),
+        "secrets are not logged"
+    );
+    assert!(
+        !format!("{log:?}").contains("tok-secret"),
+        "the token appears nowhere in the log"
+    );
     assert_eq!(log[0].body["stream"], json!(true));
 }
 
 #[tokio::test]
 async fn identical_prefix_is_read_from_the_simulated_cache() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok"))).await.expect("server starts");
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok")))
+        .await
+        .expect("server starts");
     let client = client(&server, 1);
     let long = "Context that makes the prompt long enough to matter. ".repeat(200);
     let first = client.complete(request(&long)).await.expect("first");
     let second = client.complete(request(&long)).await.expect("second");
     let (u1, u2) = (&first.message.usage, &second.message.usage);
     assert_eq!(u1.cache_read(), 0, "nothing cached yet");
-    assert!(u1.cache_creation() > 2_000, "the first request writes the prefix: {u1:?}");
-    assert_eq!(u2.cache_read(), u1.cache_creation(), "the second reads all of it: {u2:?}");
+    assert!(
+        u1.cache_creation() > 2_000,
+        "the first request writes the prefix: {u1:?}"
+    );
+    assert_eq!(
+        u2.cache_read(),
+        u1.cache_creation(),
+        "the second reads all of it: {u2:?}"
+    );
     assert_eq!(u2.cache_creation(), 0);
 
     // The next turn appends to the conversation: the old prefix is read, only the tail written.
     let mut next = request(&long);
-    next.body.messages.push(Message::with_blocks(Role::Assistant, vec![ContentBlock::text("ok")]));
+    next.body.messages.push(Message::with_blocks(
+        Role::Assistant,
+        vec![ContentBlock::text("ok")],
+    ));
     next.body.messages.push(Message::user_text("and now?"));
     let third = client.complete(next).await.expect("third");
     let u3 = &third.message.usage;
-    assert!(u3.cache_read() >= u1.cache_creation() - u1.cache_creation() / 10, "{u3:?}");
-    assert!(u3.cache_creation() > 0 && u3.cache_creation() < 100, "{u3:?}");
+    assert!(
+        u3.cache_read() >= u1.cache_creation() - u1.cache_creation() / 10,
+        "{u3:?}"
+    );
+    assert!(
+        u3.cache_creation() > 0 && u3.cache_creation() < 100,
+        "{u3:?}"
+    );
 
     let body = &server.requests()[0].body;
-    assert_eq!(body["tools"][0]["cache_control"], json!({"type": "ephemeral"}));
-    assert_eq!(body["system"][0]["cache_control"], json!({"type": "ephemeral"}));
-    assert_eq!(body["messages"][0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(
+        body["tools"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    assert_eq!(
+        body["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    assert_eq!(
+        body["messages"][0]["content"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
 }
 
 #[tokio::test]
 async fn caching_can_be_turned_off() {
-    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok"))).await.expect("server starts");
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("ok")))
+        .await
+        .expect("server starts");
     let mut config = AnthropicConfig::new(server.base_url(), Auth::ApiKey("k".into()));
     config.prompt_caching = false;
     config.http = options(1);

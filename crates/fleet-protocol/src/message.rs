@@ -70,7 +70,9 @@ impl Message {
             MessageContent::Blocks(b) => b,
         };
         blocks.iter().filter_map(|b| match b {
-            ContentBlock::ToolUse { id, name, input, .. } => Some(ToolUse { id, name, input }),
+            ContentBlock::ToolUse {
+                id, name, input, ..
+            } => Some(ToolUse { id, name, input }),
             _ => None,
         })
     }
@@ -179,7 +181,11 @@ impl ContentBlock {
     }
 
     /// A tool result holding plain text; `is_error` is only written when true, as the API does.
-    pub fn tool_result(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
+    pub fn tool_result(
+        tool_use_id: impl Into<String>,
+        text: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
         Self::ToolResult {
             tool_use_id: tool_use_id.into(),
             content: Some(ToolResultContent::Text(text.into())),

@@ -50,7 +50,11 @@ impl MessagesRequest {
         match &self.system {
             None => String::new(),
             Some(SystemPrompt::Text(t)) => t.clone(),
-            Some(SystemPrompt::Blocks(b)) => b.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join("\n"),
+            Some(SystemPrompt::Blocks(b)) => b
+                .iter()
+                .map(|b| b.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 }

@@ -56,12 +56,22 @@ impl StreamEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum BlockDelta {
-    TextDelta { text: String },
+    TextDelta {
+        text: String,
+    },
     /// A fragment of a tool's input JSON; only the concatenation of all fragments is valid JSON.
-    InputJsonDelta { partial_json: String },
-    ThinkingDelta { thinking: String },
-    SignatureDelta { signature: String },
-    CitationsDelta { citation: serde_json::Value },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
+    CitationsDelta {
+        citation: serde_json::Value,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

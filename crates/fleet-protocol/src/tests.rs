@@ -28,9 +28,21 @@ fn tool_results_keep_string_or_block_content_and_error_flag() {
     let m: Message = roundtrip(json);
     match &m.content {
         MessageContent::Blocks(b) => {
-            assert!(matches!(&b[0], ContentBlock::ToolResult { content: Some(ToolResultContent::Text(_)), is_error: None, .. }));
-            assert!(matches!(&b[1], ContentBlock::ToolResult { content: Some(ToolResultContent::Blocks(v)), is_error: Some(true), .. } if v.len() == 2));
-            assert!(matches!(&b[2], ContentBlock::ToolResult { content: None, .. }));
+            assert!(matches!(
+                &b[0],
+                ContentBlock::ToolResult {
+                    content: Some(ToolResultContent::Text(_)),
+                    is_error: None,
+                    ..
+                }
+            ));
+            assert!(
+                matches!(&b[1], ContentBlock::ToolResult { content: Some(ToolResultContent::Blocks(v)), is_error: Some(true), .. } if v.len() == 2)
+            );
+            assert!(matches!(
+                &b[2],
+                ContentBlock::ToolResult { content: None, .. }
+            ));
         }
         MessageContent::Text(_) => panic!("expected blocks"),
     }
@@ -47,14 +59,18 @@ fn cache_control_round_trips_with_and_without_ttl() {
     let json = r#"{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":{"type":"ephemeral","ttl":"1h"}}]}"#;
     let mut m: Message = roundtrip(json);
     if let MessageContent::Blocks(b) = &mut m.content {
-        let slot = b[0].cache_control_mut().expect("text can carry a breakpoint");
+        let slot = b[0]
+            .cache_control_mut()
+            .expect("text can carry a breakpoint");
         assert_eq!(slot.as_ref(), Some(&CacheControl::ephemeral()));
     }
 }
 
 #[test]
 fn usage_with_cache_fields_round_trips_and_sums() {
-    let u: Usage = roundtrip(r#"{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":4000,"output_tokens":7}"#);
+    let u: Usage = roundtrip(
+        r#"{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":4000,"output_tokens":7}"#,
+    );
     assert_eq!(u.total_input(), 4312);
     assert_eq!(u.total(), 4319);
     let bare: Usage = roundtrip(r#"{"input_tokens":3,"output_tokens":1}"#);
@@ -64,13 +80,23 @@ fn usage_with_cache_fields_round_trips_and_sums() {
     assert_eq!(sum.input_tokens, 15);
     let mut none = bare.clone();
     none += &bare;
-    assert_eq!(none.cache_read_input_tokens, None, "absent plus absent stays absent");
+    assert_eq!(
+        none.cache_read_input_tokens, None,
+        "absent plus absent stays absent"
+    );
 }
 
 #[test]
 fn usage_delta_replaces_cumulative_fields() {
-    let mut u = Usage { input_tokens: 10, output_tokens: 1, ..Usage::default() };
-    u.merge_delta(&UsageDelta { output_tokens: Some(42), ..UsageDelta::default() });
+    let mut u = Usage {
+        input_tokens: 10,
+        output_tokens: 1,
+        ..Usage::default()
+    };
+    u.merge_delta(&UsageDelta {
+        output_tokens: Some(42),
+        ..UsageDelta::default()
+    });
     assert_eq!((u.input_tokens, u.output_tokens), (10, 42));
 }
 
@@ -86,7 +112,10 @@ fn assistant_message_object_round_trips() {
 fn unknown_stop_reason_is_kept() {
     let r: StopReason = serde_json::from_str(r#""model_context_window_exceeded""#).expect("parses");
     assert_eq!(r.as_str(), "model_context_window_exceeded");
-    assert_eq!(serde_json::to_string(&r).expect("prints"), r#""model_context_window_exceeded""#);
+    assert_eq!(
+        serde_json::to_string(&r).expect("prints"),
+        r#""model_context_window_exceeded""#
+    );
 }
 
 #[test]
@@ -108,7 +137,17 @@ fn stream_events_parse_as_the_api_sends_them() {
         .collect();
     assert_eq!(
         names,
-        ["message_start", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"]
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+            "ping",
+            "error"
+        ]
     );
 }
 
@@ -122,6 +161,7 @@ fn request_with_system_blocks_and_tools_round_trips() {
 
 #[test]
 fn api_error_body_round_trips() {
-    let e: ApiErrorBody = roundtrip(r#"{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}"#);
+    let e: ApiErrorBody =
+        roundtrip(r#"{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}"#);
     assert_eq!(e.error.error_type, ApiErrorBody::type_for_status(429));
 }

@@ -64,9 +64,12 @@ impl AddAssign<&Usage> for Usage {
         }
         self.input_tokens += rhs.input_tokens;
         self.output_tokens += rhs.output_tokens;
-        self.cache_creation_input_tokens =
-            add(self.cache_creation_input_tokens, rhs.cache_creation_input_tokens);
-        self.cache_read_input_tokens = add(self.cache_read_input_tokens, rhs.cache_read_input_tokens);
+        self.cache_creation_input_tokens = add(
+            self.cache_creation_input_tokens,
+            rhs.cache_creation_input_tokens,
+        );
+        self.cache_read_input_tokens =
+            add(self.cache_read_input_tokens, rhs.cache_read_input_tokens);
     }
 }
 

@@ -49,7 +49,9 @@ async fn run(server: &FakeModelServer, total: usize) -> Duration {
 }
 
 async fn bench(label: &str, scenario: Scenario) {
-    let server = FakeModelServer::start(scenario).await.expect("server starts");
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
     run(&server, CONCURRENCY).await; // warm up: open the connections
     let elapsed = run(&server, TOTAL).await;
     let rps = TOTAL as f64 / elapsed.as_secs_f64();
@@ -68,7 +70,15 @@ fn main() {
         .expect("tokio runtime");
     runtime.block_on(async {
         let reply = "A short scripted answer, streamed as several text deltas.";
-        bench("one-write-per-event", Scenario::with_rules([Rule::text(reply)])).await;
-        bench("16-byte-writes", Scenario::with_rules([Rule::text(reply)]).chunk_size(16)).await;
+        bench(
+            "one-write-per-event",
+            Scenario::with_rules([Rule::text(reply)]),
+        )
+        .await;
+        bench(
+            "16-byte-writes",
+            Scenario::with_rules([Rule::text(reply)]).chunk_size(16),
+        )
+        .await;
     });
 }

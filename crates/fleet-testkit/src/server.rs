@@ -19,6 +19,7 @@ use axum::serve::ListenerExt;
 use axum::Router;
 use bytes::Bytes;
 use fleet_protocol::MessagesRequest;
+use serde::Deserialize;
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -226,16 +227,20 @@ async fn request_log(State(s): State<Arc<Shared>>) -> Response {
     axum::Json(lock(&s.log).records.clone()).into_response()
 }
 
-/// A request that passed the protocol checks.
+/// A request that passed the protocol checks, reduced to what answering it needs.
 enum Checked {
     Anthropic(Box<MessagesRequest>, RequestView),
-    OpenAi(Value, RequestView),
+    OpenAi {
+        view: RequestView,
+        input: InputUsage,
+        include_usage: bool,
+    },
 }
 
 impl Checked {
     fn view(&self) -> &RequestView {
         match self {
-            Self::Anthropic(_, v) | Self::OpenAi(_, v) => v,
+            Self::Anthropic(_, view) | Self::OpenAi { view, .. } => view,
         }
     }
 }
@@ -259,6 +264,7 @@ async fn handle(
     };
 
     // Number the request, pick its rule and log it, all at once.
+    let logged_headers = redacted_headers(&headers);
     let (seq, rule_index) = {
         let mut log = lock(&s.log);
         let seq = log.next_seq;
@@ -287,7 +293,7 @@ async fn handle(
             method: method.to_string(),
             path: path.to_owned(),
             protocol,
-            headers: redacted_headers(&headers),
+            headers: logged_headers,
             body,
             rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
             rule_index,
@@ -307,7 +313,7 @@ async fn handle(
         let message = format!(
             "fake model: no scenario rule matched request #{seq} ({} rules; last user text: {:?}; has tool result: {})",
             s.scenario.rules.len(),
-            view.last_user,
+            excerpt(&view.last_user),
             view.has_tool_result
         );
         return ApiError::invalid_request(message).into_response(protocol, &request_id);
@@ -331,7 +337,11 @@ async fn handle(
             let prefixes = cache::prefixes(req);
             (lock(&s.cache).account(&prefixes, &s.scenario.cache), false)
         }
-        Checked::OpenAi(body, _) => (openai_input(body), openai_include_usage(body)),
+        Checked::OpenAi {
+            input,
+            include_usage,
+            ..
+        } => (*input, *include_usage),
     };
     let answer = Answer::new(rule, protocol, seq, model, input);
     let enc = Encoding {
@@ -388,7 +398,7 @@ fn check(
     }
     match protocol {
         Protocol::Anthropic => {
-            let req: MessagesRequest = serde_json::from_value(body.clone()).map_err(|e| {
+            let req = MessagesRequest::deserialize(body).map_err(|e| {
                 ApiError::invalid_request(format!(
                     "fake model: the body is not a valid Messages API request: {e}"
                 ))
@@ -402,10 +412,11 @@ fn check(
         Protocol::OpenAi => {
             validate::openai(body, s.scenario.validate_requests)
                 .map_err(ApiError::invalid_request)?;
-            Ok(Checked::OpenAi(
-                body.clone(),
-                RequestView::from_openai(body),
-            ))
+            Ok(Checked::OpenAi {
+                view: RequestView::from_openai(body),
+                input: openai_input(body),
+                include_usage: openai_include_usage(body),
+            })
         }
     }
 }
@@ -427,4 +438,13 @@ fn openai_include_usage(body: &Value) -> bool {
     body.pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
         .unwrap_or(false)
+}
+
+/// The start of a long text, for error messages that must stay readable.
+fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 200;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
 }

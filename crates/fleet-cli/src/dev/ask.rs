@@ -27,13 +27,18 @@ pub struct AskArgs {
 }
 
 fn parse_provider(s: &str) -> Result<Provider, String> {
-    s.parse().map_err(|e: fleet_model::ModelError| e.to_string())
+    s.parse()
+        .map_err(|e: fleet_model::ModelError| e.to_string())
 }
 
 pub async fn run(args: AskArgs) -> anyhow::Result<()> {
     let client = client_from_env(args.provider)?;
     let catalog = Catalog::from_env();
-    let model = match args.model.or_else(|| std::env::var("FLEET_MODEL").ok().filter(|m| !m.trim().is_empty())) {
+    let model = match args.model.or_else(|| {
+        std::env::var("FLEET_MODEL")
+            .ok()
+            .filter(|m| !m.trim().is_empty())
+    }) {
         Some(m) if client.provider() == Provider::Anthropic => catalog.resolve_id(&m),
         Some(m) => m,
         None if client.provider() == Provider::Anthropic => catalog.resolve_id("sonnet"),
@@ -42,13 +47,22 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
              (e.g. --model qwen2.5-coder:7b)"
         ),
     };
-    let mut body = MessagesRequest::new(model.clone(), args.max_tokens, vec![Message::user_text(args.prompt)]);
+    let mut body = MessagesRequest::new(
+        model.clone(),
+        args.max_tokens,
+        vec![Message::user_text(args.prompt)],
+    );
     body.system = args.system.map(SystemPrompt::Text);
     let mut stream = client.stream(ModelRequest::from(body));
     let mut stdout = std::io::stdout().lock();
     while let Some(event) = stream.next().await {
         match event.with_context(|| format!("asking {model} via {}", client.provider().as_str()))? {
-            ModelEvent::Retry { attempt, max_attempts, delay, reason } => {
+            ModelEvent::Retry {
+                attempt,
+                max_attempts,
+                delay,
+                reason,
+            } => {
                 eprintln!("retry {attempt}/{max_attempts} in {delay:?}: {reason}");
             }
             ModelEvent::TextDelta { text, .. } if !args.json => {

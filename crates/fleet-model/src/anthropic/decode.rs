@@ -32,7 +32,11 @@ pub struct AnthropicDecoder {
 enum BlockState {
     Open(ContentBlock),
     /// A tool call whose input JSON is still arriving in fragments.
-    OpenTool { id: String, name: String, json: String },
+    OpenTool {
+        id: String,
+        name: String,
+        json: String,
+    },
     Done(ContentBlock),
 }
 
@@ -45,7 +49,11 @@ impl AnthropicDecoder {
         self.blocks
             .get_mut(index)
             .and_then(Option::as_mut)
-            .ok_or_else(|| ModelError::Protocol(format!("delta for content block {index}, which was never started")))
+            .ok_or_else(|| {
+                ModelError::Protocol(format!(
+                    "delta for content block {index}, which was never started"
+                ))
+            })
     }
 
     fn start_block(&mut self, index: usize, block: ContentBlock, out: &mut Vec<ModelEvent>) {
@@ -54,11 +62,22 @@ impl AnthropicDecoder {
         }
         let state = match block {
             ContentBlock::ToolUse { id, name, .. } => {
-                out.push(ModelEvent::ToolUseStart { index, id: id.clone(), name: name.clone() });
-                BlockState::OpenTool { id, name, json: String::new() }
+                out.push(ModelEvent::ToolUseStart {
+                    index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                BlockState::OpenTool {
+                    id,
+                    name,
+                    json: String::new(),
+                }
             }
             ContentBlock::Text { ref text, .. } if !text.is_empty() => {
-                out.push(ModelEvent::TextDelta { index, text: text.clone() });
+                out.push(ModelEvent::TextDelta {
+                    index,
+                    text: text.clone(),
+                });
                 BlockState::Open(block)
             }
             other => BlockState::Open(other),
@@ -66,29 +85,50 @@ impl AnthropicDecoder {
         self.blocks[index] = Some(state);
     }
 
-    fn apply_delta(&mut self, index: usize, delta: BlockDelta, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+    fn apply_delta(
+        &mut self,
+        index: usize,
+        delta: BlockDelta,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
         let state = self.block(index)?;
         match (state, delta) {
-            (BlockState::Open(ContentBlock::Text { text, .. }), BlockDelta::TextDelta { text: more }) => {
+            (
+                BlockState::Open(ContentBlock::Text { text, .. }),
+                BlockDelta::TextDelta { text: more },
+            ) => {
                 text.push_str(&more);
                 out.push(ModelEvent::TextDelta { index, text: more });
             }
-            (BlockState::Open(ContentBlock::Text { citations, .. }), BlockDelta::CitationsDelta { citation }) => {
-                match citations.get_or_insert_with(|| serde_json::Value::Array(Vec::new())) {
-                    serde_json::Value::Array(list) => list.push(citation),
-                    other => *other = serde_json::Value::Array(vec![citation]),
-                }
-            }
-            (BlockState::Open(ContentBlock::Thinking { thinking, .. }), BlockDelta::ThinkingDelta { thinking: more }) => {
+            (
+                BlockState::Open(ContentBlock::Text { citations, .. }),
+                BlockDelta::CitationsDelta { citation },
+            ) => match citations.get_or_insert_with(|| serde_json::Value::Array(Vec::new())) {
+                serde_json::Value::Array(list) => list.push(citation),
+                other => *other = serde_json::Value::Array(vec![citation]),
+            },
+            (
+                BlockState::Open(ContentBlock::Thinking { thinking, .. }),
+                BlockDelta::ThinkingDelta { thinking: more },
+            ) => {
                 thinking.push_str(&more);
-                out.push(ModelEvent::ThinkingDelta { index, thinking: more });
+                out.push(ModelEvent::ThinkingDelta {
+                    index,
+                    thinking: more,
+                });
             }
-            (BlockState::Open(ContentBlock::Thinking { signature, .. }), BlockDelta::SignatureDelta { signature: more }) => {
+            (
+                BlockState::Open(ContentBlock::Thinking { signature, .. }),
+                BlockDelta::SignatureDelta { signature: more },
+            ) => {
                 signature.push_str(&more);
             }
             (BlockState::OpenTool { json, .. }, BlockDelta::InputJsonDelta { partial_json }) => {
                 json.push_str(&partial_json);
-                out.push(ModelEvent::ToolInputDelta { index, partial_json });
+                out.push(ModelEvent::ToolInputDelta {
+                    index,
+                    partial_json,
+                });
             }
             (state, delta) => {
                 return Err(ModelError::Protocol(format!(
@@ -118,23 +158,31 @@ impl AnthropicDecoder {
                 ContentBlock::tool_use(id, name, input)
             }
             BlockState::Done(_) => {
-                return Err(ModelError::Protocol(format!("content block {index} was stopped twice")));
+                return Err(ModelError::Protocol(format!(
+                    "content block {index} was stopped twice"
+                )));
             }
         };
-        out.push(ModelEvent::BlockComplete { index, block: block.clone() });
+        out.push(ModelEvent::BlockComplete {
+            index,
+            block: block.clone(),
+        });
         *state = BlockState::Done(block);
         Ok(())
     }
 
     fn finish(&mut self) -> Result<AssistantMessage, ModelError> {
-        let mut message = self
-            .message
-            .take()
-            .ok_or_else(|| ModelError::Protocol("message_stop arrived before message_start".into()))?;
+        let mut message = self.message.take().ok_or_else(|| {
+            ModelError::Protocol("message_stop arrived before message_start".into())
+        })?;
         for (index, state) in std::mem::take(&mut self.blocks).into_iter().enumerate() {
             match state {
                 Some(BlockState::Done(block)) => message.content.push(block),
-                Some(_) => return Err(ModelError::Protocol(format!("content block {index} was never stopped"))),
+                Some(_) => {
+                    return Err(ModelError::Protocol(format!(
+                        "content block {index} was never stopped"
+                    )))
+                }
                 None => {}
             }
         }
@@ -143,7 +191,11 @@ impl AnthropicDecoder {
 }
 
 impl WireDecoder for AnthropicDecoder {
-    fn on_event(&mut self, event: SseEvent, out: &mut Vec<ModelEvent>) -> Result<Option<AssistantMessage>, ModelError> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError> {
         let parsed: StreamEvent = match serde_json::from_str(&event.data) {
             Ok(parsed) => parsed,
             Err(e) => {
@@ -167,14 +219,18 @@ impl WireDecoder for AnthropicDecoder {
                 message.content.clear();
                 self.message = Some(message);
             }
-            StreamEvent::ContentBlockStart { index, content_block } => self.start_block(index, content_block, out),
-            StreamEvent::ContentBlockDelta { index, delta } => self.apply_delta(index, delta, out)?,
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => self.start_block(index, content_block, out),
+            StreamEvent::ContentBlockDelta { index, delta } => {
+                self.apply_delta(index, delta, out)?
+            }
             StreamEvent::ContentBlockStop { index } => self.stop_block(index, out)?,
             StreamEvent::MessageDelta { delta, usage } => {
-                let message = self
-                    .message
-                    .as_mut()
-                    .ok_or_else(|| ModelError::Protocol("message_delta arrived before message_start".into()))?;
+                let message = self.message.as_mut().ok_or_else(|| {
+                    ModelError::Protocol("message_delta arrived before message_start".into())
+                })?;
                 if delta.stop_reason.is_some() {
                     message.stop_reason = delta.stop_reason;
                 }

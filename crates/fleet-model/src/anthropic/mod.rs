@@ -70,11 +70,19 @@ impl AnthropicConfig {
                 ))
             }
         };
-        let mut config = Self::new(var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()), auth);
+        let mut config = Self::new(
+            var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
+            auth,
+        );
         if let Some(betas) = var("ANTHROPIC_BETAS") {
-            config.betas = betas.split(',').map(|b| b.trim().to_owned()).filter(|b| !b.is_empty()).collect();
+            config.betas = betas
+                .split(',')
+                .map(|b| b.trim().to_owned())
+                .filter(|b| !b.is_empty())
+                .collect();
         }
-        config.prompt_caching = !var("DISABLE_PROMPT_CACHING").is_some_and(|v| v != "0" && v != "false");
+        config.prompt_caching =
+            !var("DISABLE_PROMPT_CACHING").is_some_and(|v| v != "0" && v != "false");
         config.http = HttpOptions::from_env();
         Ok(config)
     }

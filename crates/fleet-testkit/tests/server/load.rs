@@ -3,11 +3,12 @@ use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use futures::stream::{FuturesUnordered, StreamExt};
 
 /// Every one of 5,000 simultaneous streaming requests completes with the full stream.
-/// Bounded by count, not time.
+/// Bounded by count, not time: the barrier releases all requests together and the rule's
+/// short delay keeps every one of them open at once (10,000 sockets on loopback).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_thousand_concurrent_streams() {
     const N: usize = 5_000;
-    let server = FakeModelServer::start(Scenario::with_rules([Rule::text("ok")]))
+    let server = FakeModelServer::start(Scenario::with_rules([Rule::text("ok").delay_ms(100)]))
         .await
         .expect("start");
     // One client per 500 requests so connections spread like independent agents'.
