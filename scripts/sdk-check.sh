@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/sdk-venv
+TARGET_DIR=${CARGO_TARGET_DIR:-target}
+VENV=$TARGET_DIR/sdk-venv
 SCENARIO=tests/sdk/scenario.yaml
 WORK=$(mktemp -d)
 SERVER_PID=""
@@ -31,7 +32,9 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 if ! "$VENV/bin/python" -c "import anthropic, openai, yaml" 2>/dev/null; then
   echo "sdk-check: installing anthropic, openai, pyyaml from PyPI" >&2
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check anthropic openai pyyaml
+  # Pinned to the versions this check was last verified with; bump deliberately.
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check \
+    "anthropic==2.14.0" "openai==3.57.0" "pyyaml==6.0.4"
 fi
 "$VENV/bin/python" - <<'PY' >&2
 import anthropic, openai
@@ -39,7 +42,7 @@ print(f"sdk-check: anthropic {anthropic.__version__}, openai {openai.__version__
 PY
 
 cargo build --quiet -p fleet-cli
-target/debug/fleet dev fake-model --scenario "$SCENARIO" >"$WORK/stdout" 2>"$WORK/stderr" &
+"$TARGET_DIR/debug/fleet" dev fake-model --scenario "$SCENARIO" >"$WORK/stdout" 2>"$WORK/stderr" &
 SERVER_PID=$!
 
 # The server's first stdout line is `listening on URL`.
