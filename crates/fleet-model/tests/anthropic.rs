@@ -1,29 +1,18 @@
 //! The Anthropic client against the fake model server: real HTTP and SSE on loopback.
 
+mod common;
+
+use common::{options, retries, run, streamed_text};
 use fleet_model::{
     AnthropicClient, AnthropicConfig, Auth, HttpOptions, ModelClient, ModelError, ModelEvent,
-    ModelRequest, ModelResponse, RetryPolicy,
+    ModelRequest,
 };
 use fleet_protocol::{
     ContentBlock, Message, MessagesRequest, Role, StopReason, SystemPrompt, ToolDefinition,
 };
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
-use futures::StreamExt;
 use serde_json::json;
 use std::time::Duration;
-
-fn options(max_attempts: u32) -> HttpOptions {
-    HttpOptions {
-        retry: RetryPolicy {
-            max_attempts,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_millis(20),
-            ..RetryPolicy::default()
-        },
-        connect_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(10),
-    }
-}
 
 fn client(server: &FakeModelServer, max_attempts: u32) -> AnthropicClient {
     let mut config = AnthropicConfig::new(server.base_url(), Auth::ApiKey("sk-test-secret".into()));
@@ -42,46 +31,6 @@ fn request(prompt: &str) -> ModelRequest {
         cache_control: None,
     }];
     body.into()
-}
-
-/// Drains a stream, returning every event and the final outcome.
-async fn run(
-    client: &AnthropicClient,
-    req: ModelRequest,
-) -> (Vec<ModelEvent>, Result<ModelResponse, ModelError>) {
-    let mut stream = client.stream(req);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(ModelEvent::Completed(done)) => return (events, Ok(done)),
-            Ok(event) => events.push(event),
-            Err(e) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
-                return (events, Err(e));
-            }
-        }
-    }
-    panic!("stream ended without Completed or an error");
-}
-
-fn retries(events: &[ModelEvent]) -> Vec<(u32, Duration)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ModelEvent::Retry { attempt, delay, .. } => Some((*attempt, *delay)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn streamed_text(events: &[ModelEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ModelEvent::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

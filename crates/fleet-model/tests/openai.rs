@@ -1,31 +1,20 @@
 //! The OpenAI-compatible client against the fake model server: real HTTP and SSE on loopback,
 //! with the quirks of local servers switched on where a test needs them.
 
+mod common;
+
+use common::{options, retries, run, streamed_text};
 use fleet_model::{
-    HttpOptions, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, OpenAiClient,
-    OpenAiConfig, Provider, RetryPolicy,
+    ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, OpenAiClient, OpenAiConfig,
+    Provider,
 };
 use fleet_protocol::{
     ContentBlock, Message, MessagesRequest, Role, StopReason, SystemBlock, SystemPrompt,
     ToolDefinition,
 };
 use fleet_testkit::{FakeModelServer, OpenAiOptions, Rule, Scenario};
-use futures::StreamExt;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-fn options(max_attempts: u32) -> HttpOptions {
-    HttpOptions {
-        retry: RetryPolicy {
-            max_attempts,
-            base_delay: Duration::from_millis(5),
-            max_delay: Duration::from_millis(20),
-            ..RetryPolicy::default()
-        },
-        connect_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(10),
-    }
-}
 
 fn config(server: &FakeModelServer, key: Option<&str>, max_attempts: u32) -> OpenAiConfig {
     let mut config = OpenAiConfig::new(server.base_url(), key.map(str::to_owned));
@@ -51,52 +40,6 @@ fn request(prompt: &str) -> ModelRequest {
     body.system = Some(SystemPrompt::Text("You are a careful coding agent.".into()));
     body.tools = vec![read_tool()];
     body.into()
-}
-
-/// Drains a stream, returning every event and the final outcome.
-async fn run(
-    client: &OpenAiClient,
-    req: ModelRequest,
-) -> (Vec<ModelEvent>, Result<ModelResponse, ModelError>) {
-    let mut stream = client.stream(req);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(ModelEvent::Completed(done)) => {
-                assert!(
-                    stream.next().await.is_none(),
-                    "nothing may follow Completed"
-                );
-                return (events, Ok(done));
-            }
-            Ok(event) => events.push(event),
-            Err(e) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
-                return (events, Err(e));
-            }
-        }
-    }
-    panic!("stream ended without Completed or an error");
-}
-
-fn streamed_text(events: &[ModelEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ModelEvent::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn retries(events: &[ModelEvent]) -> Vec<(u32, Duration)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            ModelEvent::Retry { attempt, delay, .. } => Some((*attempt, *delay)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `(id, name, input)` of each tool call in the reply.
