@@ -4,6 +4,7 @@
 //! Once a content event has been yielded, a failure is reported as it is: replaying the request
 //! would show the user (and the agent loop) the same words twice.
 
+use crate::anthropic::preview;
 use crate::client::ModelStream;
 use crate::error::ModelError;
 use crate::event::{ModelEvent, ModelResponse};
@@ -88,6 +89,18 @@ pub trait WireDecoder: Send + 'static {
     ) -> Result<Option<AssistantMessage>, ModelError> {
         Ok(None)
     }
+    /// The server ignored `stream: true` and sent the whole reply as one JSON document (some
+    /// proxies and local servers do). Emits the events a stream would have carried.
+    fn on_whole_body(
+        &mut self,
+        body: &[u8],
+        _out: &mut Vec<ModelEvent>,
+    ) -> Result<AssistantMessage, ModelError> {
+        Err(ModelError::Protocol(format!(
+            "expected an event stream but got a JSON document: {}",
+            preview(&String::from_utf8_lossy(body))
+        )))
+    }
 }
 
 /// How one provider's transport differs from another's.
@@ -128,6 +141,34 @@ where
                         _ => Vec::new(),
                     };
                     (wire.api_error)(status, &headers, &body)
+                }
+                Ok(Ok(response)) if is_json(response.headers()) => {
+                    let request_id = request_id(response.headers());
+                    match tokio::time::timeout(idle, response.bytes()).await {
+                        Err(_) => ModelError::IdleTimeout(idle),
+                        Ok(Err(e)) => ModelError::StreamInterrupted {
+                            when: "before any content",
+                            message: describe_reqwest(&e),
+                        },
+                        Ok(Ok(body)) => {
+                            let mut out = Vec::new();
+                            match (wire.new_decoder)().on_whole_body(&body, &mut out) {
+                                Ok(message) => {
+                                    for event in out {
+                                        yield Ok(event);
+                                    }
+                                    yield Ok(ModelEvent::Completed(ModelResponse {
+                                        message,
+                                        request_id,
+                                        attempts: attempt,
+                                        duration: started.elapsed(),
+                                    }));
+                                    return;
+                                }
+                                Err(e) => e,
+                            }
+                        }
+                    }
                 }
                 Ok(Ok(response)) => {
                     let request_id = request_id(response.headers());
@@ -214,6 +255,18 @@ where
             tokio::time::sleep(delay).await;
         }
     })
+}
+
+/// A successful answer that is JSON rather than `text/event-stream`.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        })
 }
 
 pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {

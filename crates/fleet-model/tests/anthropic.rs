@@ -487,3 +487,30 @@ async fn caching_can_be_turned_off() {
     let body = server.requests()[1].body.to_string();
     assert!(!body.contains("cache_control"), "{body}");
 }
+
+#[tokio::test]
+async fn a_server_that_ignores_stream_still_gives_the_whole_reply() {
+    let scenario = Scenario::new().ignore_stream(true).rule(
+        Rule::new()
+            .then_text("Whole reply.")
+            .then_tool_use("Read", json!({"file_path": "/a"})),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
+    let (events, done) = run(&client(&server, 1), request("hi")).await;
+    let done = done.expect("a JSON reply is accepted");
+    assert_eq!(done.message.text(), "Whole reply.");
+    assert_eq!(streamed_text(&events), "Whole reply.");
+    assert_eq!(done.message.stop_reason, Some(StopReason::ToolUse));
+    let calls: Vec<_> = done
+        .message
+        .to_message()
+        .tool_uses()
+        .map(|u| u.input.clone())
+        .collect();
+    assert_eq!(calls, vec![json!({"file_path": "/a"})]);
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, ModelEvent::ToolUseStart { name, .. } if name == "Read")));
+}

@@ -497,3 +497,31 @@ async fn a_base_url_that_is_not_http_is_a_config_error() {
     let err = OpenAiClient::new(OpenAiConfig::new("localhost:11434", None)).expect_err("no scheme");
     assert!(matches!(err, ModelError::Config(_)), "{err:?}");
 }
+
+#[tokio::test]
+async fn a_server_that_ignores_stream_still_gives_the_whole_reply() {
+    let scenario = Scenario::new().ignore_stream(true).rule(
+        Rule::new()
+            .then_text("Whole reply.")
+            .then_tool_use("Read", json!({"file_path": "/a"}))
+            .then_tool_use("Read", json!({"file_path": "/b"})),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
+    let (events, done) = run(&client(&server, 1), request("hi")).await;
+    let done = done.expect("a JSON reply is accepted");
+    assert_eq!(done.message.text(), "Whole reply.");
+    assert_eq!(streamed_text(&events), "Whole reply.");
+    assert_eq!(done.message.stop_reason, Some(StopReason::ToolUse));
+    let inputs: Vec<_> = done
+        .message
+        .to_message()
+        .tool_uses()
+        .map(|u| u.input.clone())
+        .collect();
+    assert_eq!(
+        inputs,
+        vec![json!({"file_path": "/a"}), json!({"file_path": "/b"})]
+    );
+}

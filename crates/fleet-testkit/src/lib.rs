@@ -35,6 +35,7 @@
 //! model: claude-fake-1      # used when the request names no model
 //! require_auth: true        # 401 without x-api-key / authorization
 //! validate_requests: true   # 400 for requests the real API rejects
+//! ignore_stream: false      # answer with one JSON document even to stream: true
 //! cache: { enabled: true, min_tokens: 0 }
 //! openai: { omit_tool_call_ids: false, arguments_in_one_chunk: false }
 //! rules:

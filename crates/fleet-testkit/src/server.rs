@@ -354,9 +354,10 @@ async fn handle(
         openai: s.scenario.openai.clone(),
         include_usage,
     };
+    let stream = view.stream && !s.scenario.ignore_stream;
     match protocol {
-        Protocol::Anthropic => anthropic::respond(&answer, rule.fault.as_ref(), view.stream, &enc),
-        Protocol::OpenAi => openai::respond(&answer, rule.fault.as_ref(), view.stream, &enc),
+        Protocol::Anthropic => anthropic::respond(&answer, rule.fault.as_ref(), stream, &enc),
+        Protocol::OpenAi => openai::respond(&answer, rule.fault.as_ref(), stream, &enc),
     }
 }
 

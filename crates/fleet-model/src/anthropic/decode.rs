@@ -4,7 +4,7 @@ use crate::error::ModelError;
 use crate::event::ModelEvent;
 use crate::sse::SseEvent;
 use crate::transport::WireDecoder;
-use fleet_protocol::{AssistantMessage, BlockDelta, ContentBlock, StreamEvent};
+use fleet_protocol::{ApiErrorBody, AssistantMessage, BlockDelta, ContentBlock, StreamEvent};
 
 const PROVIDER: &str = "anthropic";
 
@@ -250,6 +250,57 @@ impl WireDecoder for AnthropicDecoder {
             }
         }
         Ok(None)
+    }
+
+    fn on_whole_body(
+        &mut self,
+        body: &[u8],
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<AssistantMessage, ModelError> {
+        if let Ok(error) = serde_json::from_slice::<ApiErrorBody>(body) {
+            return Err(ModelError::StreamError {
+                provider: PROVIDER,
+                error_type: error.error.error_type,
+                message: error.error.message,
+            });
+        }
+        let message: AssistantMessage = serde_json::from_slice(body).map_err(|e| {
+            ModelError::Protocol(format!(
+                "expected an event stream or a message, got JSON that is neither ({e}): {}",
+                preview(&String::from_utf8_lossy(body))
+            ))
+        })?;
+        for (index, block) in message.content.iter().enumerate() {
+            match block {
+                ContentBlock::Text { text, .. } => out.push(ModelEvent::TextDelta {
+                    index,
+                    text: text.clone(),
+                }),
+                ContentBlock::Thinking { thinking, .. } => out.push(ModelEvent::ThinkingDelta {
+                    index,
+                    thinking: thinking.clone(),
+                }),
+                ContentBlock::ToolUse {
+                    id, name, input, ..
+                } => {
+                    out.push(ModelEvent::ToolUseStart {
+                        index,
+                        id: id.clone(),
+                        name: name.clone(),
+                    });
+                    out.push(ModelEvent::ToolInputDelta {
+                        index,
+                        partial_json: input.to_string(),
+                    });
+                }
+                _ => {}
+            }
+            out.push(ModelEvent::BlockComplete {
+                index,
+                block: block.clone(),
+            });
+        }
+        Ok(message)
     }
 }
 

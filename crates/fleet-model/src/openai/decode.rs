@@ -369,6 +369,38 @@ impl WireDecoder for OpenAiDecoder {
         Ok(None)
     }
 
+    /// A non-streamed `chat.completion` is one chunk whose choice holds a `message` where a
+    /// chunk holds a `delta`; tool calls there carry no `index`, so their position is used.
+    fn on_whole_body(
+        &mut self,
+        body: &[u8],
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<AssistantMessage, ModelError> {
+        let text = String::from_utf8_lossy(body);
+        let mut chunk: Chunk = serde_json::from_slice(body).map_err(|e| {
+            ModelError::Protocol(format!(
+                "expected an event stream or a chat completion, got: {e} in {}",
+                preview(&text)
+            ))
+        })?;
+        if chunk.error.is_some() || chunk.object.as_deref() == Some("error") {
+            return Err(stream_error(
+                &serde_json::from_slice(body).unwrap_or(Value::Null),
+            ));
+        }
+        for choice in chunk.choices.iter_mut().flatten() {
+            if choice.delta.is_none() {
+                choice.delta = choice.message.take();
+            }
+            let calls = choice.delta.as_mut().and_then(|d| d.tool_calls.as_mut());
+            for (position, call) in calls.into_iter().flatten().enumerate() {
+                call.index.get_or_insert(position as u64);
+            }
+        }
+        self.on_chunk(chunk, out);
+        self.finish(out)
+    }
+
     /// Some servers end the stream without `[DONE]`; a `finish_reason` says the reply was whole.
     fn on_eof(
         &mut self,

@@ -143,6 +143,9 @@ pub(crate) struct Choice {
     pub index: Option<u64>,
     #[serde(default)]
     pub delta: Option<Delta>,
+    /// The whole reply, in a non-streamed `chat.completion` (servers that ignore `stream`).
+    #[serde(default)]
+    pub message: Option<Delta>,
     #[serde(default)]
     pub finish_reason: Option<String>,
 }

@@ -41,6 +41,10 @@ pub struct Scenario {
     /// blocks, more than four cache breakpoints, altered thinking signatures, …).
     #[serde(default = "yes")]
     pub validate_requests: bool,
+    /// Answer with one JSON document even when the request asks for a stream, as some proxies
+    /// and local servers do.
+    #[serde(default)]
+    pub ignore_stream: bool,
     #[serde(default)]
     pub cache: CacheConfig,
     #[serde(default)]
@@ -103,6 +107,7 @@ impl Default for Scenario {
             model: default_model(),
             require_auth: true,
             validate_requests: true,
+            ignore_stream: false,
             cache: CacheConfig::default(),
             openai: OpenAiOptions::default(),
             rules: Vec::new(),
@@ -173,6 +178,11 @@ impl Scenario {
 
     pub fn validate_requests(mut self, validate: bool) -> Self {
         self.validate_requests = validate;
+        self
+    }
+
+    pub fn ignore_stream(mut self, ignore: bool) -> Self {
+        self.ignore_stream = ignore;
         self
     }
 
