@@ -2,6 +2,7 @@
 
 mod demo;
 mod dev;
+mod settings;
 
 use clap::{Parser, Subcommand};
 

@@ -11,10 +11,11 @@ use std::io::Write;
 pub struct AskArgs {
     /// The prompt to send.
     prompt: String,
-    /// `anthropic` or `openai` (default: FLEET_PROVIDER, else whichever credentials are set).
+    /// `anthropic` or `openai` (default: FLEET_PROVIDER, then settings, then whichever
+    /// credentials are set).
     #[arg(long, value_parser = parse_provider)]
     provider: Option<Provider>,
-    /// Model id or alias (default: FLEET_MODEL, else `sonnet` on Anthropic).
+    /// Model id or alias (default: FLEET_MODEL, then settings, else `sonnet` on Anthropic).
     #[arg(long)]
     model: Option<String>,
     #[arg(long)]
@@ -32,19 +33,24 @@ fn parse_provider(s: &str) -> Result<Provider, String> {
 }
 
 pub async fn run(args: AskArgs) -> anyhow::Result<()> {
-    let client = client_from_env(args.provider)?;
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    let settings = crate::settings::load(&cwd)?;
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    // A flag beats the environment, which beats the settings files.
+    let provider = match args.provider {
+        Some(provider) => Some(provider),
+        None if env("FLEET_PROVIDER").is_some() => None,
+        None => settings.provider,
+    };
+    let client = client_from_env(provider)?;
     let catalog = Catalog::from_env();
-    let model = match args.model.or_else(|| {
-        std::env::var("FLEET_MODEL")
-            .ok()
-            .filter(|m| !m.trim().is_empty())
-    }) {
+    let model = match args.model.or_else(|| env("FLEET_MODEL")).or(settings.model) {
         Some(m) if client.provider() == Provider::Anthropic => catalog.resolve_id(&m),
         Some(m) => m,
         None if client.provider() == Provider::Anthropic => catalog.resolve_id("sonnet"),
         None => anyhow::bail!(
-            "name the model your OpenAI-compatible server serves with --model or FLEET_MODEL \
-             (e.g. --model qwen2.5-coder:7b)"
+            "name the model your OpenAI-compatible server serves with --model, FLEET_MODEL or \
+             `model` in .fleet/settings.json (e.g. qwen2.5-coder:7b)"
         ),
     };
     let mut body = MessagesRequest::new(
