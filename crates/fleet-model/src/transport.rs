@@ -144,30 +144,15 @@ where
                 }
                 Ok(Ok(response)) if is_json(response.headers()) => {
                     let request_id = request_id(response.headers());
-                    match tokio::time::timeout(idle, response.bytes()).await {
-                        Err(_) => ModelError::IdleTimeout(idle),
-                        Ok(Err(e)) => ModelError::StreamInterrupted {
-                            when: "before any content",
-                            message: describe_reqwest(&e),
-                        },
-                        Ok(Ok(body)) => {
-                            let mut out = Vec::new();
-                            match (wire.new_decoder)().on_whole_body(&body, &mut out) {
-                                Ok(message) => {
-                                    for event in out {
-                                        yield Ok(event);
-                                    }
-                                    yield Ok(ModelEvent::Completed(ModelResponse {
-                                        message,
-                                        request_id,
-                                        attempts: attempt,
-                                        duration: started.elapsed(),
-                                    }));
-                                    return;
-                                }
-                                Err(e) => e,
+                    match whole_body(response, idle, (wire.new_decoder)()).await {
+                        Ok((events, message)) => {
+                            for event in events {
+                                yield Ok(event);
                             }
+                            yield Ok(completed(message, request_id, attempt, started));
+                            return;
                         }
+                        Err(e) => e,
                     }
                 }
                 Ok(Ok(response)) => {
@@ -181,7 +166,7 @@ where
                         let eof = match tokio::time::timeout(idle, body.next()).await {
                             Err(_) => break ModelError::IdleTimeout(idle),
                             Ok(Some(Err(e))) => break ModelError::StreamInterrupted {
-                                when: if content_seen { "after part of the reply arrived" } else { "before any content" },
+                                when: stage(content_seen),
                                 message: describe_reqwest(&e),
                             },
                             Ok(Some(Ok(chunk))) => {
@@ -219,17 +204,12 @@ where
                             break e;
                         }
                         if let Some(message) = done {
-                            yield Ok(ModelEvent::Completed(ModelResponse {
-                                message,
-                                request_id,
-                                attempts: attempt,
-                                duration: started.elapsed(),
-                            }));
+                            yield Ok(completed(message, request_id, attempt, started));
                             return;
                         }
                         if eof {
                             break ModelError::StreamInterrupted {
-                                when: if content_seen { "after part of the reply arrived" } else { "before any content" },
+                                when: stage(content_seen),
                                 message: "the server closed the stream before the end of the message".into(),
                             };
                         }
@@ -255,6 +235,50 @@ where
             tokio::time::sleep(delay).await;
         }
     })
+}
+
+fn completed(
+    message: AssistantMessage,
+    request_id: Option<String>,
+    attempts: u32,
+    started: Instant,
+) -> ModelEvent {
+    ModelEvent::Completed(ModelResponse {
+        message,
+        request_id,
+        attempts,
+        duration: started.elapsed(),
+    })
+}
+
+/// Where in the reply a stream broke, for `StreamInterrupted`.
+fn stage(content_seen: bool) -> &'static str {
+    if content_seen {
+        "after part of the reply arrived"
+    } else {
+        "before any content"
+    }
+}
+
+/// Reads a reply sent as one JSON document and turns it into the events a stream would carry.
+async fn whole_body<D: WireDecoder>(
+    response: reqwest::Response,
+    idle: Duration,
+    mut decoder: D,
+) -> Result<(Vec<ModelEvent>, AssistantMessage), ModelError> {
+    let body = match tokio::time::timeout(idle, response.bytes()).await {
+        Err(_) => return Err(ModelError::IdleTimeout(idle)),
+        Ok(Err(e)) => {
+            return Err(ModelError::StreamInterrupted {
+                when: stage(false),
+                message: describe_reqwest(&e),
+            })
+        }
+        Ok(Ok(body)) => body,
+    };
+    let mut events = Vec::new();
+    let message = decoder.on_whole_body(&body, &mut events)?;
+    Ok((events, message))
 }
 
 /// A successful answer that is JSON rather than `text/event-stream`.
