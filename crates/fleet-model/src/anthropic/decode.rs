@@ -4,7 +4,9 @@ use crate::error::ModelError;
 use crate::event::ModelEvent;
 use crate::sse::SseEvent;
 use crate::transport::WireDecoder;
-use fleet_protocol::{ApiErrorBody, AssistantMessage, BlockDelta, ContentBlock, StreamEvent};
+use fleet_protocol::{
+    ApiErrorBody, ApiErrorDetail, AssistantMessage, BlockDelta, ContentBlock, StreamEvent,
+};
 
 const PROVIDER: &str = "anthropic";
 
@@ -241,13 +243,7 @@ impl WireDecoder for AnthropicDecoder {
             }
             StreamEvent::MessageStop => return self.finish().map(Some),
             StreamEvent::Ping => {}
-            StreamEvent::Error { error } => {
-                return Err(ModelError::StreamError {
-                    provider: PROVIDER,
-                    error_type: error.error_type,
-                    message: error.message,
-                })
-            }
+            StreamEvent::Error { error } => return Err(stream_error(error)),
         }
         Ok(None)
     }
@@ -257,12 +253,8 @@ impl WireDecoder for AnthropicDecoder {
         body: &[u8],
         out: &mut Vec<ModelEvent>,
     ) -> Result<AssistantMessage, ModelError> {
-        if let Ok(error) = serde_json::from_slice::<ApiErrorBody>(body) {
-            return Err(ModelError::StreamError {
-                provider: PROVIDER,
-                error_type: error.error.error_type,
-                message: error.error.message,
-            });
+        if let Ok(body) = serde_json::from_slice::<ApiErrorBody>(body) {
+            return Err(stream_error(body.error));
         }
         let message: AssistantMessage = serde_json::from_slice(body).map_err(|e| {
             ModelError::Protocol(format!(
@@ -301,6 +293,15 @@ impl WireDecoder for AnthropicDecoder {
             });
         }
         Ok(message)
+    }
+}
+
+/// An error the API reported inside a successful response.
+fn stream_error(error: ApiErrorDetail) -> ModelError {
+    ModelError::StreamError {
+        provider: PROVIDER,
+        error_type: error.error_type,
+        message: error.message,
     }
 }
 

@@ -361,7 +361,7 @@ impl WireDecoder for OpenAiDecoder {
                 )))
             }
         };
-        if chunk.error.is_some() || chunk.object.as_deref() == Some("error") {
+        if chunk.is_error() {
             let body = serde_json::from_str::<Value>(data).unwrap_or(Value::Null);
             return Err(stream_error(&body));
         }
@@ -383,7 +383,7 @@ impl WireDecoder for OpenAiDecoder {
                 preview(&text)
             ))
         })?;
-        if chunk.error.is_some() || chunk.object.as_deref() == Some("error") {
+        if chunk.is_error() {
             return Err(stream_error(
                 &serde_json::from_slice(body).unwrap_or(Value::Null),
             ));

@@ -137,6 +137,13 @@ pub(crate) struct Chunk {
     pub error: Option<Value>,
 }
 
+impl Chunk {
+    /// Whether the chunk is an error report (nested `error`, or vLLM's flat `object: error`).
+    pub fn is_error(&self) -> bool {
+        self.error.is_some() || self.object.as_deref() == Some("error")
+    }
+}
+
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Choice {
     #[serde(default)]
