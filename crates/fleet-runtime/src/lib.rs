@@ -1,0 +1,1 @@
+//! Agents running.

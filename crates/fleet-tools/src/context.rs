@@ -1,0 +1,40 @@
+//! What a tool call may know about the agent that makes it.
+
+use crate::file_state::FileState;
+use crate::workspace::Workspace;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Shared by every call one agent makes. Cloning is cheap; the file state is shared so that a
+/// Read in one call is seen by the Write in the next.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The agent's working directory: relative paths and Bash start here.
+    pub cwd: PathBuf,
+    /// The project root and the folders added with `--add-dir`.
+    pub workspace: Arc<Workspace>,
+    /// What this agent has read, so Write and Edit can refuse to clobber unseen changes.
+    pub files: Arc<FileState>,
+    /// Cancelled when the agent is interrupted; long-running tools must watch it.
+    pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    pub fn new(cwd: PathBuf, workspace: Arc<Workspace>) -> Self {
+        Self {
+            cwd,
+            workspace,
+            files: Arc::new(FileState::default()),
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// The same agent's context with a different cancellation token (one per turn or call).
+    pub fn with_cancel(&self, cancel: CancellationToken) -> Self {
+        Self {
+            cancel,
+            ..self.clone()
+        }
+    }
+}

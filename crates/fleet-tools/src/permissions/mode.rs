@@ -1,0 +1,62 @@
+//! The permission modes, spelled as Claude Code spells them.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Read-only tools run; anything else asks.
+    #[default]
+    Default,
+    /// As default, and edits to files inside the workspace run without asking.
+    AcceptEdits,
+    /// Only read-only tools run, so the agent can look but not change.
+    Plan,
+    /// Everything runs except what a deny rule forbids.
+    BypassPermissions,
+    /// Whatever would ask is denied instead.
+    DontAsk,
+}
+
+impl PermissionMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::AcceptEdits => "acceptEdits",
+            Self::Plan => "plan",
+            Self::BypassPermissions => "bypassPermissions",
+            Self::DontAsk => "dontAsk",
+        }
+    }
+
+    pub const ALL: [PermissionMode; 5] = [
+        Self::Default,
+        Self::AcceptEdits,
+        Self::Plan,
+        Self::BypassPermissions,
+        Self::DontAsk,
+    ];
+}
+
+impl std::fmt::Display for PermissionMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PermissionMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<_> = Self::ALL.iter().map(|m| m.as_str()).collect();
+                format!(
+                    "unknown permission mode `{s}`; expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}

@@ -1,0 +1,151 @@
+//! The [`Tool`] trait the agent loop calls, and [`TypedTool`], the way built-ins implement it
+//! with a typed input struct whose JSON Schema is derived rather than written by hand.
+
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// What a call would touch, for the permission check. Paths are as the model gave them,
+/// resolved against the agent's cwd; the permission layer resolves `..` and symlinks itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// Reads a file or searches a folder (Read, Glob, Grep).
+    Read(PathBuf),
+    /// Creates or changes a file (Write, Edit).
+    Write(PathBuf),
+    /// Runs a shell command (Bash).
+    Command(String),
+    /// Touches nothing the rules can name; only the tool name matters.
+    Other,
+}
+
+/// What the model gets back, plus a structured copy for printers (`tool_use_result` in
+/// stream-json) that the model never sees.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub is_error: bool,
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            ..Self::default()
+        }
+    }
+
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+
+    /// A result the model should read as a failure although the tool itself worked (a command
+    /// that exited non-zero).
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            is_error: true,
+            structured: None,
+        }
+    }
+}
+
+/// One tool as the agent loop sees it: object-safe, input still JSON.
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+    /// The description the model reads.
+    fn description(&self) -> String;
+    /// JSON Schema of the input object.
+    fn input_schema(&self) -> Value;
+    /// True when the tool never changes anything, so calls may overlap and plan mode allows it.
+    fn is_read_only(&self) -> bool;
+    /// What this input would touch. An input that does not parse yields `Access::Other`; the
+    /// call itself then fails with the validation error.
+    fn access(&self, input: &Value, ctx: &ToolContext) -> Access;
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
+}
+
+/// The convenient way to write a tool: typed input, derived schema, typed errors.
+pub trait TypedTool: Send + Sync + 'static {
+    type Input: DeserializeOwned + JsonSchema + Send + 'static;
+    const NAME: &'static str;
+    const READ_ONLY: bool;
+
+    fn description(&self) -> String;
+    fn access(&self, input: &Self::Input, ctx: &ToolContext) -> Access;
+    fn run(
+        &self,
+        input: Self::Input,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+}
+
+/// Deserialises a tool input, naming the field that is wrong (`offset: invalid type: string
+/// "ten", expected u64`).
+pub fn parse_input<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize(input).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner().to_string();
+        let message = if path == "." || path.is_empty() {
+            inner
+        } else {
+            format!("{path}: {inner}")
+        };
+        ToolError::InvalidInput {
+            tool: tool.to_string(),
+            message,
+        }
+    })
+}
+
+/// The JSON Schema of `T` as the Messages API wants it: an object schema without `$schema`
+/// or `title`.
+pub fn schema_for<T: JsonSchema>() -> Value {
+    let mut value = schemars::schema_for!(T).to_value();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    value
+}
+
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn description(&self) -> String {
+        TypedTool::description(self)
+    }
+
+    fn input_schema(&self) -> Value {
+        schema_for::<T::Input>()
+    }
+
+    fn is_read_only(&self) -> bool {
+        T::READ_ONLY
+    }
+
+    fn access(&self, input: &Value, ctx: &ToolContext) -> Access {
+        match serde_json::from_value::<T::Input>(input.clone()) {
+            Ok(parsed) => TypedTool::access(self, &parsed, ctx),
+            Err(_) => Access::Other,
+        }
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let parsed = parse_input::<T::Input>(T::NAME, input)?;
+            self.run(parsed, ctx).await
+        })
+    }
+}
