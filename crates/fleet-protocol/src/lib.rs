@@ -5,6 +5,7 @@
 //! users' scripts parse what fleet prints.
 
 pub mod error;
+pub mod event;
 pub mod message;
 pub mod request;
 pub mod response;
@@ -12,6 +13,10 @@ pub mod stream;
 pub mod usage;
 
 pub use error::{ApiErrorBody, ApiErrorDetail};
+pub use event::{
+    AgentEvent, AgentRef, CommittedMessage, EventKind, ModelUsage, PermissionDenial,
+    PermissionNote, ReplyMeta, ResultSubtype, RunResult, SessionInfo, ToolResultEvent,
+};
 pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
     ToolResultContent, ToolUse,

@@ -1,0 +1,187 @@
+//! `AgentEvent`: everything an agent does, as one stream. Printers (text, json, stream-json),
+//! the transcript writer and a parent agent are all consumers of it, so every fact a consumer
+//! needs is in the event itself — who emitted it included.
+
+use crate::message::{ContentBlock, Message};
+use crate::usage::Usage;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Which agent emitted an event. The main agent of a session has no parent tool use; a
+/// subagent's events carry the id of the Agent tool call that started it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRef {
+    pub agent_id: String,
+    pub parent_tool_use_id: Option<String>,
+}
+
+impl AgentRef {
+    pub fn main() -> Self {
+        Self {
+            agent_id: "main".into(),
+            parent_tool_use_id: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentEvent {
+    pub agent: AgentRef,
+    pub kind: EventKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// The agent is configured and about to send its first request.
+    Started(SessionInfo),
+    /// A model request failed before any content and will be retried after `delay_ms`.
+    Retry {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    TextDelta(String),
+    ThinkingDelta(String),
+    /// One content block of an assistant reply is complete. `usage` is the reply's usage as
+    /// known so far; the final figures come with `MessageCommitted`.
+    AssistantBlock {
+        message_id: String,
+        model: String,
+        block: ContentBlock,
+        usage: Usage,
+    },
+    /// A tool call finished (or was refused); one per tool_use, in call order.
+    ToolResult(ToolResultEvent),
+    /// A message was appended to the conversation: the prompt, an assistant reply (with its
+    /// id, model and final usage), or the user message holding a turn's tool results. The
+    /// transcript writer records exactly these.
+    MessageCommitted(CommittedMessage),
+    /// The run ended; always the last event of a run.
+    Finished(RunResult),
+}
+
+/// What the `system`/`init` event reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub cwd: String,
+    pub model: String,
+    pub tools: Vec<String>,
+    pub permission_mode: String,
+    pub additional_directories: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResultEvent {
+    pub tool_use_id: String,
+    pub tool_name: String,
+    /// The text the model receives.
+    pub content: String,
+    pub is_error: bool,
+    /// Structured detail for printers (`tool_use_result`); the model never sees it.
+    pub structured: Option<Value>,
+    pub permission: PermissionNote,
+}
+
+/// How the permission check went for one call, as printers report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionNote {
+    /// `accept` or `reject`.
+    pub decision: String,
+    /// `mode`, `rule` or `workspace`, and the rule text when a rule decided.
+    pub reason_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommittedMessage {
+    pub message: Message,
+    /// For assistant replies: the API's message id, model and usage.
+    pub reply: Option<ReplyMeta>,
+    /// Structured tool results of this message, by tool_use id (for transcripts).
+    pub tool_results: Vec<(String, Value)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyMeta {
+    pub id: String,
+    pub model: String,
+    pub usage: Usage,
+    pub stop_reason: Option<String>,
+}
+
+/// How a run ended, in the result event's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSubtype {
+    Success,
+    ErrorMaxTurns,
+    ErrorDuringExecution,
+    ErrorMaxBudgetUsd,
+}
+
+impl ResultSubtype {
+    pub fn is_error(self) -> bool {
+        self != Self::Success
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::ErrorMaxTurns => "error_max_turns",
+            Self::ErrorDuringExecution => "error_during_execution",
+            Self::ErrorMaxBudgetUsd => "error_max_budget_usd",
+        }
+    }
+}
+
+/// A call the permission check refused; listed in the result so a headless caller can see
+/// what to allow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionDenial {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub tool_input: Value,
+}
+
+/// Usage and cost of one model over a run, as `modelUsage` reports it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
+    pub context_window: u64,
+    pub max_output_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub subtype: ResultSubtype,
+    /// The final assistant text on success, else what went wrong.
+    pub result: String,
+    pub num_turns: u32,
+    pub duration_ms: u64,
+    pub duration_api_ms: u64,
+    pub total_cost_usd: f64,
+    pub usage: Usage,
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    pub permission_denials: Vec<PermissionDenial>,
+    /// The model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…).
+    pub stop_reason: Option<String>,
+    /// The HTTP status of the API error that ended the run, if one did.
+    pub api_error_status: Option<u16>,
+    pub session_id: String,
+}
+
+impl RunResult {
+    pub fn is_error(&self) -> bool {
+        self.subtype.is_error()
+    }
+}
