@@ -1,1 +1,22 @@
-//! Agents running.
+//! Agents running: the agent loop and the events it emits.
+//!
+//! An [`Agent`] owns one conversation. [`Agent::run`] takes a prompt and drives turns — request,
+//! streamed reply, tool calls, results — until the model ends its turn or a limit stops it,
+//! reporting everything as [`fleet_protocol::AgentEvent`]s on an [`EventSink`]. [`Session`]
+//! wraps an agent in a task and hands back the event stream.
+
+mod accounting;
+pub mod agent;
+pub mod config;
+mod dispatch;
+pub mod error;
+pub mod session;
+pub mod sink;
+pub mod system_prompt;
+
+pub use agent::Agent;
+pub use config::AgentConfig;
+pub use error::RuntimeError;
+pub use session::{Session, SessionHandle};
+pub use sink::EventSink;
+pub use system_prompt::{Environment, SystemPromptBuilder};

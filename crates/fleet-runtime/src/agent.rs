@@ -1,0 +1,381 @@
+//! The agent loop: one conversation, driven turn by turn.
+//!
+//! A turn sends the conversation, streams the reply (forwarding text as it arrives), commits
+//! the reply, answers its tool calls and commits the results. The loop ends when a reply asks
+//! for no tools, or a limit (turns, budget), an API error or cancellation stops it. Whatever
+//! stops it, the conversation is left valid for the API: a reply's tool calls are always
+//! answered before the loop looks at its limits.
+
+use crate::accounting::Accounting;
+use crate::config::AgentConfig;
+use crate::dispatch::{Call, Dispatcher};
+use crate::sink::EventSink;
+use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
+use fleet_protocol::{
+    CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
+    ReplyMeta, ResultSubtype, Role, RunResult, SessionInfo, SystemBlock, SystemPrompt,
+};
+use fleet_tools::ToolContext;
+use futures::StreamExt;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub struct Agent {
+    client: Arc<dyn ModelClient>,
+    catalog: Arc<Catalog>,
+    config: AgentConfig,
+    ctx: ToolContext,
+    messages: Vec<Message>,
+    session_id: String,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("model", &self.config.model)
+            .field("session_id", &self.session_id)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a run stopped early, before it is turned into a result.
+enum Stop {
+    Error {
+        subtype: ResultSubtype,
+        message: String,
+        status: Option<u16>,
+    },
+}
+
+impl Agent {
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        catalog: Arc<Catalog>,
+        config: AgentConfig,
+        ctx: ToolContext,
+        session_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            client,
+            catalog,
+            config,
+            ctx,
+            messages: Vec::new(),
+            session_id: session_id.into(),
+        }
+    }
+
+    /// Continues an earlier conversation (`--continue`, `--resume`).
+    pub fn with_history(mut self, messages: Vec<Message>) -> Self {
+        self.messages = messages;
+        self
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    pub fn session_info(&self) -> SessionInfo {
+        SessionInfo {
+            session_id: self.session_id.clone(),
+            cwd: self.ctx.cwd.display().to_string(),
+            model: self.config.model.clone(),
+            tools: self
+                .config
+                .tools
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            permission_mode: self.config.permissions.mode.as_str().to_string(),
+            additional_directories: self
+                .ctx
+                .workspace
+                .additional
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        }
+    }
+
+    /// Runs `prompt` to the end and returns the result, which is also the last event sent.
+    pub async fn run(
+        &mut self,
+        prompt: Message,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> RunResult {
+        let started = Instant::now();
+        let mut totals = Accounting::default();
+        let mut denials = Vec::new();
+        let mut turns = 0u32;
+        let mut last_stop_reason = None;
+        self.commit(sink, prompt, None, Vec::new()).await;
+
+        let outcome = loop {
+            if cancel.is_cancelled() {
+                break Err(interrupted());
+            }
+            let response = match self.request(sink, cancel).await {
+                Ok(response) => response,
+                Err(stop) => break Err(stop),
+            };
+            turns += 1;
+            let reply = response.message;
+            totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
+            last_stop_reason = reply.stop_reason.as_ref().map(|r| r.as_str().to_string());
+            let final_text = reply.text();
+            let calls: Vec<Call> = reply
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::ToolUse {
+                        id, name, input, ..
+                    } => Some(Call {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let meta = ReplyMeta {
+                id: reply.id.clone(),
+                model: reply.model.clone(),
+                usage: reply.usage.clone(),
+                stop_reason: last_stop_reason.clone(),
+            };
+            self.commit(sink, sendable(reply.content), Some(meta), Vec::new())
+                .await;
+            if calls.is_empty() {
+                break Ok(final_text);
+            }
+
+            self.answer(calls, sink, cancel, &mut denials).await;
+            if cancel.is_cancelled() {
+                break Err(interrupted());
+            }
+            if let Some(max) = self.config.max_turns {
+                if turns >= max {
+                    break Err(Stop::Error {
+                        subtype: ResultSubtype::ErrorMaxTurns,
+                        message: format!("Reached the maximum number of turns ({max})."),
+                        status: None,
+                    });
+                }
+            }
+            if let Some(budget) = self.config.max_budget_usd {
+                if totals.cost_usd >= budget {
+                    break Err(Stop::Error {
+                        subtype: ResultSubtype::ErrorMaxBudgetUsd,
+                        message: format!(
+                            "Reached the budget of ${budget:.4} (spent ${:.4}).",
+                            totals.cost_usd
+                        ),
+                        status: None,
+                    });
+                }
+            }
+        };
+
+        let (subtype, result, api_error_status) = match outcome {
+            Ok(text) => (ResultSubtype::Success, text, None),
+            Err(Stop::Error {
+                subtype,
+                message,
+                status,
+            }) => (subtype, message, status),
+        };
+        let result = RunResult {
+            subtype,
+            result,
+            num_turns: turns,
+            duration_ms: millis(started.elapsed()),
+            duration_api_ms: millis(totals.api_time),
+            total_cost_usd: totals.cost_usd,
+            usage: totals.usage,
+            model_usage: totals.per_model,
+            permission_denials: denials,
+            stop_reason: last_stop_reason,
+            api_error_status,
+            session_id: self.session_id.clone(),
+        };
+        sink.emit(EventKind::Finished(result.clone())).await;
+        result
+    }
+
+    /// Sends the conversation and streams the reply, forwarding deltas and completed blocks.
+    async fn request(
+        &self,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, Stop> {
+        let mut stream = self.client.stream(ModelRequest::from(self.build_request()));
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(interrupted()),
+                next = stream.next() => next,
+            };
+            let event = match next {
+                Some(Ok(event)) => event,
+                Some(Err(err)) => return Err(api_error(&err)),
+                None => {
+                    return Err(api_error(&ModelError::StreamInterrupted {
+                        when: "before the reply was complete",
+                        message: "the stream ended without a final message".into(),
+                    }))
+                }
+            };
+            match event {
+                ModelEvent::Retry {
+                    attempt,
+                    max_attempts,
+                    delay,
+                    reason,
+                } => {
+                    sink.emit(EventKind::Retry {
+                        attempt,
+                        max_attempts,
+                        delay_ms: millis(delay),
+                        reason,
+                    })
+                    .await
+                }
+                ModelEvent::TextDelta { text, .. } => sink.emit(EventKind::TextDelta(text)).await,
+                ModelEvent::ThinkingDelta { thinking, .. } => {
+                    sink.emit(EventKind::ThinkingDelta(thinking)).await
+                }
+                // Blocks are announced once the reply is complete, so that each carries the
+                // API's message id and final usage; text is already live through the deltas.
+                ModelEvent::BlockComplete { .. } => {}
+                ModelEvent::ToolUseStart { .. } | ModelEvent::ToolInputDelta { .. } => {}
+                ModelEvent::Completed(response) => {
+                    let reply = &response.message;
+                    for block in reply.content.iter().filter(|b| !is_empty_text(b)) {
+                        sink.emit(EventKind::AssistantBlock {
+                            message_id: reply.id.clone(),
+                            model: reply.model.clone(),
+                            block: block.clone(),
+                            usage: reply.usage.clone(),
+                        })
+                        .await;
+                    }
+                    return Ok(response);
+                }
+            }
+        }
+    }
+
+    fn build_request(&self) -> MessagesRequest {
+        let mut body = MessagesRequest::new(
+            self.config.model.clone(),
+            u64::from(self.config.max_tokens),
+            self.messages.clone(),
+        );
+        if !self.config.system.is_empty() {
+            body.system = Some(SystemPrompt::Blocks(
+                self.config.system.iter().map(SystemBlock::text).collect(),
+            ));
+        }
+        body.tools = self.config.tools.definitions();
+        body.thinking = self.config.thinking.clone();
+        body
+    }
+
+    async fn answer(
+        &mut self,
+        calls: Vec<Call>,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+        denials: &mut Vec<PermissionDenial>,
+    ) {
+        let dispatcher = Dispatcher {
+            tools: &self.config.tools,
+            permissions: &self.config.permissions,
+            ctx: &self.ctx,
+            sink,
+            cancel,
+            concurrency: self.config.tool_concurrency,
+        };
+        let outcomes = dispatcher.run(calls).await;
+        let mut blocks = Vec::with_capacity(outcomes.len());
+        let mut structured = Vec::new();
+        for outcome in outcomes {
+            if let (ContentBlock::ToolResult { tool_use_id, .. }, Some(value)) =
+                (&outcome.block, &outcome.structured)
+            {
+                structured.push((tool_use_id.clone(), value.clone()));
+            }
+            denials.extend(outcome.denial);
+            blocks.push(outcome.block);
+        }
+        self.commit(
+            sink,
+            Message::with_blocks(Role::User, blocks),
+            None,
+            structured,
+        )
+        .await;
+    }
+
+    async fn commit(
+        &mut self,
+        sink: &EventSink,
+        message: Message,
+        reply: Option<ReplyMeta>,
+        tool_results: Vec<(String, serde_json::Value)>,
+    ) {
+        self.messages.push(message.clone());
+        sink.emit(EventKind::MessageCommitted(CommittedMessage {
+            message,
+            reply,
+            tool_results,
+        }))
+        .await;
+    }
+}
+
+/// The reply as it goes back into the conversation: the API refuses empty text blocks and an
+/// assistant turn with no content at all.
+fn sendable(content: Vec<ContentBlock>) -> Message {
+    let mut blocks: Vec<ContentBlock> = content.into_iter().filter(|b| !is_empty_text(b)).collect();
+    if blocks.is_empty() {
+        blocks.push(ContentBlock::text("(no content)"));
+    }
+    Message::with_blocks(Role::Assistant, blocks)
+}
+
+fn is_empty_text(block: &ContentBlock) -> bool {
+    matches!(block, ContentBlock::Text { text, .. } if text.is_empty())
+}
+
+fn interrupted() -> Stop {
+    Stop::Error {
+        subtype: ResultSubtype::ErrorDuringExecution,
+        message: "Interrupted: the run was cancelled.".into(),
+        status: None,
+    }
+}
+
+fn api_error(err: &ModelError) -> Stop {
+    Stop::Error {
+        subtype: ResultSubtype::ErrorDuringExecution,
+        message: format!("API error: {err}"),
+        status: err.status(),
+    }
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

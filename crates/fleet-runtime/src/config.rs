@@ -1,0 +1,49 @@
+//! How one agent is set up: model, prompt, tools, permissions and limits.
+
+use fleet_protocol::ThinkingConfig;
+use fleet_tools::permissions::Permissions;
+use fleet_tools::ToolPool;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The model id sent to the API (aliases already resolved).
+    pub model: String,
+    pub max_tokens: u32,
+    /// The whole system prompt, as blocks: stable text first so the prompt cache holds.
+    pub system: Vec<String>,
+    pub tools: ToolPool,
+    pub permissions: Arc<Permissions>,
+    /// Stop with `error_max_turns` after this many model replies.
+    pub max_turns: Option<u32>,
+    /// Stop with `error_max_budget_usd` once the run has cost this much.
+    pub max_budget_usd: Option<f64>,
+    /// How many read-only tool calls of one reply may run at once.
+    pub tool_concurrency: usize,
+    pub thinking: Option<ThinkingConfig>,
+}
+
+impl AgentConfig {
+    pub fn new(model: impl Into<String>, tools: ToolPool, permissions: Arc<Permissions>) -> Self {
+        Self {
+            model: model.into(),
+            max_tokens: 32_000,
+            system: Vec::new(),
+            tools,
+            permissions,
+            max_turns: None,
+            max_budget_usd: None,
+            tool_concurrency: default_tool_concurrency(),
+            thinking: None,
+        }
+    }
+}
+
+/// `FLEET_MAX_TOOL_USE_CONCURRENCY`, else 10.
+fn default_tool_concurrency() -> usize {
+    std::env::var("FLEET_MAX_TOOL_USE_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(10)
+}

@@ -1,0 +1,240 @@
+//! Running the tool calls of one assistant reply.
+//!
+//! Consecutive read-only calls run together (up to the configured concurrency); any other call
+//! runs alone, after everything before it. Results come back in call order, and every call
+//! gets exactly one result — refused, failed, panicked or cancelled ones included — because
+//! the API rejects a conversation with a tool_use left unanswered.
+
+use crate::sink::EventSink;
+use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
+use fleet_tools::permissions::{Decision, DecisionReason, Permissions};
+use fleet_tools::{Access, Tool, ToolContext, ToolError, ToolPool};
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// One tool_use block to answer.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// The answer to one call: the block for the conversation, and what went wrong with
+/// permissions, if anything.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub block: ContentBlock,
+    pub structured: Option<Value>,
+    pub denial: Option<PermissionDenial>,
+}
+
+pub(crate) struct Dispatcher<'a> {
+    pub tools: &'a ToolPool,
+    pub permissions: &'a Permissions,
+    pub ctx: &'a ToolContext,
+    pub sink: &'a EventSink,
+    pub cancel: &'a CancellationToken,
+    pub concurrency: usize,
+}
+
+impl Dispatcher<'_> {
+    pub async fn run(&self, calls: Vec<Call>) -> Vec<Outcome> {
+        let mut outcomes = Vec::with_capacity(calls.len());
+        let mut pending = calls.into_iter().peekable();
+        while let Some(first) = pending.next() {
+            let mut batch = vec![first];
+            if self.is_read_only(&batch[0]) {
+                while let Some(next) = pending.next_if(|c| self.is_read_only(c)) {
+                    batch.push(next);
+                }
+            }
+            let mut results = futures::stream::iter(batch.into_iter().map(|c| self.answer(c)))
+                .buffered(self.concurrency.max(1));
+            // Reported in call order, as the results go back to the model.
+            while let Some((outcome, event)) = results.next().await {
+                self.sink.emit(EventKind::ToolResult(event)).await;
+                outcomes.push(outcome);
+            }
+        }
+        outcomes
+    }
+
+    fn is_read_only(&self, call: &Call) -> bool {
+        self.tools.get(&call.name).is_some_and(|t| t.is_read_only())
+    }
+
+    /// Answers one call.
+    async fn answer(&self, call: Call) -> (Outcome, ToolResultEvent) {
+        let (result, note, denied) = self.execute(&call).await;
+        let (content, is_error, structured) = match result {
+            Ok(output) => (output.content, output.is_error, output.structured),
+            Err(err) => (
+                format!("<tool_use_error>{err}</tool_use_error>"),
+                true,
+                None,
+            ),
+        };
+        let event = ToolResultEvent {
+            tool_use_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: content.clone(),
+            is_error,
+            structured: structured.clone(),
+            permission: note,
+        };
+        let outcome = Outcome {
+            block: ContentBlock::tool_result(&call.id, content, is_error),
+            structured,
+            denial: denied.then(|| PermissionDenial {
+                tool_name: call.name,
+                tool_use_id: call.id,
+                tool_input: call.input,
+            }),
+        };
+        (outcome, event)
+    }
+
+    async fn execute(
+        &self,
+        call: &Call,
+    ) -> (
+        Result<fleet_tools::ToolOutput, ToolError>,
+        PermissionNote,
+        bool,
+    ) {
+        let Some(tool) = self.tools.get(&call.name) else {
+            let names = self.tools.names().join(", ");
+            let err = ToolError::failed(format!(
+                "No such tool available: {}. The tools you can use are: {names}.",
+                call.name
+            ));
+            return (Err(err), note("reject", "unknown_tool", None), false);
+        };
+        if self.cancel.is_cancelled() {
+            return (
+                Err(ToolError::Cancelled),
+                note("reject", "cancelled", None),
+                false,
+            );
+        }
+        let access = tool.access(&call.input, self.ctx);
+        let decision =
+            self.permissions
+                .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
+        match decision {
+            Decision::Allow(reason) => {
+                let note = note_for("accept", &reason);
+                (self.call_tool(tool, call).await, note, false)
+            }
+            // Nobody can be asked in a headless run: "ask" is a refusal the caller can see in
+            // `permission_denials`, and lift with an allow rule.
+            Decision::Ask(reason) => {
+                let err = ToolError::PermissionDenied {
+                    tool: call.name.clone(),
+                    reason: format!(
+                        "{} needs approval and there is no one to ask in this session. To allow it, add a rule such as `{}` to `permissions.allow` in .claude/settings.json or pass --allowedTools, or choose another --permission-mode.",
+                        describe(&access),
+                        suggested_rule(tool.name(), &access),
+                    ),
+                };
+                (Err(err), note_for("reject", &reason), true)
+            }
+            Decision::Deny(reason) => {
+                let err = ToolError::PermissionDenied {
+                    tool: call.name.clone(),
+                    reason: deny_reason(&reason, &access),
+                };
+                (Err(err), note_for("reject", &reason), true)
+            }
+        }
+    }
+
+    /// Runs the tool with its own child token, so an interrupt reaches it, and turns a panic
+    /// into an error result instead of taking the agent down.
+    async fn call_tool(
+        &self,
+        tool: &Arc<dyn Tool>,
+        call: &Call,
+    ) -> Result<fleet_tools::ToolOutput, ToolError> {
+        let ctx = self.ctx.with_cancel(self.cancel.child_token());
+        let run = AssertUnwindSafe(tool.call(call.input.clone(), &ctx)).catch_unwind();
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => Err(ToolError::Cancelled),
+            result = run => match result {
+                Ok(result) => result,
+                Err(_) => Err(ToolError::failed(format!(
+                    "{} failed unexpectedly (internal error). Try a different approach.",
+                    call.name
+                ))),
+            },
+        }
+    }
+}
+
+fn note(decision: &str, reason_type: &str, rule: Option<String>) -> PermissionNote {
+    PermissionNote {
+        decision: decision.into(),
+        reason_type: reason_type.into(),
+        rule,
+    }
+}
+
+fn note_for(decision: &str, reason: &DecisionReason) -> PermissionNote {
+    match reason {
+        DecisionReason::Rule(rule) => note(decision, "rule", Some(rule_text(rule))),
+        DecisionReason::Mode(_) => note(decision, "mode", None),
+        DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
+    }
+}
+
+fn rule_text(rule: &fleet_tools::permissions::Rule) -> String {
+    match &rule.specifier {
+        Some(spec) => format!("{}({spec})", rule.tool),
+        None => rule.tool.clone(),
+    }
+}
+
+fn deny_reason(reason: &DecisionReason, access: &Access) -> String {
+    match reason {
+        DecisionReason::Rule(rule) => format!(
+            "{} is denied by the rule `{}` from {}.",
+            describe(access),
+            rule_text(rule),
+            rule.source
+        ),
+        DecisionReason::Mode(mode) => format!(
+            "{} is not allowed in permission mode `{mode}`.",
+            describe(access)
+        ),
+        DecisionReason::OutsideWorkspace(path) => format!(
+            "{} is outside the project and its added folders ({}). Work inside the project, or ask the user to add the folder with --add-dir or an allow rule.",
+            describe(access),
+            path.display()
+        ),
+    }
+}
+
+fn describe(access: &Access) -> String {
+    match access {
+        Access::Read(path) => format!("Reading {}", path.display()),
+        Access::Write(path) => format!("Writing {}", path.display()),
+        Access::Command(command) => format!("Running `{command}`"),
+        Access::Other => "This call".into(),
+    }
+}
+
+fn suggested_rule(tool: &str, access: &Access) -> String {
+    match access {
+        Access::Command(command) => {
+            let first = command.split_whitespace().next().unwrap_or("");
+            format!("{tool}({first} *)")
+        }
+        Access::Write(path) | Access::Read(path) => format!("{tool}(/{})", path.display()),
+        Access::Other => tool.to_string(),
+    }
+}

@@ -1,0 +1,293 @@
+//! The agent loop against the fake model server: turns, parallel read-only calls, bad input,
+//! unknown tools, limits, API errors and cancellation.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use fleet_protocol::{ContentBlock, EventKind, ResultSubtype};
+use fleet_testkit::{Rule, Scenario};
+use fleet_tools::permissions::PermissionMode;
+use serde_json::json;
+use std::sync::Arc;
+use tokio::sync::{Barrier, Notify};
+
+#[tokio::test]
+async fn read_only_calls_of_one_reply_run_together_and_answer_in_order() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("Rendezvous", json!({"name": "a"}))
+            .then_tool_use("Rendezvous", json!({"name": "b"}))
+            .then_tool_use("Rendezvous", json!({"name": "c"})),
+        Rule::text("all met"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let tool = Arc::new(Rendezvous {
+        barrier: Arc::new(Barrier::new(3)),
+    });
+    let agent = agent(&server, dir.path(), vec![tool], PermissionMode::Default);
+    let (events, agent) = run(agent, "go").await;
+
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::Success, "{}", result.result);
+    assert_eq!(result.result, "all met");
+    assert_eq!(result.num_turns, 2);
+    let contents: Vec<_> = tool_results(&events)
+        .into_iter()
+        .map(|r| (r.1, r.2))
+        .collect();
+    assert_eq!(
+        contents,
+        vec![
+            ("met:a".to_string(), false),
+            ("met:b".to_string(), false),
+            ("met:c".to_string(), false)
+        ],
+        "each call met the others, so all three ran at once"
+    );
+    // The second request carried the three results in one user message, in call order.
+    let second = &server.requests()[1].body;
+    let results = second["messages"][2]["content"].as_array().unwrap();
+    let order: Vec<_> = results
+        .iter()
+        .map(|b| b["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["met:a", "met:b", "met:c"]);
+    assert_eq!(agent.messages().len(), 4);
+}
+
+#[tokio::test]
+async fn bad_input_and_unknown_tools_become_error_results_and_the_loop_goes_on() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("Counter", json!({"times": "three"})).then_tool_use("Teleport", json!({})),
+        Rule::tool_use("Counter", json!({"times": 3})),
+        Rule::text("counted"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::BypassPermissions,
+    );
+    let (events, _) = run(agent, "count").await;
+
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 3);
+    assert!(results[0].2, "bad input is an error result");
+    assert!(
+        results[0].1.contains("InputValidationError"),
+        "{}",
+        results[0].1
+    );
+    assert!(
+        results[0].1.contains("times"),
+        "names the field: {}",
+        results[0].1
+    );
+    assert!(results[1].2);
+    assert!(
+        results[1].1.contains("No such tool available: Teleport"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[1].1.contains("Counter"),
+        "lists the real tools: {}",
+        results[1].1
+    );
+    assert_eq!(
+        results[2],
+        (results[2].0.clone(), "counted to 3".into(), false)
+    );
+    assert_eq!(result(&events).subtype, ResultSubtype::Success);
+    assert_eq!(result(&events).num_turns, 3);
+}
+
+#[tokio::test]
+async fn max_turns_stops_after_answering_the_last_calls() {
+    let server = server(Scenario::with_rules([Rule::tool_use(
+        "Counter",
+        json!({"times": 1}),
+    )]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::BypassPermissions,
+    );
+    agent = {
+        let mut config = agent.config().clone();
+        config.max_turns = Some(2);
+        rebuild(agent, &server, dir.path(), config)
+    };
+    let (events, agent) = run(agent, "loop forever").await;
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::ErrorMaxTurns);
+    assert!(result.is_error());
+    assert_eq!(result.num_turns, 2);
+    assert_eq!(server.request_count(), 2);
+    // prompt, reply, results, reply, results: nothing left unanswered.
+    assert_eq!(agent.messages().len(), 5);
+    assert!(matches!(
+        agent.messages()[4].blocks()[0],
+        ContentBlock::ToolResult { .. }
+    ));
+}
+
+fn rebuild(
+    _old: fleet_runtime::Agent,
+    server: &fleet_testkit::FakeModelServer,
+    dir: &std::path::Path,
+    config: fleet_runtime::AgentConfig,
+) -> fleet_runtime::Agent {
+    let ctx = fleet_tools::ToolContext::new(
+        dir.to_path_buf(),
+        Arc::new(fleet_tools::Workspace::new(dir)),
+    );
+    fleet_runtime::Agent::new(
+        client(server),
+        Arc::new(fleet_model::Catalog::builtin()),
+        config,
+        ctx,
+        "test-session",
+    )
+}
+
+#[tokio::test]
+async fn an_api_error_ends_the_run_with_its_status() {
+    let server = server(Scenario::with_rules([Rule::text("x")
+        .fault_status(400)
+        .fault_message("prompt is too long")]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(&server, dir.path(), vec![], PermissionMode::Default);
+    let (events, _) = run(agent, "hi").await;
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::ErrorDuringExecution);
+    assert_eq!(result.api_error_status, Some(400));
+    assert!(
+        result.result.contains("prompt is too long"),
+        "{}",
+        result.result
+    );
+}
+
+#[tokio::test]
+async fn cancelling_during_a_tool_answers_every_call_and_stops() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("Hang", json!({})).then_tool_use("Counter", json!({"times": 1}))
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let started = Arc::new(Notify::new());
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![
+            Arc::new(Hang {
+                started: started.clone(),
+            }),
+            Arc::new(Counter),
+        ],
+        PermissionMode::BypassPermissions,
+    );
+    let mut handle =
+        fleet_runtime::Session::spawn_one(agent, fleet_protocol::Message::user_text("hang"));
+    started.notified().await;
+    handle.cancel.cancel();
+    let mut events = Vec::new();
+    while let Some(event) = handle.events.recv().await {
+        events.push(event);
+    }
+    let agent = handle.task.await.unwrap();
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 2, "every call is answered");
+    assert!(results.iter().all(|r| r.2), "both are errors: {results:?}");
+    assert!(results[0].1.contains("cancelled"), "{}", results[0].1);
+    assert_eq!(result(&events).subtype, ResultSubtype::ErrorDuringExecution);
+    let last = agent.messages().last().unwrap();
+    assert_eq!(last.blocks().len(), 2, "the conversation stays valid");
+}
+
+#[tokio::test]
+async fn default_mode_refuses_changing_tools_without_a_prompt_and_reports_it() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("Counter", json!({"times": 2})),
+        Rule::text("could not count"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::Default,
+    );
+    let (events, _) = run(agent, "count").await;
+    let results = tool_results(&events);
+    assert!(results[0].2);
+    assert!(results[0].1.contains("needs approval"), "{}", results[0].1);
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::Success);
+    assert_eq!(result.permission_denials.len(), 1);
+    assert_eq!(result.permission_denials[0].tool_name, "Counter");
+    assert_eq!(result.permission_denials[0].tool_input, json!({"times": 2}));
+}
+
+#[tokio::test]
+async fn events_come_in_stream_order_with_usage_and_cost() {
+    let server = server(Scenario::queue([
+        Rule::text("thinking about it").then_tool_use("Counter", json!({"times": 1})),
+        Rule::text("done"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::BypassPermissions,
+    );
+    let (events, _) = run(agent, "go").await;
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Started(_) => Some("started"),
+            EventKind::AssistantBlock { block, .. } => Some(block.type_name()),
+            EventKind::ToolResult(_) => Some("result"),
+            EventKind::MessageCommitted(c) => Some(if c.reply.is_some() {
+                "commit-reply"
+            } else {
+                "commit"
+            }),
+            EventKind::Finished(_) => Some("finished"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "started",
+            "commit",
+            "text",
+            "tool_use",
+            "commit-reply",
+            "result",
+            "commit",
+            "text",
+            "commit-reply",
+            "finished"
+        ]
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(&e.kind, EventKind::TextDelta(_))));
+    let result = result(&events);
+    assert!(result.usage.total_input() > 0, "{:?}", result.usage);
+    assert!(result.total_cost_usd > 0.0);
+    assert!(result.model_usage.contains_key("claude-sonnet-4-5"));
+}
