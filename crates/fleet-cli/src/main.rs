@@ -1,7 +1,10 @@
 //! The `fleet` binary: parses the command line and hands each subcommand to its module.
 
+mod args;
 mod demo;
 mod dev;
+mod headless;
+mod model_choice;
 mod settings;
 
 use clap::{Parser, Subcommand};
@@ -10,11 +13,14 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "fleet",
     version,
-    about = "A multi-agent harness for LLM coding agents"
+    about = "A multi-agent harness for LLM coding agents",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    print: args::PrintArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,14 +33,25 @@ enum Command {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("fleet: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<std::process::ExitCode> {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("FLEET_LOG"))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Demo(args) => demo::run(args).await,
-        Command::Dev(cmd) => dev::run(cmd).await,
+        Some(Command::Demo(args)) => demo::run(args).await,
+        Some(Command::Dev(cmd)) => dev::run(cmd).await.map(|()| std::process::ExitCode::SUCCESS),
+        None => headless::run(cli.print).await,
     }
 }

@@ -1,13 +1,22 @@
-//! fleet's settings files: the provider and model to use when neither a flag nor the
-//! environment names one.
+//! fleet's settings files: provider, model and permission rules.
 //!
-//! Read lowest first, later files winning: `$FLEET_HOME/settings.json` (default
-//! `~/.fleet/settings.json`), then the project's `.fleet/settings.json` and
-//! `.fleet/settings.local.json` — the nearest `.fleet/` folder from the working directory up to
-//! the repository root. Keys this version does not know are ignored, so newer files still load.
+//! Read lowest precedence first, later files winning for single values (provider, model,
+//! `permissions.defaultMode`) while permission rules from every file add up (a deny anywhere
+//! wins when they are evaluated):
+//!
+//! 1. user: `$FLEET_HOME/settings.json` (default `~/.fleet/settings.json`), then
+//!    `~/.claude/settings.json`;
+//! 2. project: `.claude/settings.json`, `.claude/settings.local.json`, `.fleet/settings.json`,
+//!    `.fleet/settings.local.json` in the project folder — the nearest folder from the working
+//!    directory up to the repository root that holds a `.fleet/` or `.claude/` folder (the home
+//!    folder itself never counts as a project).
+//!
+//! Keys this version does not know are ignored, so newer files still load; a file that is not
+//! valid JSON is an error naming the file, line and column.
 
 use anyhow::{bail, Context};
 use fleet_model::Provider;
+use fleet_tools::permissions::PermissionSettings;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -15,8 +24,19 @@ use std::path::{Path, PathBuf};
 pub struct Settings {
     pub provider: Option<Provider>,
     pub model: Option<String>,
+    /// Permission settings of each file, lowest precedence first.
+    pub permissions: Vec<PermissionSource>,
     /// The files that were read, lowest precedence first.
     pub sources: Vec<PathBuf>,
+}
+
+/// The `permissions` object of one settings file, with the folder its `/x` path rules are
+/// relative to (the folder that holds `.claude/` or `.fleet/`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionSource {
+    pub settings: PermissionSettings,
+    pub base: PathBuf,
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -25,25 +45,39 @@ struct File {
     provider: Option<String>,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    permissions: Option<PermissionSettings>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
 pub fn fleet_home() -> Option<PathBuf> {
     match std::env::var_os("FLEET_HOME").filter(|v| !v.is_empty()) {
         Some(home) => Some(PathBuf::from(home)),
-        None => std::env::var_os("HOME")
-            .filter(|v| !v.is_empty())
-            .map(|h| PathBuf::from(h).join(".fleet")),
+        None => home_dir().map(|h| h.join(".fleet")),
     }
 }
 
-/// The nearest `.fleet` folder from `cwd` up to the repository root (the first folder with a
-/// `.git`), if there is one.
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The repository root above `cwd` (the first folder with a `.git`), if any.
+pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The project folder: the nearest folder from `cwd` up to the repository root holding a
+/// `.fleet/` or `.claude/` folder.
 fn project_dir(cwd: &Path) -> Option<PathBuf> {
+    let home = home_dir();
     for dir in cwd.ancestors() {
-        let candidate = dir.join(".fleet");
-        if candidate.is_dir() {
-            return Some(candidate);
+        let is_home = home.as_deref() == Some(dir);
+        if !is_home && (dir.join(".fleet").is_dir() || dir.join(".claude").is_dir()) {
+            return Some(dir.to_path_buf());
         }
         if dir.join(".git").exists() {
             break;
@@ -52,17 +86,36 @@ fn project_dir(cwd: &Path) -> Option<PathBuf> {
     None
 }
 
-pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
+/// Every settings file that may apply in `cwd`, lowest precedence first, with the folder its
+/// path rules are relative to.
+fn candidate_files(cwd: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut files = Vec::new();
     if let Some(home) = fleet_home() {
-        files.push(home.join("settings.json"));
+        let base = home.parent().map(Path::to_path_buf).unwrap_or_else(|| home.clone());
+        files.push((home.join("settings.json"), base));
+    }
+    if let Some(home) = home_dir() {
+        files.push((home.join(".claude").join("settings.json"), home));
     }
     if let Some(project) = project_dir(cwd) {
-        files.push(project.join("settings.json"));
-        files.push(project.join("settings.local.json"));
+        for rel in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".fleet/settings.json",
+            ".fleet/settings.local.json",
+        ] {
+            files.push((project.join(rel), project.clone()));
+        }
     }
+    files
+}
+
+pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
     let mut settings = Settings::default();
-    for path in files {
+    for (path, base) in candidate_files(cwd) {
+        if settings.sources.contains(&path) {
+            continue;
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -87,6 +140,13 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
         }
         if let Some(model) = file.model.filter(|m| !m.trim().is_empty()) {
             settings.model = Some(model);
+        }
+        if let Some(permissions) = file.permissions {
+            settings.permissions.push(PermissionSource {
+                settings: permissions,
+                base,
+                file: path.clone(),
+            });
         }
         settings.sources.push(path);
     }

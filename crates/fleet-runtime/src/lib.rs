@@ -13,6 +13,7 @@ pub mod error;
 pub mod session;
 pub mod sink;
 pub mod system_prompt;
+pub mod transcript;
 
 pub use agent::Agent;
 pub use config::AgentConfig;

@@ -2,7 +2,8 @@
 //! setup (key, base URL, model name) before running agents on it.
 
 use anyhow::Context;
-use fleet_model::{client_from_env, Catalog, ModelEvent, ModelRequest, Provider};
+use crate::model_choice::{choose, parse_provider, Choice};
+use fleet_model::{ModelEvent, ModelRequest, Provider};
 use fleet_protocol::{Message, MessagesRequest, SystemPrompt};
 use futures::StreamExt;
 use std::io::Write;
@@ -27,32 +28,14 @@ pub struct AskArgs {
     json: bool,
 }
 
-fn parse_provider(s: &str) -> Result<Provider, String> {
-    s.parse()
-        .map_err(|e: fleet_model::ModelError| e.to_string())
-}
-
 pub async fn run(args: AskArgs) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("reading the working directory")?;
     let settings = crate::settings::load(&cwd)?;
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    // A flag beats the environment, which beats the settings files.
-    let provider = match args.provider {
-        Some(provider) => Some(provider),
-        None if env("FLEET_PROVIDER").is_some() => None,
-        None => settings.provider,
-    };
-    let client = client_from_env(provider)?;
-    let catalog = Catalog::from_env();
-    let model = match args.model.or_else(|| env("FLEET_MODEL")).or(settings.model) {
-        Some(m) if client.provider() == Provider::Anthropic => catalog.resolve_id(&m),
-        Some(m) => m,
-        None if client.provider() == Provider::Anthropic => catalog.resolve_id("sonnet"),
-        None => anyhow::bail!(
-            "name the model your OpenAI-compatible server serves with --model, FLEET_MODEL or \
-             `model` in .fleet/settings.json (e.g. qwen2.5-coder:7b)"
-        ),
-    };
+    let Choice {
+        client,
+        catalog,
+        model,
+    } = choose(args.provider, args.model, &settings)?;
     let mut body = MessagesRequest::new(
         model.clone(),
         args.max_tokens,

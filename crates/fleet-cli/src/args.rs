@@ -1,0 +1,90 @@
+//! The flags of a headless run (`fleet -p`), spelled as Claude Code spells them so that
+//! existing scripts work unchanged.
+
+use crate::model_choice::parse_provider;
+use fleet_model::Provider;
+use fleet_tools::permissions::PermissionMode;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PrintArgs {
+    /// Run one prompt without a terminal UI and print the result (the prompt is the argument,
+    /// or stdin).
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+    /// The prompt; read from stdin when it is absent.
+    pub prompt: Option<String>,
+    /// `text` (the final answer), `json` (one result object) or `stream-json` (one event per
+    /// line).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "stream-json"])]
+    pub output_format: String,
+    /// `text` (stdin is one prompt) or `stream-json` (stdin holds one user message per line).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "stream-json"])]
+    pub input_format: String,
+    /// With stream-json output, also print partial messages as they stream.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+    /// Model id or alias (`opus`, `sonnet`, `haiku`).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// `anthropic` or `openai` (an OpenAI-compatible server).
+    #[arg(long, value_parser = parse_provider)]
+    pub provider: Option<Provider>,
+    /// Stop after this many model replies.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Stop once the run has cost this many US dollars.
+    #[arg(long, value_name = "USD")]
+    pub max_budget_usd: Option<f64>,
+    /// default, acceptEdits, plan, bypassPermissions or dontAsk.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub permission_mode: Option<PermissionMode>,
+    /// The same as `--permission-mode bypassPermissions`.
+    #[arg(long)]
+    pub dangerously_skip_permissions: bool,
+    /// Rules to allow without asking, e.g. "Bash(git *)" Edit (comma or space separated).
+    #[arg(long = "allowedTools", visible_alias = "allowed-tools", value_name = "RULES", num_args = 1..)]
+    pub allowed_tools: Vec<String>,
+    /// Rules to deny; a bare tool name also removes the tool.
+    #[arg(long = "disallowedTools", visible_alias = "disallowed-tools", value_name = "RULES", num_args = 1..)]
+    pub disallowed_tools: Vec<String>,
+    /// Replace fleet's own prompt (the environment and project instructions are still added).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Add text at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// More folders the agent may change, besides the project.
+    #[arg(long = "add-dir", value_name = "DIR", num_args = 1..)]
+    pub add_dir: Vec<PathBuf>,
+    /// With text output: show tool calls and progress on the way. With json output: print every
+    /// event as one JSON array.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Continue the most recent session of this folder.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_session: bool,
+    /// Continue the session with this id.
+    #[arg(short = 'r', long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
+    /// Use this id (a UUID) for a new session.
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// Work in this folder instead of the current one.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+fn parse_mode(s: &str) -> Result<PermissionMode, String> {
+    s.parse()
+}
+
+impl PrintArgs {
+    pub fn mode(&self) -> Option<PermissionMode> {
+        if self.dangerously_skip_permissions {
+            Some(PermissionMode::BypassPermissions)
+        } else {
+            self.permission_mode
+        }
+    }
+}

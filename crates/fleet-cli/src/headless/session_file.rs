@@ -1,0 +1,124 @@
+//! The session's transcript: which file a run writes to (new, `--continue`, `--resume`,
+//! `--session-id`), the history it carries on from, and recording committed messages.
+
+use crate::args::PrintArgs;
+use anyhow::{bail, Context};
+use fleet_protocol::{CommittedMessage, Message};
+use fleet_store::{
+    new_session_id, validate_session_id, FleetHome, SessionStore, Transcript, TranscriptWriter,
+};
+use std::path::Path;
+
+pub struct SessionFile {
+    id: String,
+    history: Vec<Message>,
+    writer: Option<TranscriptWriter>,
+}
+
+impl SessionFile {
+    pub fn open(args: &PrintArgs, cwd: &Path, persist: bool) -> anyhow::Result<Self> {
+        let chosen = [
+            args.continue_session.then_some("--continue"),
+            args.resume.as_ref().map(|_| "--resume"),
+            args.session_id.as_ref().map(|_| "--session-id"),
+        ];
+        let chosen: Vec<_> = chosen.into_iter().flatten().collect();
+        if chosen.len() > 1 {
+            bail!("{} cannot be used together", chosen.join(" and "));
+        }
+        let store = SessionStore::new(FleetHome::from_env()?);
+        let existing = if args.continue_session {
+            match store.latest_session(cwd)? {
+                Some(session) => Some(session),
+                None => bail!(
+                    "--continue: no earlier session in {} (sessions are kept under {})",
+                    cwd.display(),
+                    store.home().project_dir(cwd).display()
+                ),
+            }
+        } else if let Some(id) = &args.resume {
+            Some(store.find_session(cwd, id)?)
+        } else {
+            None
+        };
+        if let Some(session) = existing {
+            let loaded = Transcript::load(&session.path)?;
+            for warning in loaded.warnings() {
+                eprintln!("fleet: {warning}");
+            }
+            let writer = if persist {
+                Some(TranscriptWriter::open_append(&session.path)?)
+            } else {
+                None
+            };
+            return Ok(Self {
+                id: session.id,
+                history: loaded.messages(),
+                writer,
+            });
+        }
+        let id = match &args.session_id {
+            Some(id) => {
+                validate_session_id(id)?;
+                if uuid_like(id).is_none() {
+                    bail!("--session-id must be a UUID, got {id:?}");
+                }
+                if store.session_path(cwd, id)?.exists() {
+                    bail!("--session-id {id}: that session already exists; use --resume {id} to continue it");
+                }
+                id.clone()
+            }
+            None => new_session_id(),
+        };
+        let writer = if persist {
+            let mut writer = TranscriptWriter::create(store.home(), cwd, &id)
+                .with_context(|| format!("starting session {id}"))?;
+            writer.set_cwd(cwd);
+            Some(writer)
+        } else {
+            None
+        };
+        Ok(Self {
+            id,
+            history: Vec::new(),
+            writer,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn history(&mut self) -> Vec<Message> {
+        std::mem::take(&mut self.history)
+    }
+
+    /// Appends one committed message. An error means the transcript can no longer be trusted
+    /// to hold what happens next, so the caller stops the run.
+    pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
+        let Some(writer) = &mut self.writer else {
+            return Ok(());
+        };
+        writer.append(fleet_runtime::transcript::entry(committed))?;
+        Ok(())
+    }
+
+    /// Makes what was written durable before the process exits.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        if let Some(writer) = &self.writer {
+            writer.sync()?;
+        }
+        Ok(())
+    }
+}
+
+fn uuid_like(id: &str) -> Option<()> {
+    let parts: Vec<_> = id.split('-').collect();
+    let lens = [8, 4, 4, 4, 12];
+    (parts.len() == 5
+        && parts
+            .iter()
+            .zip(lens)
+            .all(|(p, n)| p.len() == n && p.chars().all(|c| c.is_ascii_hexdigit())))
+    .then_some(())
+}

@@ -1,0 +1,30 @@
+//! How a committed message is written to a session transcript: the message itself, plus the
+//! reply's id, model and usage, and structured tool results, under Claude Code's key names so
+//! tools that read its transcripts can read ours.
+
+use fleet_protocol::CommittedMessage;
+use fleet_store::TranscriptEntry;
+use serde_json::{json, Value};
+
+pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
+    let mut entry = TranscriptEntry::message(committed.message.clone());
+    if let Some(reply) = &committed.reply {
+        entry = entry
+            .with_extra("messageId", reply.id.clone())
+            .with_extra("model", reply.model.clone())
+            .with_extra("usage", serde_json::to_value(&reply.usage).unwrap_or(Value::Null));
+        if let Some(stop) = &reply.stop_reason {
+            entry = entry.with_extra("stopReason", stop.clone());
+        }
+    }
+    match committed.tool_results.as_slice() {
+        [] => {}
+        [(_, value)] => entry = entry.with_extra("toolUseResult", value.clone()),
+        many => {
+            let map: serde_json::Map<String, Value> =
+                many.iter().map(|(id, v)| (id.clone(), v.clone())).collect();
+            entry = entry.with_extra("toolUseResults", json!(map));
+        }
+    }
+    entry
+}
