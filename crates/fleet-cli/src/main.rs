@@ -2,6 +2,8 @@
 
 mod demo;
 mod dev;
+mod input;
+mod print;
 mod settings;
 
 use clap::{Parser, Subcommand};
