@@ -4,7 +4,9 @@ mod args;
 mod demo;
 mod dev;
 mod headless;
+mod input;
 mod model_choice;
+mod print;
 mod settings;
 
 use clap::{Parser, Subcommand};

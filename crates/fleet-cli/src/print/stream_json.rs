@@ -1,0 +1,417 @@
+//! `--output-format stream-json`: one JSON object per line, written and flushed as each event
+//! happens, for every agent of the session (verbose or not).
+
+use super::encode::Encoder;
+use super::{write_json_line, PrintOptions, Printer};
+use fleet_protocol::AgentEvent;
+use std::io::{self, Write};
+
+pub struct StreamJsonPrinter {
+    out: Box<dyn Write + Send>,
+    encoder: Encoder,
+}
+
+impl StreamJsonPrinter {
+    pub fn new(out: Box<dyn Write + Send>, options: &PrintOptions) -> Self {
+        Self {
+            out,
+            encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages),
+        }
+    }
+}
+
+impl Printer for StreamJsonPrinter {
+    fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
+        match self.encoder.encode(event) {
+            Some(value) => write_json_line(&mut self.out, &value),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::super::fixtures::*;
+    use super::*;
+    use fleet_protocol::{ContentBlock, EventKind, PermissionNote, ResultSubtype, ToolResultEvent};
+    use serde_json::{json, Value};
+
+    fn print(events: &[fleet_protocol::AgentEvent], options: &PrintOptions) -> Vec<Value> {
+        let buf = SharedBuf::default();
+        let mut printer = StreamJsonPrinter::new(Box::new(buf.clone()), options);
+        for event in events {
+            printer.event(event).unwrap();
+        }
+        printer.finish().unwrap();
+        buf.json_lines()
+    }
+
+    fn keys(v: &Value) -> Vec<&str> {
+        v.as_object().unwrap().keys().map(String::as_str).collect()
+    }
+
+    fn is_uuid(v: &Value) -> bool {
+        uuid::Uuid::parse_str(v.as_str().unwrap()).is_ok()
+    }
+
+    #[test]
+    fn basic_session_prints_the_reference_lines_in_order() {
+        let lines = print(&basic_session(), &PrintOptions::default());
+        let shapes: Vec<(String, String)> = lines
+            .iter()
+            .map(|l| {
+                let kind = l["type"].as_str().unwrap().to_string();
+                let detail = match kind.as_str() {
+                    "system" | "result" => l["subtype"].as_str().unwrap().to_string(),
+                    _ => l["message"]["content"][0]["type"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                };
+                (kind, detail)
+            })
+            .collect();
+        let expected = [
+            ("system", "init"),
+            ("assistant", "text"),
+            ("assistant", "tool_use"),
+            ("user", "tool_result"),
+            ("assistant", "tool_use"),
+            ("user", "tool_result"),
+            ("assistant", "tool_use"),
+            ("user", "tool_result"),
+            ("assistant", "text"),
+            ("result", "success"),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(shapes, expected);
+        for line in &lines {
+            assert_eq!(line["session_id"], SESSION, "{line}");
+            assert!(is_uuid(&line["uuid"]), "{line}");
+        }
+        let uuids: std::collections::HashSet<_> =
+            lines.iter().map(|l| l["uuid"].to_string()).collect();
+        assert_eq!(uuids.len(), lines.len(), "a fresh uuid per line");
+    }
+
+    #[test]
+    fn init_has_the_reference_keys_and_no_claude_only_ones() {
+        let lines = print(&basic_session(), &PrintOptions::default());
+        let init = &lines[0];
+        assert_eq!(
+            keys(init),
+            [
+                "type",
+                "subtype",
+                "cwd",
+                "session_id",
+                "tools",
+                "mcp_servers",
+                "model",
+                "permissionMode",
+                "additional_directories",
+                "fleet_version",
+                "uuid"
+            ]
+        );
+        assert_eq!(init["cwd"], "/home/user/project");
+        assert_eq!(init["tools"], json!(["Bash", "Edit", "Read"]));
+        assert_eq!(init["mcp_servers"], json!([]));
+        assert_eq!(init["permissionMode"], "acceptEdits");
+        assert_eq!(init["fleet_version"], env!("CARGO_PKG_VERSION"));
+    }
+
+    #[test]
+    fn assistant_lines_repeat_the_envelope_with_one_block() {
+        let lines = print(&basic_session(), &PrintOptions::default());
+        let text = &lines[1];
+        assert_eq!(
+            keys(text),
+            [
+                "type",
+                "message",
+                "parent_tool_use_id",
+                "session_id",
+                "uuid",
+                "timestamp"
+            ]
+        );
+        assert_eq!(
+            text["message"],
+            json!({
+                "id": "msg_1", "type": "message", "role": "assistant", "model": MODEL,
+                "content": [{ "type": "text", "text": "Reading the file." }],
+                "stop_reason": null, "stop_sequence": null,
+                "usage": { "input_tokens": 12470, "output_tokens": 1 },
+            })
+        );
+        assert_eq!(text["parent_tool_use_id"], Value::Null);
+        let stamp = text["timestamp"].as_str().unwrap();
+        assert!(humantime::parse_rfc3339(stamp).is_ok(), "{stamp}");
+        assert_eq!(stamp.len(), "2026-11-30T13:28:18.909Z".len(), "{stamp}");
+        let read = &lines[2]["message"]["content"][0];
+        assert_eq!(
+            read,
+            &json!({
+                "type": "tool_use", "id": "toolu_r1", "name": "Read",
+                "input": { "file_path": "/home/user/project/hello.txt" },
+            })
+        );
+    }
+
+    #[test]
+    fn tool_results_carry_structured_result_and_permission_meta() {
+        let lines = print(&basic_session(), &PrintOptions::default());
+        let read = &lines[3];
+        assert_eq!(
+            keys(read),
+            [
+                "type",
+                "message",
+                "parent_tool_use_id",
+                "session_id",
+                "uuid",
+                "timestamp",
+                "tool_use_result",
+                "tool_result_meta"
+            ]
+        );
+        assert_eq!(
+            read["message"],
+            json!({ "role": "user", "content": [{
+                "tool_use_id": "toolu_r1", "type": "tool_result",
+                "content": "1\thello world\n2\t", "is_error": false,
+            }]})
+        );
+        assert_eq!(read["tool_use_result"]["file"]["numLines"], 2);
+        assert_eq!(
+            read["tool_result_meta"],
+            json!([{ "id": "toolu_r1", "permission_decision": {
+                "decision": "accept", "source": "config", "reason_type": "mode",
+            }}])
+        );
+        assert_eq!(lines[7]["tool_use_result"]["stdout"], "hello fleet");
+    }
+
+    #[test]
+    fn tool_result_without_structured_detail_omits_the_key_and_names_the_rule() {
+        let event = main_event(EventKind::ToolResult(ToolResultEvent {
+            tool_use_id: "toolu_x".into(),
+            tool_name: "Bash".into(),
+            content: "Permission to run `rm -rf /` was denied by a rule.".into(),
+            is_error: true,
+            structured: None,
+            permission: PermissionNote {
+                decision: "reject".into(),
+                reason_type: "rule".into(),
+                rule: Some("Bash(rm:*)".into()),
+            },
+        }));
+        let lines = print(&[event], &PrintOptions::default());
+        assert!(lines[0].get("tool_use_result").is_none());
+        assert_eq!(lines[0]["message"]["content"][0]["is_error"], true);
+        assert_eq!(
+            lines[0]["tool_result_meta"][0]["permission_decision"],
+            json!({ "decision": "reject", "source": "config", "reason_type": "rule",
+                    "rule": "Bash(rm:*)" })
+        );
+    }
+
+    #[test]
+    fn result_line_has_the_reference_fields() {
+        let lines = print(&basic_session(), &PrintOptions::default());
+        let result = lines.last().unwrap();
+        assert_eq!(
+            keys(result),
+            [
+                "type",
+                "subtype",
+                "is_error",
+                "duration_ms",
+                "duration_api_ms",
+                "num_turns",
+                "result",
+                "stop_reason",
+                "session_id",
+                "total_cost_usd",
+                "usage",
+                "modelUsage",
+                "permission_denials",
+                "api_error_status",
+                "terminal_reason",
+                "uuid"
+            ]
+        );
+        assert_eq!(result["is_error"], false);
+        assert_eq!(result["result"], "DONE: hello fleet");
+        assert_eq!(result["num_turns"], 4);
+        assert_eq!(result["stop_reason"], "end_turn");
+        assert_eq!(result["api_error_status"], Value::Null);
+        assert_eq!(result["terminal_reason"], "completed");
+        assert_eq!(
+            result["usage"],
+            json!({ "input_tokens": 50363, "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0, "output_tokens": 40 })
+        );
+        assert_eq!(
+            result["modelUsage"][MODEL],
+            json!({ "inputTokens": 50363, "outputTokens": 40, "cacheReadInputTokens": 0,
+                    "cacheCreationInputTokens": 0, "costUSD": 0.202252,
+                    "contextWindow": 1000000, "maxOutputTokens": 128000 })
+        );
+        assert_eq!(result["permission_denials"], json!([]));
+    }
+
+    #[test]
+    fn error_result_lists_the_message_in_errors() {
+        let mut r = run_result(
+            ResultSubtype::ErrorDuringExecution,
+            "API error 529: Overloaded",
+        );
+        r.api_error_status = Some(529);
+        let lines = print(
+            &[main_event(EventKind::Finished(r))],
+            &PrintOptions::default(),
+        );
+        assert_eq!(lines[0]["subtype"], "error_during_execution");
+        assert_eq!(lines[0]["is_error"], true);
+        assert_eq!(lines[0]["api_error_status"], 529);
+        assert_eq!(lines[0]["terminal_reason"], "model_error");
+        assert_eq!(lines[0]["errors"], json!(["API error 529: Overloaded"]));
+    }
+
+    #[test]
+    fn subagent_lines_carry_parent_tool_use_id_and_agent_id() {
+        let events = [
+            sub_event(started()),
+            sub_event(block("msg_3", ContentBlock::text("CHILD-RESULT-42"), 7299)),
+            sub_event(tool_result("toolu_c1", "Read", "ok", None)),
+            sub_event(EventKind::Finished(run_result(
+                ResultSubtype::Success,
+                "CHILD-RESULT-42",
+            ))),
+        ];
+        let lines = print(&events, &PrintOptions::default());
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0]["subtype"], "task_started");
+        assert_eq!(lines[0]["task_id"], "a77ebf272c1e7395d");
+        assert_eq!(lines[0]["tool_use_id"], "toolu_bg1");
+        for line in &lines[1..3] {
+            assert_eq!(&keys(line)[2..4], ["parent_tool_use_id", "agent_id"]);
+            assert_eq!(line["parent_tool_use_id"], "toolu_bg1");
+            assert_eq!(line["agent_id"], "a77ebf272c1e7395d");
+        }
+        let done = &lines[3];
+        assert_eq!(
+            done["type"], "system",
+            "a subagent never prints a result line"
+        );
+        assert_eq!(done["subtype"], "task_notification");
+        assert_eq!(done["status"], "completed");
+        assert_eq!(done["summary"], "CHILD-RESULT-42");
+        assert_eq!(done["usage"]["tool_uses"], 1);
+        assert_eq!(done["usage"]["total_tokens"], 50403);
+    }
+
+    #[test]
+    fn retry_is_an_api_retry_system_line_counting_retries() {
+        let retry = EventKind::Retry {
+            attempt: 2,
+            max_attempts: 9,
+            delay_ms: 1500,
+            reason: "529 Overloaded".into(),
+        };
+        let lines = print(
+            &[main_event(started()), main_event(retry)],
+            &PrintOptions::default(),
+        );
+        assert_eq!(
+            keys(&lines[1]),
+            [
+                "type",
+                "subtype",
+                "attempt",
+                "max_retries",
+                "retry_delay_ms",
+                "error",
+                "session_id",
+                "uuid"
+            ]
+        );
+        assert_eq!(lines[1]["subtype"], "api_retry");
+        assert_eq!(lines[1]["attempt"], 1);
+        assert_eq!(lines[1]["max_retries"], 8);
+        assert_eq!(lines[1]["retry_delay_ms"], 1500);
+        assert_eq!(lines[1]["error"], "529 Overloaded");
+    }
+
+    #[test]
+    fn deltas_print_only_with_partial_messages_and_count_block_indexes() {
+        let plain = print(&basic_session(), &PrintOptions::default());
+        assert!(plain.iter().all(|l| l["type"] != "stream_event"));
+
+        let options = PrintOptions {
+            include_partial_messages: true,
+            ..PrintOptions::default()
+        };
+        let mut events = basic_session();
+        // A thinking delta for the second block of msg_1, between its two blocks.
+        events.insert(5, main_event(EventKind::ThinkingDelta("hmm".into())));
+        let lines = print(&events, &options);
+        let deltas: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["type"] == "stream_event")
+            .collect();
+        assert_eq!(deltas.len(), 4);
+        assert_eq!(
+            deltas[0]["event"],
+            json!({ "type": "content_block_delta", "index": 0,
+                    "delta": { "type": "text_delta", "text": "Reading " } })
+        );
+        assert_eq!(deltas[2]["event"]["index"], 1);
+        assert_eq!(deltas[2]["event"]["delta"]["thinking"], "hmm");
+        assert_eq!(
+            deltas[3]["event"]["index"], 0,
+            "a new message counts from 0"
+        );
+        assert_eq!(deltas[3]["parent_tool_use_id"], Value::Null);
+        assert_eq!(deltas[3]["session_id"], SESSION);
+    }
+
+    #[test]
+    fn session_id_from_options_is_used_before_started() {
+        let options = PrintOptions {
+            session_id: Some("s-1".into()),
+            ..PrintOptions::default()
+        };
+        let retry = EventKind::Retry {
+            attempt: 2,
+            max_attempts: 3,
+            delay_ms: 10,
+            reason: "timeout".into(),
+        };
+        let lines = print(&[main_event(retry)], &options);
+        assert_eq!(lines[0]["session_id"], "s-1");
+    }
+
+    #[test]
+    fn a_closed_pipe_is_an_io_error_not_a_panic() {
+        let mut printer = StreamJsonPrinter::new(Box::new(ClosedPipe), &PrintOptions::default());
+        let err = printer.event(&main_event(started())).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        // Events with no line write nothing, so they cannot fail.
+        printer
+            .event(&main_event(EventKind::TextDelta("x".into())))
+            .unwrap();
+        assert!(printer.finish().is_err());
+    }
+}
