@@ -5,9 +5,6 @@
 //! A bad line is an error naming its line number and what is wrong with it; the reader keeps
 //! going after it, and the caller decides whether that ends the session.
 
-// Wired by `fleet -p --input-format stream-json`; until then only the tests call into it.
-#![allow(dead_code)]
-
 use fleet_protocol::{ContentBlock, Message, MessageContent, Role};
 use serde_json::{Map, Value};
 use std::io::{self, BufRead};

@@ -7,7 +7,7 @@ mod setup;
 
 use crate::args::PrintArgs;
 use crate::model_choice::{choose, Choice};
-use crate::print::{self, OutputFormat, Printer};
+use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
 use fleet_protocol::{EventKind, Message};
@@ -101,8 +101,12 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     };
 
     let mut handle = Session::spawn(agent, prompt_rx);
-    let mut printer: Box<dyn Printer + Send> =
-        print::printer(format, args.verbose, args.include_partial_messages, out);
+    let options = PrintOptions {
+        verbose: args.verbose,
+        include_partial_messages: args.include_partial_messages,
+        session_id: Some(session.id().to_string()),
+    };
+    let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;
     let mut last_error = false;
     let mut interrupts = 0u32;
@@ -180,7 +184,7 @@ fn read_prompt(args: &PrintArgs) -> anyhow::Result<String> {
 /// Sends each stream-json user message on stdin to the session, in order.
 fn feed_stdin(tx: mpsc::Sender<Message>) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
-    for message in crate::input::messages(stdin) {
+    for message in crate::input::InputReader::new(stdin) {
         let message = message?;
         if tx.blocking_send(message).is_err() {
             break;

@@ -7,9 +7,6 @@
 //! A printer only writes: it never decides the exit code, and a failed write (EPIPE when the
 //! reader has gone away) comes back as an `io::Error` for the caller to act on.
 
-// Wired by `fleet -p`; until then nothing outside the tests calls into this module.
-#![allow(dead_code)]
-
 mod encode;
 mod json;
 mod stream_json;

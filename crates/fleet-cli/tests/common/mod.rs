@@ -1,0 +1,164 @@
+//! A harness for whole-binary tests: a temporary git repository with its own HOME and fleet
+//! home, the fake model server, and `fleet` run as a real process against it.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use fleet_testkit::{FakeModelServer, Scenario};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Variables from the developer's environment that would change what fleet does.
+const SCRUBBED: &[&str] = &[
+    "FLEET_PROVIDER",
+    "FLEET_MODEL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "FLEET_NO_SESSION_PERSISTENCE",
+];
+
+pub struct Project {
+    _tmp: tempfile::TempDir,
+    /// The repository (resolved, so it matches what fleet reports).
+    pub repo: PathBuf,
+    pub home: PathBuf,
+    pub fleet_home: PathBuf,
+}
+
+impl Project {
+    /// A git repository with one commit holding `files`.
+    pub fn new(files: &[(&str, &str)]) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        let home = root.join("home");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        for (path, text) in files {
+            let full = repo.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let project = Self {
+            _tmp: tmp,
+            fleet_home: root.join("fleet-home"),
+            repo,
+            home,
+        };
+        project.git(&["init", "-q", "-b", "main"]);
+        project.git(&["add", "."]);
+        project.git(&["commit", "-q", "--allow-empty", "-m", "start"]);
+        project
+    }
+
+    pub fn path(&self, rel: &str) -> String {
+        self.repo.join(rel).display().to_string()
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.repo.join(rel)).unwrap()
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=fleet test", "-c", "user.email=test@fleet.invalid"])
+            .args(args)
+            .current_dir(&self.repo)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `fleet` as a command in the repository, pointed at `server`.
+    pub fn command(&self, server: &FakeModelServer, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
+        cmd.args(args)
+            .current_dir(&self.repo)
+            .env("HOME", &self.home)
+            .env("FLEET_HOME", &self.fleet_home)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("FLEET_MAX_RETRIES", "2")
+            .env("FLEET_RETRY_BASE_DELAY_MS", "5");
+        for var in SCRUBBED {
+            cmd.env_remove(var);
+        }
+        cmd.env("ANTHROPIC_API_KEY", "sk-test")
+            .env("ANTHROPIC_BASE_URL", server.base_url());
+        cmd
+    }
+
+    /// Runs `fleet args…` with `stdin` and waits for it, off the async runtime.
+    pub async fn run(&self, server: &FakeModelServer, args: &[&str], stdin: &str) -> Output {
+        let mut cmd = self.command(server, args);
+        let stdin = stdin.to_string();
+        tokio::task::spawn_blocking(move || {
+            let mut child = cmd
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut pipe = child.stdin.take().unwrap();
+            pipe.write_all(stdin.as_bytes()).unwrap();
+            drop(pipe);
+            child.wait_with_output().unwrap()
+        })
+        .await
+        .unwrap()
+    }
+
+    /// The session transcripts fleet wrote for this repository.
+    pub fn transcripts(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let Ok(projects) = std::fs::read_dir(self.fleet_home.join("projects")) else {
+            return found;
+        };
+        for project in projects.flatten() {
+            for file in std::fs::read_dir(project.path()).unwrap().flatten() {
+                found.push(file.path());
+            }
+        }
+        found
+    }
+}
+
+pub async fn server(scenario: Scenario) -> FakeModelServer {
+    FakeModelServer::start(scenario).await.unwrap()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every stdout line as JSON; fails naming the line that is not.
+pub fn json_lines(out: &Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("line {} is not JSON ({e}): {line}", i + 1))
+        })
+        .collect()
+}
+
+/// The one `result` object of a stream-json run.
+pub fn result_of(lines: &[Value]) -> &Value {
+    let results: Vec<_> = lines.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 1, "one result line expected: {lines:#?}");
+    results[0]
+}
+
+pub fn path_str(p: &Path) -> String {
+    p.display().to_string()
+}
