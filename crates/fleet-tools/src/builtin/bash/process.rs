@@ -1,0 +1,214 @@
+//! One shell command running in its own process group, so that everything it starts
+//! (pipelines, `&` jobs, nested shells) can be stopped together — and is stopped if the caller
+//! goes away without waiting for it.
+
+use super::output::{Capture, Captured};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::future::{pending, Future};
+use std::io;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::time::{sleep_until, Instant};
+
+/// Bytes asked of a pipe per read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Variables that keep a command from waiting for a person: stdin is /dev/null, so an editor,
+/// a pager or a password prompt would only sit there until the timeout.
+const QUIET_ENV: [(&str, &str); 5] = [
+    ("FLEET_AGENT", "1"),
+    ("GIT_EDITOR", "true"),
+    ("GIT_PAGER", "cat"),
+    ("PAGER", "cat"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+];
+
+/// `/bin/bash` where it exists (so a PATH change cannot swap the shell), else `bash` on PATH.
+fn shell() -> &'static str {
+    if Path::new("/bin/bash").is_file() {
+        "/bin/bash"
+    } else {
+        "bash"
+    }
+}
+
+/// Sends signals to the command's process group, and SIGKILL when dropped while still armed,
+/// so a call that is aborted (its future dropped) leaves no process behind.
+#[derive(Debug)]
+struct GroupGuard {
+    group: Option<Pid>,
+}
+
+impl GroupGuard {
+    fn signal(&self, signal: Signal) {
+        if let Some(group) = self.group {
+            // ESRCH only means every process of the group has already gone.
+            if let Err(err) = killpg(group, signal) {
+                tracing::debug!(%group, ?signal, %err, "signalling the Bash process group");
+            }
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.group = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(Signal::SIGKILL);
+    }
+}
+
+/// Why [`Running::run_until`] returned.
+#[derive(Debug)]
+pub(super) enum Ended<T> {
+    /// The shell exited and both pipes closed.
+    Exited,
+    /// The shell exited, but processes it left in the background still hold its output open.
+    HeldOpen,
+    /// The `stop` future finished first.
+    Stopped(T),
+}
+
+/// A command that has finished or was stopped, with what it printed.
+#[derive(Debug)]
+pub(super) struct Finished {
+    pub status: Option<ExitStatus>,
+    pub stdout: Captured,
+    pub stderr: Captured,
+}
+
+#[derive(Debug)]
+pub(super) struct Running {
+    // Declared first so it is dropped first: the group is killed before the child handle goes.
+    group: GroupGuard,
+    child: Child,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    stdout_capture: Capture,
+    stderr_capture: Capture,
+    status: Option<ExitStatus>,
+}
+
+/// Starts `bash -c command` in `cwd`, keeping at most `capture_limit` bytes of each stream.
+pub(super) fn spawn(command: &str, cwd: &Path, capture_limit: usize) -> io::Result<Running> {
+    let mut cmd = Command::new(shell());
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .envs(QUIET_ENV)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if cwd.is_absolute() {
+        // So `pwd` prints the path the agent knows, symlinks included.
+        cmd.env("PWD", cwd);
+    }
+    let mut child = cmd.spawn()?;
+    let group = child
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .map(Pid::from_raw)
+        .ok_or_else(|| io::Error::other("the started shell has no process id"))?;
+    Ok(Running {
+        group: GroupGuard { group: Some(group) },
+        stdout: child.stdout.take(),
+        stderr: child.stderr.take(),
+        child,
+        stdout_capture: Capture::new(capture_limit),
+        stderr_capture: Capture::new(capture_limit),
+        status: None,
+    })
+}
+
+impl Running {
+    /// Reads both pipes and watches the shell until it has exited and the pipes have closed,
+    /// or until `stop` finishes. Once the shell has exited, pipes still open after `linger`
+    /// count as held open by background processes.
+    pub(super) async fn run_until<T>(
+        &mut self,
+        stop: impl Future<Output = T>,
+        linger: Duration,
+    ) -> io::Result<Ended<T>> {
+        tokio::pin!(stop);
+        let mut out_buf = vec![0; READ_CHUNK];
+        let mut err_buf = vec![0; READ_CHUNK];
+        let mut held_after = self.status.map(|_| Instant::now() + linger);
+        loop {
+            if self.status.is_some() && self.stdout.is_none() && self.stderr.is_none() {
+                return Ok(Ended::Exited);
+            }
+            // Not `biased`: a command that prints without pause must not starve the timeout.
+            tokio::select! {
+                read = read_some(&mut self.stdout, &mut out_buf), if self.stdout.is_some() => {
+                    match read {
+                        Ok(n) if n > 0 => self.stdout_capture.push(&out_buf[..n]),
+                        _ => self.stdout = None,
+                    }
+                }
+                read = read_some(&mut self.stderr, &mut err_buf), if self.stderr.is_some() => {
+                    match read {
+                        Ok(n) if n > 0 => self.stderr_capture.push(&err_buf[..n]),
+                        _ => self.stderr = None,
+                    }
+                }
+                status = self.child.wait(), if self.status.is_none() => {
+                    self.status = Some(status?);
+                    held_after = Some(Instant::now() + linger);
+                }
+                () = sleep_until_some(held_after) => return Ok(Ended::HeldOpen),
+                value = &mut stop => return Ok(Ended::Stopped(value)),
+            }
+        }
+    }
+
+    /// Stops every process of the group: SIGTERM (and SIGCONT, so stopped jobs see it), output
+    /// still read for up to `grace`, then SIGKILL for whatever is left; the shell is reaped.
+    pub(super) async fn stop_group(&mut self, grace: Duration) -> io::Result<()> {
+        self.group.signal(Signal::SIGTERM);
+        self.group.signal(Signal::SIGCONT);
+        self.run_until(tokio::time::sleep(grace), grace).await?;
+        self.group.signal(Signal::SIGKILL);
+        if self.status.is_none() {
+            self.status = Some(self.child.wait().await?);
+        }
+        self.stdout = None;
+        self.stderr = None;
+        Ok(())
+    }
+
+    /// Hands over the output. Processes the command left running with their output redirected
+    /// elsewhere are not touched: starting a server in the background is a legitimate request.
+    pub(super) fn finish(mut self) -> Finished {
+        self.group.disarm();
+        Finished {
+            status: self.status,
+            stdout: self.stdout_capture.finish(),
+            stderr: self.stderr_capture.finish(),
+        }
+    }
+}
+
+async fn read_some<R: AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> io::Result<usize> {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await,
+        None => pending().await,
+    }
+}
+
+async fn sleep_until_some(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => sleep_until(deadline).await,
+        None => pending().await,
+    }
+}
