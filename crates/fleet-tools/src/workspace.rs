@@ -22,11 +22,16 @@ impl Workspace {
     }
 
     pub fn with_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        let dir = resolve(dir.as_ref(), &self.root);
+        self.add_dir(dir.as_ref());
+        self
+    }
+
+    /// Adds a folder (relative ones are taken from the root), resolved, once.
+    pub fn add_dir(&mut self, dir: &Path) {
+        let dir = resolve(dir, &self.root);
         if !self.additional.contains(&dir) {
             self.additional.push(dir);
         }
-        self
     }
 
     /// Every folder of the workspace, the root first.
@@ -52,6 +57,30 @@ pub fn resolve(path: &Path, cwd: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     let mut hops = 0;
     walk(&mut out, &absolute, &mut hops);
+    out
+}
+
+/// `path` made absolute against `cwd` with `.` and `..` removed from the text alone, symlinks
+/// left as written. The permission check matches deny rules against this form as well as the
+/// resolved one, so a rule naming a symlink still catches a path spelled through it.
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = PathBuf::from("/");
+    for component in joined.components() {
+        match component {
+            Component::RootDir => out = PathBuf::from("/"),
+            Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
     out
 }
 

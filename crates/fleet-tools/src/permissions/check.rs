@@ -1,10 +1,12 @@
-//! Deciding one call. (Stub: evaluation to be written.)
+//! Deciding one call.
 
+use super::call::Call;
 use super::mode::PermissionMode;
-use super::rule::{Rule, RuleSet};
+use super::rule::{Rule, RuleKind, RuleSet};
 use crate::tool::Access;
 use crate::workspace::Workspace;
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Why a decision was made, for the model's error text, `permission_denials` and the
@@ -12,18 +14,168 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecisionReason {
     /// A rule matched.
-    Rule(Rule),
+    Rule(Arc<Rule>),
     /// The mode decided (e.g. read-only tool in default mode, anything in bypassPermissions).
     Mode(PermissionMode),
-    /// A write resolved outside the project and its added folders.
+    /// A write resolved outside the project and its added folders; holds the resolved path.
     OutsideWorkspace(PathBuf),
 }
 
+impl fmt::Display for DecisionReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rule(rule) => write!(f, "{} rule `{rule}` in {}", rule.kind(), rule.source()),
+            Self::Mode(mode) => write!(f, "{mode} mode"),
+            Self::OutsideWorkspace(path) => {
+                write!(f, "{} is outside the workspace", path.display())
+            }
+        }
+    }
+}
+
+/// What happens to the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behavior {
+    Allow,
+    /// Run only if the user approves.
+    Ask,
+    Deny,
+}
+
+impl Behavior {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Behavior {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The verdict on one call, with enough of the call kept to explain it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    Allow(DecisionReason),
-    Ask(DecisionReason),
-    Deny(DecisionReason),
+pub struct Decision {
+    pub behavior: Behavior,
+    pub reason: DecisionReason,
+    pub tool: String,
+    pub access: Access,
+}
+
+impl Decision {
+    pub fn is_allowed(&self) -> bool {
+        self.behavior == Behavior::Allow
+    }
+
+    pub fn is_denied(&self) -> bool {
+        self.behavior == Behavior::Deny
+    }
+
+    pub fn needs_approval(&self) -> bool {
+        self.behavior == Behavior::Ask
+    }
+
+    /// An allow rule that would let this exact call through, to offer the user (`Bash(npm
+    /// test)`, `Edit(//abs/path)`).
+    pub fn suggested_rule(&self) -> String {
+        match &self.access {
+            Access::Command(command) => {
+                let command = command.trim();
+                let simple = command.len() <= 80
+                    && !command.contains(['\n', '&', '|', ';', '$', '`', '(', ')', '>', '<']);
+                if simple {
+                    format!("{}({command})", self.tool)
+                } else {
+                    let first = command.split_whitespace().next().unwrap_or_default();
+                    format!("{}({first} *)", self.tool)
+                }
+            }
+            Access::Read(path) => format!("Read({})", path_specifier(path)),
+            Access::Write(path) => format!("Edit({})", path_specifier(path)),
+            Access::Other => self.tool.clone(),
+        }
+    }
+
+    /// The call in words: "Bash with command `ls`", "Write on /p/a.rs".
+    fn subject(&self) -> String {
+        match &self.access {
+            Access::Command(command) => {
+                let command = command.trim();
+                let shown: String = command.chars().take(200).collect();
+                let ellipsis = if shown.len() < command.len() {
+                    "…"
+                } else {
+                    ""
+                };
+                format!("{} with command `{shown}{ellipsis}`", self.tool)
+            }
+            Access::Read(path) | Access::Write(path) => {
+                format!("{} on {}", self.tool, path.display())
+            }
+            Access::Other => self.tool.clone(),
+        }
+    }
+
+    /// The text the model (and the user) reads: what was decided, why, and what would change it.
+    pub fn message(&self) -> String {
+        let subject = self.subject();
+        let suggestion = self.suggested_rule();
+        match (&self.behavior, &self.reason) {
+            (Behavior::Allow, reason) => format!("{subject} is allowed by {reason}."),
+            (Behavior::Deny, DecisionReason::Rule(rule)) if rule.kind() == RuleKind::Deny => {
+                format!(
+                    "Permission to use {subject} was denied by rule `{rule}` in {}. Do not retry \
+                     it; find another way or ask the user.",
+                    rule.source()
+                )
+            }
+            (Behavior::Deny, DecisionReason::Rule(rule)) => format!(
+                "Permission to use {subject} was denied: ask rule `{rule}` in {} requires \
+                 approval, and dontAsk mode denies whatever would ask.",
+                rule.source()
+            ),
+            (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan)) => format!(
+                "Permission to use {subject} was denied: plan mode allows only read-only tools. \
+                 Keep to reading and planning; changes wait until the user leaves plan mode."
+            ),
+            (Behavior::Deny, DecisionReason::Mode(mode)) => format!(
+                "Permission to use {subject} was denied: it needs approval, and {mode} mode \
+                 denies whatever no rule allows. To permit it, add an allow rule such as \
+                 `{suggestion}` to the settings or --allowedTools."
+            ),
+            (Behavior::Deny, DecisionReason::OutsideWorkspace(resolved)) => format!(
+                "Permission to use {subject} was denied: the path resolves to {}, outside the \
+                 workspace. Write inside the project instead, or have the user add the folder \
+                 with --add-dir or an allow rule such as `Edit(/{})`.",
+                resolved.display(),
+                resolved.display()
+            ),
+            (Behavior::Ask, DecisionReason::Rule(rule)) => format!(
+                "Permission to use {subject} needs approval: it matches ask rule `{rule}` in {}.",
+                rule.source()
+            ),
+            (Behavior::Ask, reason) => format!(
+                "Permission to use {subject} needs approval: no rule allows it in {reason}. To \
+                 allow it without asking, add an allow rule such as `{suggestion}` (settings \
+                 `permissions.allow` or --allowedTools), or choose a --permission-mode such as \
+                 acceptEdits (file edits in the workspace) or bypassPermissions."
+            ),
+        }
+    }
+}
+
+/// A path as a specifier that names exactly it: `//abs` for an absolute path.
+fn path_specifier(path: &Path) -> String {
+    if path.is_absolute() {
+        format!("/{}", path.display())
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Everything needed to decide a call: the mode, the rules, the workspace and the home folder
@@ -42,19 +194,69 @@ impl Permissions {
             mode,
             rules,
             workspace,
-            home: std::env::var_os("HOME").map(PathBuf::from),
+            home: std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(PathBuf::from),
         }
     }
 
     /// Decides one call of `tool` (read-only or not) that would touch `access`; `cwd` is the
     /// calling agent's working directory.
-    pub fn check(
-        &self,
-        _tool: &str,
-        _read_only: bool,
-        _access: &Access,
-        _cwd: &std::path::Path,
-    ) -> Decision {
-        Decision::Allow(DecisionReason::Mode(self.mode))
+    ///
+    /// In order: a deny rule anywhere wins; plan mode refuses anything not read-only; an ask
+    /// rule asks (in bypassPermissions too — an ask rule is the user saying "check with me",
+    /// which a blanket mode should not silence); a write resolving outside the workspace is
+    /// refused unless an allow rule names its path; an allow rule allows; then the mode
+    /// decides. dontAsk turns every ask into a deny.
+    pub fn check(&self, tool: &str, read_only: bool, access: &Access, cwd: &Path) -> Decision {
+        let call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        let (behavior, reason) = self.decide(&call, read_only);
+        let behavior = match (behavior, self.mode) {
+            (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,
+            (behavior, _) => behavior,
+        };
+        Decision {
+            behavior,
+            reason,
+            tool: tool.to_string(),
+            access: access.clone(),
+        }
+    }
+
+    fn decide(&self, call: &Call<'_>, read_only: bool) -> (Behavior, DecisionReason) {
+        if let Some(rule) = self.rules.denying(call) {
+            return (Behavior::Deny, DecisionReason::Rule(rule.clone()));
+        }
+        if self.mode == PermissionMode::Plan && !read_only {
+            return (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan));
+        }
+        if let Some(rule) = self.rules.asking(call) {
+            return (Behavior::Ask, DecisionReason::Rule(rule.clone()));
+        }
+        if let Some(write) = call
+            .write
+            .as_ref()
+            .filter(|w| !self.workspace.contains(&w.resolved))
+        {
+            return match self.rules.allowing_path(call) {
+                Some(rule) => (Behavior::Allow, DecisionReason::Rule(rule.clone())),
+                None => (
+                    Behavior::Deny,
+                    DecisionReason::OutsideWorkspace(write.resolved.clone()),
+                ),
+            };
+        }
+        if let Some(rule) = self.rules.allowing(call) {
+            return (Behavior::Allow, DecisionReason::Rule(rule.clone()));
+        }
+        let mode = DecisionReason::Mode(self.mode);
+        let behavior = match self.mode {
+            PermissionMode::BypassPermissions => Behavior::Allow,
+            _ if read_only => Behavior::Allow,
+            PermissionMode::AcceptEdits if call.write.is_some() => Behavior::Allow,
+            PermissionMode::Plan => Behavior::Deny,
+            _ => Behavior::Ask,
+        };
+        (behavior, mode)
     }
 }

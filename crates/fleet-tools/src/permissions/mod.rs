@@ -1,16 +1,31 @@
 //! Whether a tool call may run: permission modes, `allow` / `ask` / `deny` rules from settings
 //! files and the command line, and the workspace boundary for writes.
 //!
-//! Evaluation order: a matching deny rule anywhere wins, then ask rules, then allow rules, then
-//! the mode's default. Writes that resolve (through `..` and symlinks) outside the workspace
-//! are denied unless an allow rule names them.
+//! Evaluation order: a matching deny rule anywhere wins; plan mode then refuses anything not
+//! read-only; ask rules ask (in bypassPermissions too); a write that resolves (through `..` and
+//! symlinks) outside the workspace is denied unless an allow rule names its path; allow rules
+//! allow; the mode decides the rest; dontAsk turns every ask into a deny. See
+//! [`Permissions::check`].
+//!
+//! Rules name a tool, optionally with a specifier: `Bash(npm run *)` for commands,
+//! gitignore-style paths for `Read(...)` (which also covers Glob and Grep) and `Edit(...)` /
+//! `Write(...)` (which cover every file write). What the shell matching does not do: it does
+//! not see through wrappers (`sudo rm` is not `rm`), and it cannot know what a program run by
+//! an allowed command writes; only redirects (`> file`) are checked against the workspace and
+//! `Edit` deny rules.
 
+mod bash_match;
+mod bash_split;
+mod call;
 mod check;
 mod mode;
+mod path_match;
 mod rule;
 mod settings;
 
-pub use check::{Decision, DecisionReason, Permissions};
+pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
-pub use rule::{Rule, RuleError, RuleKind, RuleSet};
-pub use settings::PermissionSettings;
+pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
+pub use settings::{
+    CommandLinePermissions, PermissionSettings, PermissionsBuilder, SettingsSource,
+};
