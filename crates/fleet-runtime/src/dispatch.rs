@@ -7,8 +7,8 @@
 
 use crate::sink::EventSink;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
-use fleet_tools::permissions::{Decision, DecisionReason, Permissions};
-use fleet_tools::{Access, Tool, ToolContext, ToolError, ToolPool};
+use fleet_tools::permissions::{Behavior, DecisionReason, Permissions};
+use fleet_tools::{Tool, ToolContext, ToolError, ToolPool};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
@@ -122,33 +122,17 @@ impl Dispatcher<'_> {
             );
         }
         let access = tool.access(&call.input, self.ctx);
-        let decision =
-            self.permissions
-                .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
-        match decision {
-            Decision::Allow(reason) => {
-                let note = note_for("accept", &reason);
-                (self.call_tool(tool, call).await, note, false)
-            }
-            // Nobody can be asked in a headless run: "ask" is a refusal the caller can see in
-            // `permission_denials`, and lift with an allow rule.
-            Decision::Ask(reason) => {
-                let err = ToolError::PermissionDenied {
-                    tool: call.name.clone(),
-                    reason: format!(
-                        "{} needs approval and there is no one to ask in this session. To allow it, add a rule such as `{}` to `permissions.allow` in .claude/settings.json or pass --allowedTools, or choose another --permission-mode.",
-                        describe(&access),
-                        suggested_rule(tool.name(), &access),
-                    ),
-                };
-                (Err(err), note_for("reject", &reason), true)
-            }
-            Decision::Deny(reason) => {
-                let err = ToolError::PermissionDenied {
-                    tool: call.name.clone(),
-                    reason: deny_reason(&reason, &access),
-                };
-                (Err(err), note_for("reject", &reason), true)
+        let decision = self
+            .permissions
+            .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
+        let reason = note_for(&decision.reason);
+        match decision.behavior {
+            Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),
+            // Nobody can be asked in a headless run: "ask" is a refusal the caller sees in
+            // `permission_denials` and can lift with an allow rule.
+            Behavior::Ask | Behavior::Deny => {
+                let err = ToolError::Failed(decision.message());
+                (Err(err), reason("reject"), true)
             }
         }
     }
@@ -184,57 +168,12 @@ fn note(decision: &str, reason_type: &str, rule: Option<String>) -> PermissionNo
     }
 }
 
-fn note_for(decision: &str, reason: &DecisionReason) -> PermissionNote {
-    match reason {
-        DecisionReason::Rule(rule) => note(decision, "rule", Some(rule_text(rule))),
+/// The printer's view of why a call was decided: `mode`, `rule` (with its text) or
+/// `workspace`.
+fn note_for(reason: &DecisionReason) -> impl Fn(&str) -> PermissionNote + '_ {
+    move |decision| match reason {
+        DecisionReason::Rule(rule) => note(decision, "rule", Some(rule.to_string())),
         DecisionReason::Mode(_) => note(decision, "mode", None),
         DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
-    }
-}
-
-fn rule_text(rule: &fleet_tools::permissions::Rule) -> String {
-    match &rule.specifier {
-        Some(spec) => format!("{}({spec})", rule.tool),
-        None => rule.tool.clone(),
-    }
-}
-
-fn deny_reason(reason: &DecisionReason, access: &Access) -> String {
-    match reason {
-        DecisionReason::Rule(rule) => format!(
-            "{} is denied by the rule `{}` from {}.",
-            describe(access),
-            rule_text(rule),
-            rule.source
-        ),
-        DecisionReason::Mode(mode) => format!(
-            "{} is not allowed in permission mode `{mode}`.",
-            describe(access)
-        ),
-        DecisionReason::OutsideWorkspace(path) => format!(
-            "{} is outside the project and its added folders ({}). Work inside the project, or ask the user to add the folder with --add-dir or an allow rule.",
-            describe(access),
-            path.display()
-        ),
-    }
-}
-
-fn describe(access: &Access) -> String {
-    match access {
-        Access::Read(path) => format!("Reading {}", path.display()),
-        Access::Write(path) => format!("Writing {}", path.display()),
-        Access::Command(command) => format!("Running `{command}`"),
-        Access::Other => "This call".into(),
-    }
-}
-
-fn suggested_rule(tool: &str, access: &Access) -> String {
-    match access {
-        Access::Command(command) => {
-            let first = command.split_whitespace().next().unwrap_or("");
-            format!("{tool}({first} *)")
-        }
-        Access::Write(path) | Access::Read(path) => format!("{tool}(/{})", path.display()),
-        Access::Other => tool.to_string(),
     }
 }
