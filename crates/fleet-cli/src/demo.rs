@@ -35,7 +35,8 @@ pub struct DemoArgs {
 }
 
 const MODEL: &str = "claude-sonnet-4-5";
-const PROMPT: &str = "greeting.txt should greet fleet instead of the world. Fix it and show me the change.";
+const PROMPT: &str =
+    "greeting.txt should greet fleet instead of the world. Fix it and show me the change.";
 
 pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     let dir = tempfile::Builder::new()
@@ -62,7 +63,11 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         ..PrintArgs::default()
     };
     if args.output_format == "text" {
-        println!("fleet demo: a scripted model on {} drives a real session in {}", server.base_url(), repo.display());
+        println!(
+            "fleet demo: a scripted model on {} drives a real session in {}",
+            server.base_url(),
+            repo.display()
+        );
         println!("permission mode acceptEdits, allowed: Bash(git diff *), Bash(cat *)\n");
         println!("> {PROMPT}\n");
     }
@@ -79,10 +84,14 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         persist: false,
     })
     .await?;
-    let content = std::fs::read_to_string(repo.join("greeting.txt")).context("reading the result")?;
+    let content =
+        std::fs::read_to_string(repo.join("greeting.txt")).context("reading the result")?;
     if args.output_format == "text" {
         println!("\ngreeting.txt on disk now: {}", content.trim_end());
-        println!("{} requests reached the fake model server", server.request_count());
+        println!(
+            "{} requests reached the fake model server",
+            server.request_count()
+        );
     }
     if args.keep {
         let kept = dir.keep();
@@ -93,11 +102,23 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 fn make_repo(repo: &Path) -> anyhow::Result<()> {
     std::fs::write(repo.join("greeting.txt"), "hello world\n")?;
-    std::fs::write(repo.join("README.md"), "# demo\nA tiny repository for fleet's demo.\n")?;
+    std::fs::write(
+        repo.join("README.md"),
+        "# demo\nA tiny repository for fleet's demo.\n",
+    )?;
     for args in [
         &["init", "-q", "-b", "main"][..],
         &["add", "."],
-        &["-c", "user.name=fleet demo", "-c", "user.email=demo@fleet.invalid", "commit", "-q", "-m", "start"],
+        &[
+            "-c",
+            "user.name=fleet demo",
+            "-c",
+            "user.email=demo@fleet.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "start",
+        ],
     ] {
         let status = Command::new("git")
             .args(args)

@@ -53,7 +53,9 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Demo(args)) => demo::run(args).await,
-        Some(Command::Dev(cmd)) => dev::run(cmd).await.map(|()| std::process::ExitCode::SUCCESS),
+        Some(Command::Dev(cmd)) => dev::run(cmd)
+            .await
+            .map(|()| std::process::ExitCode::SUCCESS),
         None => headless::run(cli.print).await,
     }
 }

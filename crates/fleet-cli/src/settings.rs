@@ -91,7 +91,10 @@ fn project_dir(cwd: &Path) -> Option<PathBuf> {
 fn candidate_files(cwd: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut files = Vec::new();
     if let Some(home) = fleet_home() {
-        let base = home.parent().map(Path::to_path_buf).unwrap_or_else(|| home.clone());
+        let base = home
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| home.clone());
         files.push((home.join("settings.json"), base));
     }
     if let Some(home) = home_dir() {

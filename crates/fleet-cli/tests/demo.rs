@@ -27,15 +27,27 @@ fn anthropic_demo_reads_edits_and_runs_a_command() {
     assert!(out.contains("Read("), "{out}");
     assert!(out.contains("Edit("), "{out}");
     assert!(out.contains("Bash("), "{out}");
-    assert!(out.contains("retrying"), "the scripted 529 was retried: {out}");
-    assert!(out.contains("1 file changed"), "git diff ran for real: {out}");
-    assert!(out.contains("greeting.txt on disk now: hello fleet"), "{out}");
+    assert!(
+        out.contains("retrying"),
+        "the scripted 529 was retried: {out}"
+    );
+    assert!(
+        out.contains("1 file changed"),
+        "git diff ran for real: {out}"
+    );
+    assert!(
+        out.contains("greeting.txt on disk now: hello fleet"),
+        "{out}"
+    );
 }
 
 #[test]
 fn openai_demo_runs_the_same_session() {
     let out = demo(&["--provider", "openai"]);
-    assert!(out.contains("greeting.txt on disk now: hello fleet"), "{out}");
+    assert!(
+        out.contains("greeting.txt on disk now: hello fleet"),
+        "{out}"
+    );
 }
 
 #[test]

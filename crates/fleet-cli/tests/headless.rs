@@ -15,7 +15,10 @@ fn fix_greeting(project: &Project) -> Scenario {
     let lib = project.path("src/lib.rs");
     Scenario::queue([
         Rule::text("Looking for the greeting.")
-            .then_tool_use("Grep", json!({"pattern": "hello", "output_mode": "files_with_matches"}))
+            .then_tool_use(
+                "Grep",
+                json!({"pattern": "hello", "output_mode": "files_with_matches"}),
+            )
             .then_tool_use("Read", json!({"file_path": lib})),
         Rule::tool_use(
             "Edit",
@@ -26,7 +29,8 @@ fn fix_greeting(project: &Project) -> Scenario {
             "Bash",
             json!({"command": "git diff --stat && cat src/lib.rs", "description": "show the change"}),
         ),
-        Rule::text("DONE: the greeting now says hello fleet.").when_tool_result_contains("hello fleet"),
+        Rule::text("DONE: the greeting now says hello fleet.")
+            .when_tool_result_contains("hello fleet"),
     ])
 }
 
@@ -56,15 +60,26 @@ async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
     let lines = json_lines(&out);
 
     let init = &lines[0];
-    assert_eq!((init["type"].as_str(), init["subtype"].as_str()), (Some("system"), Some("init")));
+    assert_eq!(
+        (init["type"].as_str(), init["subtype"].as_str()),
+        (Some("system"), Some("init"))
+    );
     assert_eq!(init["cwd"], path_str(&project.repo));
     assert_eq!(init["permissionMode"], "acceptEdits");
-    let tools: Vec<_> = init["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let tools: Vec<_> = init["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
     for tool in ["Bash", "Edit", "Glob", "Grep", "Read", "Write"] {
         assert!(tools.contains(&tool), "{tool} offered: {tools:?}");
     }
     let session = init["session_id"].as_str().unwrap().to_string();
-    assert!(lines.iter().all(|l| l["session_id"] == session.as_str()), "one session id throughout");
+    assert!(
+        lines.iter().all(|l| l["session_id"] == session.as_str()),
+        "one session id throughout"
+    );
 
     let tool_uses: Vec<_> = lines
         .iter()
@@ -81,9 +96,18 @@ async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
         assert_eq!(r["message"]["content"][0]["type"], "tool_result");
         assert_eq!(r["message"]["content"][0]["is_error"], false, "{r}");
     }
-    assert!(results[1]["message"]["content"][0]["content"].as_str().unwrap().contains("hello world"));
-    assert_eq!(results[1]["tool_use_result"]["file"]["filePath"], project.path("src/lib.rs"));
-    assert!(results[3]["tool_use_result"]["stdout"].as_str().unwrap().contains("hello fleet"));
+    assert!(results[1]["message"]["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("hello world"));
+    assert_eq!(
+        results[1]["tool_use_result"]["file"]["filePath"],
+        project.path("src/lib.rs")
+    );
+    assert!(results[3]["tool_use_result"]["stdout"]
+        .as_str()
+        .unwrap()
+        .contains("hello fleet"));
 
     let result = result_of(&lines);
     assert_eq!(result["subtype"], "success");
@@ -94,13 +118,20 @@ async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
     assert_eq!(result["permission_denials"], json!([]));
     assert!(result["usage"]["input_tokens"].is_u64());
 
-    assert!(project.read("src/lib.rs").contains("hello fleet"), "the file changed on disk");
+    assert!(
+        project.read("src/lib.rs").contains("hello fleet"),
+        "the file changed on disk"
+    );
     assert!(project.git(&["diff", "--stat"]).contains("1 file changed"));
     let transcripts = project.transcripts();
     assert_eq!(transcripts.len(), 1);
     assert!(transcripts[0].ends_with(format!("{session}.jsonl")));
     let transcript = std::fs::read_to_string(&transcripts[0]).unwrap();
-    assert_eq!(transcript.lines().count(), 9, "prompt, then 4 replies and 4 result messages");
+    assert_eq!(
+        transcript.lines().count(),
+        8,
+        "prompt, 4 replies, 3 messages of results"
+    );
     assert!(transcript.contains("fix the greeting"));
 }
 
@@ -108,7 +139,9 @@ async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
 async fn json_output_is_one_result_object_and_text_is_the_answer() {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(Scenario::with_rules([Rule::text("The answer is 42.")])).await;
-    let out = project.run(&server, &["-p", "question", "--output-format", "json"], "").await;
+    let out = project
+        .run(&server, &["-p", "question", "--output-format", "json"], "")
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 1);
@@ -120,7 +153,11 @@ async fn json_output_is_one_result_object_and_text_is_the_answer() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "The answer is 42.\n");
     let last = server.last_request().unwrap();
-    let prompt = last.body["messages"][0]["content"].as_str().unwrap();
+    let content = &last.body["messages"][0]["content"];
+    let prompt = content
+        .as_str()
+        .or_else(|| content[0]["text"].as_str())
+        .unwrap();
     assert_eq!(prompt, "question from stdin");
 }
 
@@ -133,7 +170,11 @@ async fn max_turns_ends_with_an_error_result_and_exit_code() {
     )]))
     .await;
     let out = project
-        .run(&server, &["-p", "loop", "--max-turns", "2", "--output-format", "json"], "")
+        .run(
+            &server,
+            &["-p", "loop", "--max-turns", "2", "--output-format", "json"],
+            "",
+        )
         .await;
     assert!(!out.status.success(), "an error result exits non-zero");
     let result = &json_lines(&out)[0];
@@ -159,7 +200,14 @@ async fn refused_calls_are_error_results_and_listed_in_permission_denials() {
     let out = project
         .run(
             &server,
-            &["-p", "clean up", "--output-format", "stream-json", "--permission-mode", "acceptEdits"],
+            &[
+                "-p",
+                "clean up",
+                "--output-format",
+                "stream-json",
+                "--permission-mode",
+                "acceptEdits",
+            ],
             "",
         )
         .await;
@@ -171,8 +219,14 @@ async fn refused_calls_are_error_results_and_listed_in_permission_denials() {
         assert_eq!(r["message"]["content"][0]["is_error"], true, "{r}");
     }
     assert!(!outside.exists(), "nothing was written outside the project");
-    let denials = result_of(&lines)["permission_denials"].as_array().unwrap().clone();
-    let names: Vec<_> = denials.iter().map(|d| d["tool_name"].as_str().unwrap()).collect();
+    let denials = result_of(&lines)["permission_denials"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let names: Vec<_> = denials
+        .iter()
+        .map(|d| d["tool_name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["Bash", "Write"]);
     assert_eq!(denials[0]["tool_input"]["command"], "rm -rf build");
 }
@@ -187,12 +241,18 @@ async fn resume_and_continue_carry_the_conversation_on() {
     ]))
     .await;
     let id = "0b6c2f9e-3c1d-4d5e-9f00-1234567890ab";
-    let out = project.run(&server, &["-p", "first", "--session-id", id], "").await;
+    let out = project
+        .run(&server, &["-p", "first", "--session-id", id], "")
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "first answer\n");
 
     let out = project
-        .run(&server, &["-p", "second", "--resume", id, "--output-format", "json"], "")
+        .run(
+            &server,
+            &["-p", "second", "--resume", id, "--output-format", "json"],
+            "",
+        )
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(json_lines(&out)[0]["session_id"], id);
@@ -206,13 +266,27 @@ async fn resume_and_continue_carry_the_conversation_on() {
     assert_eq!(texts.len(), 3, "{texts:?}");
     assert!(texts[0].contains("first") && texts[1].contains("first answer"));
 
-    let out = project.run(&server, &["-p", "third", "--continue"], "").await;
+    let out = project
+        .run(&server, &["-p", "third", "--continue"], "")
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "third answer\n");
-    assert_eq!(server.last_request().unwrap().body["messages"].as_array().unwrap().len(), 5);
-    assert_eq!(project.transcripts().len(), 1, "all three runs share one transcript");
+    assert_eq!(
+        server.last_request().unwrap().body["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(
+        project.transcripts().len(),
+        1,
+        "all three runs share one transcript"
+    );
 
-    let out = project.run(&server, &["-p", "x", "--resume", "no-such-session"], "").await;
+    let out = project
+        .run(&server, &["-p", "x", "--resume", "no-such-session"], "")
+        .await;
     assert!(!out.status.success());
     assert!(stderr(&out).contains("no-such-session"), "{}", stderr(&out));
 }
@@ -234,18 +308,32 @@ async fn stream_json_input_runs_each_message_in_turn() {
     let out = project
         .run(
             &server,
-            &["-p", "--input-format", "stream-json", "--output-format", "stream-json"],
+            &[
+                "-p",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+            ],
             stdin,
         )
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&out);
-    let results: Vec<_> = lines.iter().filter(|l| l["type"] == "result").map(|l| l["result"].clone()).collect();
+    let results: Vec<_> = lines
+        .iter()
+        .filter(|l| l["type"] == "result")
+        .map(|l| l["result"].clone())
+        .collect();
     assert_eq!(results, [json!("one"), json!("two")]);
     assert_eq!(lines.iter().filter(|l| l["subtype"] == "init").count(), 1);
 
     let out = project
-        .run(&server, &["-p", "--input-format", "stream-json"], "{\"type\":\"assistant\"}\n")
+        .run(
+            &server,
+            &["-p", "--input-format", "stream-json"],
+            "{\"type\":\"assistant\"}\n",
+        )
         .await;
     assert!(!out.status.success());
     assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
@@ -256,17 +344,27 @@ async fn bad_invocations_say_what_is_wrong() {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(Scenario::with_rules([Rule::text("unused")])).await;
     for (args, expected) in [
-        (&["-p", "x", "--permission-mode", "yolo"][..], "unknown permission mode"),
+        (
+            &["-p", "x", "--permission-mode", "yolo"][..],
+            "unknown permission mode",
+        ),
         (&["-p", "x", "--allowedTools", "Bash("][..], "Bash("),
         (&["-p", "x", "--cwd", "/no/such/dir"][..], "/no/such/dir"),
-        (&["-p", "x", "--continue", "--resume", "abc"][..], "cannot be used together"),
+        (
+            &["-p", "x", "--continue", "--resume", "abc"][..],
+            "cannot be used together",
+        ),
         (&["-p", "x", "--session-id", "not-a-uuid"][..], "UUID"),
         (&["-p", "x", "--continue"][..], "no earlier session"),
         (&["just a prompt"][..], "fleet -p"),
     ] {
         let out = project.run(&server, args, "").await;
         assert!(!out.status.success(), "{args:?} should fail");
-        assert!(stderr(&out).contains(expected), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(expected),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
     assert_eq!(server.request_count(), 0, "nothing reached the model");
 }

@@ -44,7 +44,14 @@ async fn interrupting_during_bash_kills_the_command_and_its_children() {
     .await;
     let mut cmd = project.command(
         &server,
-        &["-p", "run it", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"],
+        &[
+            "-p",
+            "run it",
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
     );
     let repo = project.repo.clone();
     let out = tokio::task::spawn_blocking(move || {
@@ -73,7 +80,10 @@ async fn interrupting_during_bash_kills_the_command_and_its_children() {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        assert!(gone, "shell {shell} or its background child {background} survived");
+        assert!(
+            gone,
+            "shell {shell} or its background child {background} survived"
+        );
         out
     })
     .await

@@ -122,9 +122,9 @@ impl Dispatcher<'_> {
             );
         }
         let access = tool.access(&call.input, self.ctx);
-        let decision = self
-            .permissions
-            .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
+        let decision =
+            self.permissions
+                .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
         let reason = note_for(&decision.reason);
         match decision.behavior {
             Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),

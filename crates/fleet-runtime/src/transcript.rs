@@ -12,7 +12,10 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
         entry = entry
             .with_extra("messageId", reply.id.clone())
             .with_extra("model", reply.model.clone())
-            .with_extra("usage", serde_json::to_value(&reply.usage).unwrap_or(Value::Null));
+            .with_extra(
+                "usage",
+                serde_json::to_value(&reply.usage).unwrap_or(Value::Null),
+            );
         if let Some(stop) = &reply.stop_reason {
             entry = entry.with_extra("stopReason", stop.clone());
         }

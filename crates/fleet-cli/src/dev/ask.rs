@@ -1,8 +1,8 @@
 //! `fleet dev ask "prompt"`: one streamed request to the configured provider, to check a
 //! setup (key, base URL, model name) before running agents on it.
 
-use anyhow::Context;
 use crate::model_choice::{choose, parse_provider, Choice};
+use anyhow::Context;
 use fleet_model::{ModelEvent, ModelRequest, Provider};
 use fleet_protocol::{Message, MessagesRequest, SystemPrompt};
 use futures::StreamExt;

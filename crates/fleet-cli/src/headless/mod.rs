@@ -85,8 +85,8 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     };
 
     let mut session = SessionFile::open(&args, &cwd, persist)?;
-    let agent = setup::agent(&args, &cwd, &settings, choice, session.id())?
-        .with_history(session.history());
+    let agent =
+        setup::agent(&args, &cwd, &settings, choice, session.id())?.with_history(session.history());
     let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
     let feeder = match first_prompt {
         Some(prompt) => {
@@ -181,14 +181,30 @@ fn read_prompt(args: &PrintArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// Sends each stream-json user message on stdin to the session, in order.
+/// Sends each stream-json user message on stdin to the session, in order. A bad line is
+/// reported and skipped so the messages after it still run; the run then ends with an error
+/// naming the first bad line.
 fn feed_stdin(tx: mpsc::Sender<Message>) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
+    let mut bad = Vec::new();
     for message in crate::input::InputReader::new(stdin) {
-        let message = message?;
-        if tx.blocking_send(message).is_err() {
-            break;
+        match message {
+            Ok(message) => {
+                if tx.blocking_send(message).is_err() {
+                    break;
+                }
+            }
+            Err(err) => {
+                eprintln!("fleet: {err}");
+                bad.push(err.line());
+            }
         }
     }
-    Ok(())
+    match bad.first() {
+        None => Ok(()),
+        Some(first) => bail!(
+            "{} stdin line(s) were not valid stream-json user messages (first: line {first})",
+            bad.len()
+        ),
+    }
 }

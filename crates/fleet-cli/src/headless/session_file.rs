@@ -13,6 +13,9 @@ pub struct SessionFile {
     id: String,
     history: Vec<Message>,
     writer: Option<TranscriptWriter>,
+    /// A new session's file is created with its first message, so a run that fails before
+    /// anything happens leaves no empty session behind for `--continue` to pick.
+    pending: Option<(FleetHome, std::path::PathBuf)>,
 }
 
 impl SessionFile {
@@ -55,6 +58,7 @@ impl SessionFile {
                 id: session.id,
                 history: loaded.messages(),
                 writer,
+                pending: None,
             });
         }
         let id = match &args.session_id {
@@ -70,18 +74,11 @@ impl SessionFile {
             }
             None => new_session_id(),
         };
-        let writer = if persist {
-            let mut writer = TranscriptWriter::create(store.home(), cwd, &id)
-                .with_context(|| format!("starting session {id}"))?;
-            writer.set_cwd(cwd);
-            Some(writer)
-        } else {
-            None
-        };
         Ok(Self {
             id,
             history: Vec::new(),
-            writer,
+            writer: None,
+            pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
         })
     }
 
@@ -96,6 +93,12 @@ impl SessionFile {
     /// Appends one committed message. An error means the transcript can no longer be trusted
     /// to hold what happens next, so the caller stops the run.
     pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
+        if let Some((home, cwd)) = self.pending.take() {
+            let mut writer = TranscriptWriter::create(&home, &cwd, &self.id)
+                .with_context(|| format!("starting session {}", self.id))?;
+            writer.set_cwd(&cwd);
+            self.writer = Some(writer);
+        }
         let Some(writer) = &mut self.writer else {
             return Ok(());
         };

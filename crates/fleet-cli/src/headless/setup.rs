@@ -7,7 +7,9 @@ use crate::settings::{repo_root, Settings};
 use anyhow::bail;
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
 use fleet_runtime::{Agent, AgentConfig, Environment, SystemPromptBuilder};
-use fleet_tools::permissions::{split_rule_list, CommandLinePermissions, Permissions, SettingsSource};
+use fleet_tools::permissions::{
+    split_rule_list, CommandLinePermissions, Permissions, SettingsSource,
+};
 use fleet_tools::{ToolContext, ToolPool, Workspace};
 use std::path::Path;
 use std::sync::Arc;
@@ -33,7 +35,10 @@ pub fn agent(
         .collect();
     tools.retain(|tool| !removed.iter().any(|name| name == tool.name()));
 
-    let prompt = args.system_prompt.clone().unwrap_or_else(|| DEFAULT_PROMPT.to_string());
+    let prompt = args
+        .system_prompt
+        .clone()
+        .unwrap_or_else(|| DEFAULT_PROMPT.to_string());
     let mut system = SystemPromptBuilder::new(prompt).environment(Environment::detect(cwd));
     if let Some(append) = &args.append_system_prompt {
         system = system.append(append.clone());
@@ -43,7 +48,7 @@ pub fn agent(
     config.system = system.build();
     config.max_turns = args.max_turns;
     if let Some(budget) = args.max_budget_usd {
-        if !(budget > 0.0) {
+        if budget.is_nan() || budget <= 0.0 {
             bail!("--max-budget-usd must be a positive number of dollars, got {budget}");
         }
         config.max_budget_usd = Some(budget);
@@ -86,5 +91,10 @@ fn permissions(args: &PrintArgs, cwd: &Path, settings: &Settings) -> anyhow::Res
         mode: args.mode(),
         add_dirs: args.add_dir.clone(),
     };
-    Ok(Permissions::from_sources(Workspace::new(root), &sources, &cli, cwd)?)
+    Ok(Permissions::from_sources(
+        Workspace::new(root),
+        &sources,
+        &cli,
+        cwd,
+    )?)
 }

@@ -88,19 +88,6 @@ pub struct PrintOptions {
 }
 
 /// The printer for `format`, writing to `out`.
-pub fn printer(
-    format: OutputFormat,
-    verbose: bool,
-    out: Box<dyn Write + Send>,
-) -> Box<dyn Printer + Send> {
-    let options = PrintOptions {
-        verbose,
-        ..PrintOptions::default()
-    };
-    printer_with(format, &options, out)
-}
-
-/// Like [`printer`], with every option.
 pub fn printer_with(
     format: OutputFormat,
     options: &PrintOptions,
@@ -153,7 +140,7 @@ mod tests {
         .into_iter()
         .map(|format| {
             let buf = SharedBuf::default();
-            let mut p = printer(format, false, Box::new(buf.clone()));
+            let mut p = printer_with(format, &PrintOptions::default(), Box::new(buf.clone()));
             for event in basic_session() {
                 p.event(&event).unwrap();
             }

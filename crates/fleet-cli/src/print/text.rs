@@ -151,13 +151,33 @@ fn call_summary(name: &str, input: &Value) -> String {
     }
 }
 
+/// A failed call's first line, or the first few lines of what a call returned, so a reader
+/// can follow the run without the whole output.
 fn outcome(result: &ToolResultEvent) -> String {
     if result.is_error {
-        format!("error: {}", first_line(&result.content, ERROR_CHARS))
-    } else {
-        "ok".to_string()
+        return format!("error: {}", first_line(&result.content, ERROR_CHARS));
     }
+    let lines: Vec<&str> = result
+        .content
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if lines.is_empty() {
+        return "ok".to_string();
+    }
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(OUTCOME_LINES)
+        .map(|l| first_line(&l.replace('\t', "  "), SUMMARY_CHARS))
+        .collect();
+    if lines.len() > OUTCOME_LINES {
+        shown.push(format!("… +{} lines", lines.len() - OUTCOME_LINES));
+    }
+    shown.join("\n    ")
 }
+
+/// Lines of a successful call's output shown in verbose text.
+const OUTCOME_LINES: usize = 3;
 
 /// The first non-empty line, cut to `max` characters.
 fn first_line(text: &str, max: usize) -> String {
@@ -245,9 +265,9 @@ mod tests {
         assert_eq!(
             out,
             "Reading the file.\n\
-             ● Read(/home/user/project/hello.txt)\n  ⎿ ok\n\
-             ● Edit(/home/user/project/hello.txt)\n  ⎿ ok\n\
-             ● Bash(cat hello.txt)\n  ⎿ ok\n\
+             ● Read(/home/user/project/hello.txt)\n  ⎿ 1  hello world\n    2\n\
+             ● Edit(/home/user/project/hello.txt)\n  ⎿ The file was updated.\n\
+             ● Bash(cat hello.txt)\n  ⎿ hello fleet\n\
              DONE: hello fleet\n"
         );
     }

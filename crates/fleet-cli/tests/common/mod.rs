@@ -64,14 +64,23 @@ impl Project {
 
     pub fn git(&self, args: &[&str]) -> String {
         let out = Command::new("git")
-            .args(["-c", "user.name=fleet test", "-c", "user.email=test@fleet.invalid"])
+            .args([
+                "-c",
+                "user.name=fleet test",
+                "-c",
+                "user.email=test@fleet.invalid",
+            ])
             .args(args)
             .current_dir(&self.repo)
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
