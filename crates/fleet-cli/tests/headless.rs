@@ -368,3 +368,149 @@ async fn bad_invocations_say_what_is_wrong() {
     }
     assert_eq!(server.request_count(), 0, "nothing reached the model");
 }
+
+#[tokio::test]
+async fn settings_files_and_instructions_shape_the_session() {
+    let project = Project::new(&[
+        ("CLAUDE.md", "Always answer in haiku."),
+        ("sub/AGENTS.md", "Sub folder rules."),
+        ("sub/notes.txt", "n\n"),
+        (
+            ".claude/settings.json",
+            r#"{"permissions": {"deny": ["Read(/secret/**)"], "allow": ["Bash(ls *)"]}}"#,
+        ),
+        ("secret/key.txt", "k\n"),
+    ]);
+    std::fs::create_dir_all(project.home.join(".claude")).unwrap();
+    std::fs::write(
+        project.home.join(".claude/CLAUDE.md"),
+        "User-wide preference.",
+    )
+    .unwrap();
+    let server = server(Scenario::queue([
+        Rule::tool_use("Read", json!({"file_path": project.path("secret/key.txt")}))
+            .then_tool_use("Bash", json!({"command": "ls -a"})),
+        Rule::text("done"),
+    ]))
+    .await;
+    let sub = project.path("sub");
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "look",
+                "--output-format",
+                "stream-json",
+                "--cwd",
+                &sub,
+            ],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let results: Vec<_> = lines.iter().filter(|l| l["type"] == "user").collect();
+    let read = &results[0]["message"]["content"][0];
+    assert_eq!(
+        read["is_error"], true,
+        "the deny rule from .claude/settings.json held: {read}"
+    );
+    assert!(
+        read["content"]
+            .as_str()
+            .unwrap()
+            .contains("Read(/secret/**)"),
+        "{read}"
+    );
+    let ls = &results[1]["message"]["content"][0];
+    assert_eq!(
+        ls["is_error"], false,
+        "the allow rule let `ls -a` run: {ls}"
+    );
+    assert!(
+        ls["content"].as_str().unwrap().contains("notes.txt"),
+        "ran in --cwd: {ls}"
+    );
+
+    let system = server.requests()[0].body["system"].to_string();
+    for expected in [
+        "Always answer in haiku.",
+        "Sub folder rules.",
+        "User-wide preference.",
+        "Current git branch: main",
+        &format!("Working directory: {sub}"),
+    ] {
+        assert!(
+            system.contains(expected),
+            "system prompt lacks {expected:?}: {system}"
+        );
+    }
+    let order = [
+        "User-wide preference.",
+        "Always answer in haiku.",
+        "Sub folder rules.",
+    ]
+    .map(|s| system.find(s).unwrap());
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "user, root, then nearest: {order:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_budget_stops_the_run() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::tool_use(
+        "Glob",
+        json!({"pattern": "*.txt"}),
+    )]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "spend",
+                "--max-budget-usd",
+                "0.0000001",
+                "--output-format",
+                "json",
+            ],
+            "",
+        )
+        .await;
+    assert!(!out.status.success());
+    let result = &json_lines(&out)[0];
+    assert_eq!(result["subtype"], "error_max_budget_usd", "{result}");
+    assert_eq!(result["num_turns"], 1);
+    assert!(result["total_cost_usd"].as_f64().unwrap() > 0.0000001);
+}
+
+#[tokio::test]
+async fn system_prompt_flags_replace_and_append() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::text("ok")])).await;
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "hi",
+                "--system-prompt",
+                "You are a test.",
+                "--append-system-prompt",
+                "Be brief.",
+            ],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let system = server.last_request().unwrap().body["system"].clone();
+    assert_eq!(system[0]["text"], "You are a test.");
+    let context = system[1]["text"].as_str().unwrap();
+    assert!(
+        context.contains("<env>") && context.ends_with("Be brief."),
+        "{context}"
+    );
+}
