@@ -2,13 +2,13 @@
 //! here first, then anywhere) and listing a folder's sessions.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::error::{Result, StoreError};
 use crate::home::FleetHome;
-use crate::transcript::{EntryKind, TranscriptEntry, TranscriptWriter};
+use crate::transcript::{EntryKind, Lines, TranscriptEntry, TranscriptWriter};
 
 /// Shortest id prefix accepted by [`SessionStore::find_session`]: short enough to type, long
 /// enough (32 bits of a UUID) that a clash is rare and is reported, not guessed.
@@ -221,17 +221,9 @@ fn first_prompt(path: &Path) -> Result<Option<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::io("open", path, e)),
     };
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| StoreError::io("read", path, e))?;
-        if read == 0 {
-            return Ok(None);
-        }
-        let Ok(entry) = serde_json::from_slice::<TranscriptEntry>(&line) else {
+    let mut lines = Lines::new(BufReader::new(file), path);
+    while let Some((_, line)) = lines.next_line()? {
+        let Ok(entry) = serde_json::from_slice::<TranscriptEntry>(line) else {
             continue;
         };
         if entry.kind != EntryKind::User || entry.is_meta() {
@@ -243,6 +235,7 @@ fn first_prompt(path: &Path) -> Result<Option<String>> {
             return Ok(Some(preview(&one_line)));
         }
     }
+    Ok(None)
 }
 
 fn preview(text: &str) -> String {

@@ -16,7 +16,9 @@ use session_file::SessionFile;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// Everything one headless run needs, so `fleet demo` can run the very same path with its own
 /// model client and folder.
@@ -110,15 +112,18 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let mut failed = None;
     let mut last_error = false;
     let mut interrupts = 0u32;
+    // Installed once, before the loop, so a signal arriving between two events is not missed.
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     loop {
         let event = tokio::select! {
             event = handle.events.recv() => event,
-            _ = tokio::signal::ctrl_c() => {
-                interrupts += 1;
-                if interrupts > 1 {
-                    bail!("interrupted twice: stopping without waiting for the run to end");
-                }
-                handle.cancel.cancel();
+            _ = sigint.recv() => {
+                interrupted(&mut interrupts, &handle.cancel)?;
+                continue;
+            }
+            _ = sigterm.recv() => {
+                interrupted(&mut interrupts, &handle.cancel)?;
                 continue;
             }
         };
@@ -157,6 +162,17 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The first Ctrl-C (or SIGTERM) cancels the run, which then ends with its result and a
+/// consistent transcript; a second one gives up waiting.
+fn interrupted(count: &mut u32, cancel: &CancellationToken) -> anyhow::Result<()> {
+    *count += 1;
+    if *count > 1 {
+        bail!("interrupted twice: stopping without waiting for the run to end");
+    }
+    cancel.cancel();
+    Ok(())
 }
 
 /// The prompt argument, else all of stdin.

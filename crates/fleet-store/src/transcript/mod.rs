@@ -7,17 +7,19 @@
 //! crash, and also skips (and reports) corrupt lines elsewhere instead of refusing the session.
 
 mod entry;
+mod lines;
 mod repair;
 mod writer;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use fleet_protocol::Message;
 
 pub use entry::{EntryKind, TranscriptEntry};
+pub(crate) use lines::Lines;
 pub use repair::INTERRUPTED_TOOL_RESULT;
 pub use writer::TranscriptWriter;
 
@@ -42,21 +44,12 @@ impl Transcript {
             entries: Vec::new(),
             skipped: Vec::new(),
         };
-        let mut line = Vec::new();
-        let mut line_no = 0;
-        loop {
-            line.clear();
-            let read = reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| StoreError::io("read", path, e))?;
-            if read == 0 {
-                return Ok(loaded);
-            }
-            line_no += 1;
+        let mut lines = Lines::new(&mut reader, path);
+        while let Some((line_no, line)) = lines.next_line()? {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<TranscriptEntry>(&line) {
+            match serde_json::from_slice::<TranscriptEntry>(line) {
                 Ok(entry) => loaded.entries.push(entry),
                 Err(e) => loaded.skipped.push(SkippedLine {
                     line: line_no,
@@ -67,6 +60,7 @@ impl Transcript {
                 }),
             }
         }
+        Ok(loaded)
     }
 }
 

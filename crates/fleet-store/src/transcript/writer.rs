@@ -2,7 +2,7 @@
 //! most the line being written.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -246,18 +246,10 @@ struct Stamp {
 impl Tail {
     fn scan(file: &File, path: &Path) -> Result<Self> {
         let mut tail = Self::default();
-        let mut reader = BufReader::new(file);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let read = reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| StoreError::io("read", path, e))?;
-            if read == 0 {
-                return Ok(tail);
-            }
+        let mut lines = super::Lines::new(BufReader::new(file), path);
+        while let Some((_, line)) = lines.next_line()? {
             // Corrupt lines are skipped here as when loading; `Transcript::load` reports them.
-            let Ok(stamp) = serde_json::from_slice::<Stamp>(&line) else {
+            let Ok(stamp) = serde_json::from_slice::<Stamp>(line) else {
                 continue;
             };
             if !stamp.uuid.is_empty() {
@@ -270,5 +262,6 @@ impl Tail {
                 tail.cwd = Some(stamp.cwd);
             }
         }
+        Ok(tail)
     }
 }
