@@ -307,6 +307,7 @@ impl Agent {
             sink,
             cancel,
             concurrency: self.config.tool_concurrency,
+            approver: self.config.approver.as_deref(),
         };
         let outcomes = dispatcher.run(calls).await;
         let mut blocks = Vec::with_capacity(outcomes.len());

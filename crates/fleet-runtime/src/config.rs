@@ -1,11 +1,12 @@
 //! How one agent is set up: model, prompt, tools, permissions and limits.
 
+use crate::approval::Approver;
 use fleet_protocol::ThinkingConfig;
 use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolPool;
 use std::sync::Arc;
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct AgentConfig {
     /// The model id sent to the API (aliases already resolved).
     pub model: String,
@@ -21,6 +22,21 @@ pub struct AgentConfig {
     /// How many read-only tool calls of one reply may run at once.
     pub tool_concurrency: usize,
     pub thinking: Option<ThinkingConfig>,
+    /// Who answers "ask" decisions; `None` (headless) makes them refusals.
+    pub approver: Option<Arc<dyn Approver>>,
+}
+
+impl std::fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("model", &self.model)
+            .field("tools", &self.tools)
+            .field("mode", &self.permissions.mode)
+            .field("max_turns", &self.max_turns)
+            .field("max_budget_usd", &self.max_budget_usd)
+            .field("approver", &self.approver.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl AgentConfig {
@@ -35,6 +51,7 @@ impl AgentConfig {
             max_budget_usd: None,
             tool_concurrency: default_tool_concurrency(),
             thinking: None,
+            approver: None,
         }
     }
 }

@@ -5,9 +5,10 @@
 //! gets exactly one result — refused, failed, panicked or cancelled ones included — because
 //! the API rejects a conversation with a tool_use left unanswered.
 
+use crate::approval::{ApprovalRequest, Approver};
 use crate::sink::EventSink;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
-use fleet_tools::permissions::{Behavior, DecisionReason, Permissions};
+use fleet_tools::permissions::{Behavior, Decision, DecisionReason, Permissions};
 use fleet_tools::{Tool, ToolContext, ToolError, ToolPool};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
@@ -39,6 +40,7 @@ pub(crate) struct Dispatcher<'a> {
     pub sink: &'a EventSink,
     pub cancel: &'a CancellationToken,
     pub concurrency: usize,
+    pub approver: Option<&'a dyn Approver>,
 }
 
 impl Dispatcher<'_> {
@@ -128,12 +130,47 @@ impl Dispatcher<'_> {
         let reason = note_for(&decision.reason);
         match decision.behavior {
             Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),
-            // Nobody can be asked in a headless run: "ask" is a refusal the caller sees in
-            // `permission_denials` and can lift with an allow rule.
-            Behavior::Ask | Behavior::Deny => {
+            Behavior::Ask => match self.ask(call, &decision).await {
+                Some(true) => (
+                    self.call_tool(tool, call).await,
+                    note("accept", "user", None),
+                    false,
+                ),
+                Some(false) => {
+                    let err = ToolError::Failed(format!(
+                        "The user refused this {} call. Do not retry it; ask the user what to do instead.",
+                        call.name
+                    ));
+                    (Err(err), note("reject", "user", None), true)
+                }
+                // Nobody to ask: "ask" is a refusal the caller sees in `permission_denials`
+                // and can lift with an allow rule.
+                None => {
+                    let err = ToolError::Failed(decision.message());
+                    (Err(err), reason("reject"), true)
+                }
+            },
+            Behavior::Deny => {
                 let err = ToolError::Failed(decision.message());
                 (Err(err), reason("reject"), true)
             }
+        }
+    }
+
+    /// The person's answer, or `None` when there is nobody to ask. Cancelling the agent while
+    /// it waits counts as a no.
+    async fn ask(&self, call: &Call, decision: &Decision) -> Option<bool> {
+        let approver = self.approver?;
+        let request = ApprovalRequest {
+            agent_id: &self.sink.agent().agent_id,
+            tool: &call.name,
+            input: &call.input,
+            decision,
+        };
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => Some(false),
+            answer = approver.approve(request) => Some(answer),
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod accounting;
 pub mod agent;
+pub mod approval;
 pub mod config;
 mod dispatch;
 pub mod error;
@@ -16,6 +17,7 @@ pub mod system_prompt;
 pub mod transcript;
 
 pub use agent::Agent;
+pub use approval::{ApprovalRequest, Approver};
 pub use config::AgentConfig;
 pub use error::RuntimeError;
 pub use session::{Session, SessionHandle};

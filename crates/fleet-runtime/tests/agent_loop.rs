@@ -291,3 +291,56 @@ async fn events_come_in_stream_order_with_usage_and_cost() {
     assert!(result.total_cost_usd > 0.0);
     assert!(result.model_usage.contains_key("claude-sonnet-4-5"));
 }
+
+/// Approves only `Counter` calls that count to 1, and remembers what it was asked.
+struct OnlyOnes {
+    asked: std::sync::Mutex<Vec<serde_json::Value>>,
+}
+
+impl fleet_runtime::Approver for OnlyOnes {
+    fn approve<'a>(
+        &'a self,
+        request: fleet_runtime::ApprovalRequest<'a>,
+    ) -> fleet_runtime::approval::ApprovalFuture<'a> {
+        self.asked.lock().unwrap().push(request.input.clone());
+        let yes = request.tool == "Counter" && request.input["times"] == 1;
+        Box::pin(async move { yes })
+    }
+}
+
+#[tokio::test]
+async fn ask_decisions_go_to_the_approver_when_there_is_one() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("Counter", json!({"times": 1}))
+            .then_tool_use("Counter", json!({"times": 2})),
+        Rule::text("done"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let approver = Arc::new(OnlyOnes {
+        asked: Default::default(),
+    });
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::Default,
+    );
+    let mut config = agent.config().clone();
+    config.approver = Some(approver.clone());
+    let agent = rebuild(agent, &server, dir.path(), config);
+    let (events, _) = run(agent, "count").await;
+
+    let results = tool_results(&events);
+    assert_eq!(results[0].1, "counted to 1");
+    assert!(!results[0].2);
+    assert!(results[1].2);
+    assert!(results[1].1.contains("refused"), "{}", results[1].1);
+    assert_eq!(
+        *approver.asked.lock().unwrap(),
+        vec![json!({"times": 1}), json!({"times": 2})]
+    );
+    let denials = &result(&events).permission_denials;
+    assert_eq!(denials.len(), 1);
+    assert_eq!(denials[0].tool_input, json!({"times": 2}));
+}

@@ -2,6 +2,7 @@
 //! it the prompt (or stdin's stream-json messages), and hands every event to the printer and
 //! the transcript writer. The exit code is non-zero when the last result is an error.
 
+mod approve;
 mod session_file;
 mod setup;
 
@@ -87,8 +88,12 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     };
 
     let mut session = SessionFile::open(&args, &cwd, persist)?;
-    let agent =
-        setup::agent(&args, &cwd, &settings, choice, session.id())?.with_history(session.history());
+    // A person at the terminal answers "ask" decisions; otherwise they are refusals.
+    let stdin_in_use = stream_input || args.prompt.is_none();
+    let approver = approve::TerminalApprover::if_attended(stdin_in_use)
+        .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
+    let agent = setup::agent(&args, &cwd, &settings, choice, session.id(), approver)?
+        .with_history(session.history());
     let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
     let feeder = match first_prompt {
         Some(prompt) => {

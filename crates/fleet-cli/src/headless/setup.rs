@@ -6,7 +6,7 @@ use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
 use anyhow::bail;
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
-use fleet_runtime::{Agent, AgentConfig, Environment, SystemPromptBuilder};
+use fleet_runtime::{Agent, AgentConfig, Approver, Environment, SystemPromptBuilder};
 use fleet_tools::permissions::{
     split_rule_list, CommandLinePermissions, Permissions, SettingsSource,
 };
@@ -20,6 +20,7 @@ pub fn agent(
     settings: &Settings,
     choice: Choice,
     session_id: &str,
+    approver: Option<Arc<dyn Approver>>,
 ) -> anyhow::Result<Agent> {
     let permissions = permissions(args, cwd, settings)?;
     let workspace = permissions.workspace.clone();
@@ -47,6 +48,7 @@ pub fn agent(
     let mut config = AgentConfig::new(choice.model, tools, permissions);
     config.system = system.build();
     config.max_turns = args.max_turns;
+    config.approver = approver;
     if let Some(budget) = args.max_budget_usd {
         if budget.is_nan() || budget <= 0.0 {
             bail!("--max-budget-usd must be a positive number of dollars, got {budget}");

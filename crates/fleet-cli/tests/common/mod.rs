@@ -87,8 +87,15 @@ impl Project {
     /// `fleet` as a command in the repository, pointed at `server`.
     pub fn command(&self, server: &FakeModelServer, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-        cmd.args(args)
-            .current_dir(&self.repo)
+        cmd.args(args);
+        self.environment(&mut cmd, server);
+        cmd
+    }
+
+    /// The folder and environment every fleet run of this project gets: its own HOME and
+    /// fleet home, no developer credentials, the fake server as the Anthropic API.
+    pub fn environment(&self, cmd: &mut Command, server: &FakeModelServer) {
+        cmd.current_dir(&self.repo)
             .env("HOME", &self.home)
             .env("FLEET_HOME", &self.fleet_home)
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -99,7 +106,6 @@ impl Project {
         }
         cmd.env("ANTHROPIC_API_KEY", "sk-test")
             .env("ANTHROPIC_BASE_URL", server.base_url());
-        cmd
     }
 
     /// Runs `fleet args…` with `stdin` and waits for it, off the async runtime.
