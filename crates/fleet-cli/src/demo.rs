@@ -57,7 +57,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         prompt: Some(PROMPT.into()),
         output_format: args.output_format.clone(),
         input_format: "text".into(),
-        verbose: true,
+        // The text trace narrates the run; json stays one result object.
+        verbose: args.output_format == "text",
         permission_mode: Some(fleet_tools::permissions::PermissionMode::AcceptEdits),
         allowed_tools: vec!["Bash(git diff *) Bash(cat *)".into()],
         ..PrintArgs::default()

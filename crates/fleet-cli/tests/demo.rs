@@ -51,6 +51,14 @@ fn openai_demo_runs_the_same_session() {
 }
 
 #[test]
+fn demo_can_print_one_json_result() {
+    let out = demo(&["--output-format", "json"]);
+    let result: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["num_turns"], 4);
+}
+
+#[test]
 fn demo_can_print_stream_json() {
     let out = demo(&["--output-format", "stream-json"]);
     let lines: Vec<serde_json::Value> = out

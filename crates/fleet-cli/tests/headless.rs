@@ -117,6 +117,11 @@ async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
     assert!(result["total_cost_usd"].as_f64().unwrap() > 0.0);
     assert_eq!(result["permission_denials"], json!([]));
     assert!(result["usage"]["input_tokens"].is_u64());
+    assert!(
+        result["usage"]["cache_read_input_tokens"].as_u64().unwrap() > 0,
+        "later turns reuse the cached prefix: {}",
+        result["usage"]
+    );
 
     assert!(
         project.read("src/lib.rs").contains("hello fleet"),
