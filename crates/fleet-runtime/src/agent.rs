@@ -40,6 +40,17 @@ impl std::fmt::Debug for Agent {
     }
 }
 
+/// How often one turn's request is made when its reply breaks off, and the pause before the
+/// next try (growing with each).
+const TURN_ATTEMPTS: u32 = 3;
+const TURN_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Why one request produced no reply.
+enum Failure {
+    Interrupted,
+    Model(ModelError),
+}
+
 /// Why a run stopped early, before it is turned into a result.
 enum Stop {
     Error {
@@ -126,7 +137,7 @@ impl Agent {
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
-            let response = match self.request(sink, cancel).await {
+            let response = match self.request_with_retries(sink, cancel).await {
                 Ok(response) => response,
                 Err(stop) => break Err(stop),
             };
@@ -214,24 +225,62 @@ impl Agent {
         result
     }
 
+    /// Like [`Self::request`], asking again when a reply broke off after it had started (the
+    /// transport only retries before the first content) or came with tool input that is not
+    /// JSON, which small local models produce now and then. Nothing of a broken reply was
+    /// committed, so asking again cannot duplicate anything in the conversation.
+    async fn request_with_retries(
+        &self,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, Stop> {
+        let mut attempt = 1;
+        loop {
+            let err = match self.request(sink, cancel).await {
+                Ok(response) => return Ok(response),
+                Err(Failure::Interrupted) => return Err(interrupted()),
+                Err(Failure::Model(err)) => err,
+            };
+            let worth_retrying =
+                err.is_retryable() || matches!(err, ModelError::InvalidToolInput { .. });
+            if attempt >= TURN_ATTEMPTS || !worth_retrying {
+                return Err(api_error(&err));
+            }
+            attempt += 1;
+            let delay = TURN_RETRY_DELAY * (attempt - 1);
+            sink.emit(EventKind::Retry {
+                attempt,
+                max_attempts: TURN_ATTEMPTS,
+                delay_ms: millis(delay),
+                reason: format!("the reply broke off ({err}); asking again"),
+            })
+            .await;
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(interrupted()),
+                _ = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
     /// Sends the conversation and streams the reply, forwarding deltas and completed blocks.
     async fn request(
         &self,
         sink: &EventSink,
         cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Stop> {
+    ) -> Result<ModelResponse, Failure> {
         let mut stream = self.client.stream(ModelRequest::from(self.build_request()));
         loop {
             let next = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => return Err(interrupted()),
+                _ = cancel.cancelled() => return Err(Failure::Interrupted),
                 next = stream.next() => next,
             };
             let event = match next {
                 Some(Ok(event)) => event,
-                Some(Err(err)) => return Err(api_error(&err)),
+                Some(Err(err)) => return Err(Failure::Model(err)),
                 None => {
-                    return Err(api_error(&ModelError::StreamInterrupted {
+                    return Err(Failure::Model(ModelError::StreamInterrupted {
                         when: "before the reply was complete",
                         message: "the stream ended without a final message".into(),
                     }))

@@ -344,3 +344,58 @@ async fn ask_decisions_go_to_the_approver_when_there_is_one() {
     assert_eq!(denials.len(), 1);
     assert_eq!(denials[0].tool_input, json!({"times": 2}));
 }
+
+#[tokio::test]
+async fn a_reply_that_breaks_off_or_brings_bad_tool_json_is_asked_for_again() {
+    let server = server(Scenario::queue([
+        Rule::text("a long answer that will be cut").drop_after_events(4),
+        Rule::tool_use("Counter", json!({"times": 1})).malformed_tool_json(),
+        Rule::tool_use("Counter", json!({"times": 1})),
+        Rule::text("counted"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(Counter)],
+        PermissionMode::BypassPermissions,
+    );
+    let (events, agent) = run(agent, "count").await;
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::Success, "{}", result.result);
+    assert_eq!(result.result, "counted");
+    let retries: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Retry {
+                attempt, reason, ..
+            } => Some((*attempt, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries.len(), 2, "{retries:?}");
+    assert!(
+        retries[1].1.contains("Counter"),
+        "names the bad call: {retries:?}"
+    );
+    assert_eq!(server.request_count(), 4);
+    // Nothing of the broken replies reached the conversation.
+    assert_eq!(agent.messages().len(), 4);
+}
+
+#[tokio::test]
+async fn a_reply_that_keeps_breaking_ends_the_run_with_the_error() {
+    let server = server(Scenario::with_rules([
+        Rule::text("cut again and again").drop_after_events(4)
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(&server, dir.path(), vec![], PermissionMode::Default);
+    let (events, agent) = run(agent, "hi").await;
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::ErrorDuringExecution);
+    assert!(result.result.contains("API error"), "{}", result.result);
+    assert_eq!(server.request_count(), 3, "three tries, then the error");
+    assert_eq!(agent.messages().len(), 1, "only the prompt");
+}
