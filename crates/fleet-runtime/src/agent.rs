@@ -52,12 +52,11 @@ enum Failure {
 }
 
 /// Why a run stopped early, before it is turned into a result.
-enum Stop {
-    Error {
-        subtype: ResultSubtype,
-        message: String,
-        status: Option<u16>,
-    },
+struct Stop {
+    subtype: ResultSubtype,
+    message: String,
+    /// The HTTP status of the API error that stopped it, if one did.
+    status: Option<u16>,
 }
 
 impl Agent {
@@ -176,36 +175,14 @@ impl Agent {
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
-            if let Some(max) = self.config.max_turns {
-                if turns >= max {
-                    break Err(Stop::Error {
-                        subtype: ResultSubtype::ErrorMaxTurns,
-                        message: format!("Reached the maximum number of turns ({max})."),
-                        status: None,
-                    });
-                }
-            }
-            if let Some(budget) = self.config.max_budget_usd {
-                if totals.cost_usd >= budget {
-                    break Err(Stop::Error {
-                        subtype: ResultSubtype::ErrorMaxBudgetUsd,
-                        message: format!(
-                            "Reached the budget of ${budget:.4} (spent ${:.4}).",
-                            totals.cost_usd
-                        ),
-                        status: None,
-                    });
-                }
+            if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
+                break Err(stop);
             }
         };
 
         let (subtype, result, api_error_status) = match outcome {
             Ok(text) => (ResultSubtype::Success, text, None),
-            Err(Stop::Error {
-                subtype,
-                message,
-                status,
-            }) => (subtype, message, status),
+            Err(stop) => (stop.subtype, stop.message, stop.status),
         };
         let result = RunResult {
             subtype,
@@ -223,6 +200,27 @@ impl Agent {
         };
         sink.emit(EventKind::Finished(result.clone())).await;
         result
+    }
+
+    /// The limit the run has reached after `turns` replies costing `spent`, checked once a
+    /// turn's calls are answered so the conversation stays valid.
+    fn limit_reached(&self, turns: u32, spent: f64) -> Option<Stop> {
+        if let Some(max) = self.config.max_turns.filter(|max| turns >= *max) {
+            return Some(Stop {
+                subtype: ResultSubtype::ErrorMaxTurns,
+                message: format!("Reached the maximum number of turns ({max})."),
+                status: None,
+            });
+        }
+        let budget = self
+            .config
+            .max_budget_usd
+            .filter(|budget| spent >= *budget)?;
+        Some(Stop {
+            subtype: ResultSubtype::ErrorMaxBudgetUsd,
+            message: format!("Reached the budget of ${budget:.4} (spent ${spent:.4})."),
+            status: None,
+        })
     }
 
     /// Like [`Self::request`], asking again when a reply broke off after it had started (the
@@ -411,7 +409,7 @@ fn is_empty_text(block: &ContentBlock) -> bool {
 }
 
 fn interrupted() -> Stop {
-    Stop::Error {
+    Stop {
         subtype: ResultSubtype::ErrorDuringExecution,
         message: "Interrupted: the run was cancelled.".into(),
         status: None,
@@ -419,7 +417,7 @@ fn interrupted() -> Stop {
 }
 
 fn api_error(err: &ModelError) -> Stop {
-    Stop::Error {
+    Stop {
         subtype: ResultSubtype::ErrorDuringExecution,
         message: format!("API error: {err}"),
         status: err.status(),
