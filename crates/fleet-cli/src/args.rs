@@ -42,6 +42,10 @@ pub struct PrintArgs {
     /// The same as `--permission-mode bypassPermissions`.
     #[arg(long)]
     pub dangerously_skip_permissions: bool,
+    /// The built-in tools the model is offered: names separated by commas or spaces
+    /// ("Bash,Edit,Read"), "" for none, "default" for all.
+    #[arg(long, value_name = "TOOLS")]
+    pub tools: Option<String>,
     /// Rules to allow without asking, e.g. "Bash(git *)" Edit (comma or space separated).
     #[arg(long = "allowedTools", visible_alias = "allowed-tools", value_name = "RULES", num_args = 1..)]
     pub allowed_tools: Vec<String>,

@@ -38,6 +38,8 @@ enum Command {
 async fn main() -> std::process::ExitCode {
     match run().await {
         Ok(code) => code,
+        // The reader went away (`fleet -p … | head`): nothing left to tell anyone.
+        Err(err) if is_broken_pipe(&err) => std::process::ExitCode::FAILURE,
         Err(err) => {
             eprintln!("fleet: {err:#}");
             std::process::ExitCode::FAILURE
@@ -58,4 +60,12 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
             .map(|()| std::process::ExitCode::SUCCESS),
         None => headless::run(cli.print).await,
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -362,6 +362,7 @@ async fn bad_invocations_say_what_is_wrong() {
         (&["-p", "x", "--session-id", "not-a-uuid"][..], "UUID"),
         (&["-p", "x", "--continue"][..], "no earlier session"),
         (&["just a prompt"][..], "fleet -p"),
+        (&["-p", "x", "--tools", "Read,Teleport"][..], "Teleport"),
     ] {
         let out = project.run(&server, args, "").await;
         assert!(!out.status.success(), "{args:?} should fail");
@@ -518,4 +519,41 @@ async fn system_prompt_flags_replace_and_append() {
         context.contains("<env>") && context.ends_with("Be brief."),
         "{context}"
     );
+}
+
+#[tokio::test]
+async fn tools_flag_chooses_what_the_model_is_offered() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::text("ok")])).await;
+    for (list, expected) in [
+        ("Read,Grep", vec!["Grep", "Read"]),
+        ("", vec![]),
+        (
+            "default",
+            vec!["Bash", "Edit", "Glob", "Grep", "Read", "Write"],
+        ),
+    ] {
+        let out = project
+            .run(
+                &server,
+                &[
+                    "-p",
+                    "hi",
+                    "--tools",
+                    list,
+                    "--output-format",
+                    "stream-json",
+                ],
+                "",
+            )
+            .await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let init = &json_lines(&out)[0];
+        assert_eq!(init["tools"], json!(expected), "--tools {list:?}");
+        let offered: Vec<_> = server.last_request().unwrap().body["tools"]
+            .as_array()
+            .map(|tools| tools.iter().map(|t| t["name"].clone()).collect())
+            .unwrap_or_default();
+        assert_eq!(offered, expected, "--tools {list:?}");
+    }
 }

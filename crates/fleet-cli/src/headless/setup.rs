@@ -26,6 +26,19 @@ pub fn agent(
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
     let mut tools = ToolPool::builtin();
+    if let Some(list) = &args.tools {
+        let wanted: Vec<&str> = list
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|name| !name.is_empty())
+            .collect();
+        if wanted != ["default"] {
+            let known = tools.names().join(", ");
+            if let Some(unknown) = wanted.iter().find(|name| tools.get(name).is_none()) {
+                bail!("--tools: no tool named {unknown:?}; the built-in tools are {known}");
+            }
+            tools.retain(|tool| wanted.contains(&tool.name()));
+        }
+    }
     // A bare tool name in --disallowedTools takes the tool away entirely, so the model is not
     // even offered it.
     let removed: Vec<String> = args
