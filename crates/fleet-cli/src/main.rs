@@ -7,6 +7,7 @@ mod headless;
 mod input;
 mod model_choice;
 mod print;
+mod sessions;
 mod settings;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +30,8 @@ struct Cli {
 enum Command {
     /// A short exchange with fleet's built-in fake model server: no API key needed.
     Demo(demo::DemoArgs),
+    /// List the sessions of a folder, newest first (ids for `fleet -p --resume`).
+    Sessions(sessions::SessionsArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -55,6 +58,9 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Demo(args)) => demo::run(args).await,
+        Some(Command::Sessions(args)) => {
+            sessions::run(args).map(|()| std::process::ExitCode::SUCCESS)
+        }
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
