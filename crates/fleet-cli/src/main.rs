@@ -44,7 +44,7 @@ async fn main() -> std::process::ExitCode {
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.
         Err(err) if is_broken_pipe(&err) => std::process::ExitCode::FAILURE,
         Err(err) => {
-            eprintln!("fleet: {err:#}");
+            eprintln!("fleet: {}", render(&err));
             std::process::ExitCode::FAILURE
         }
     }
@@ -74,4 +74,35 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The error and its causes on one line, each said once: many library errors already quote
+/// their cause in their own message, and repeating it would only add noise.
+fn render(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_already_quoted_are_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let quoted = anyhow::Error::new(io).context("cannot open /x: gone");
+        assert_eq!(render(&quoted), "cannot open /x: gone");
+        let fresh = anyhow::anyhow!("disk full").context("starting session 1");
+        assert_eq!(render(&fresh), "starting session 1: disk full");
+    }
 }

@@ -557,3 +557,23 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
         assert_eq!(offered, expected, "--tools {list:?}");
     }
 }
+
+#[tokio::test]
+async fn a_transcript_that_cannot_be_written_stops_the_run_with_a_clear_error() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::tool_use(
+        "Glob",
+        json!({"pattern": "*"}),
+    )]))
+    .await;
+    // The fleet home is a file, so no session folder can be made under it.
+    std::fs::write(&project.fleet_home, "not a folder").unwrap();
+    let out = project.run(&server, &["-p", "hi"], "").await;
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&path_str(&project.fleet_home)),
+        "names the path: {err}"
+    );
+    assert!(server.request_count() <= 1, "the run stopped at once");
+}
