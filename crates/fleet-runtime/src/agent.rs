@@ -14,6 +14,7 @@ use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, Mo
 use fleet_protocol::{
     CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
     ReplyMeta, ResultSubtype, Role, RunResult, SessionInfo, SystemBlock, SystemPrompt,
+    ToolDefinition,
 };
 use fleet_tools::ToolContext;
 use futures::StreamExt;
@@ -28,6 +29,10 @@ pub struct Agent {
     ctx: ToolContext,
     messages: Vec<Message>,
     session_id: String,
+    /// The tools as the model is shown them, derived once: deriving every schema on every
+    /// turn would be wasted work, and the bytes must not change between turns anyway or the
+    /// prompt cache misses.
+    tool_definitions: Vec<ToolDefinition>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -70,6 +75,7 @@ impl Agent {
         Self {
             client,
             catalog,
+            tool_definitions: config.tools.definitions(),
             config,
             ctx,
             messages: Vec::new(),
@@ -335,7 +341,7 @@ impl Agent {
                 self.config.system.iter().map(SystemBlock::text).collect(),
             ));
         }
-        body.tools = self.config.tools.definitions();
+        body.tools = self.tool_definitions.clone();
         body.thinking = self.config.thinking.clone();
         body
     }
