@@ -1,18 +1,10 @@
 //! `fleet dev ask` picks the provider from flags and environment and reports errors clearly.
 
+mod common;
+
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use std::path::Path;
 use std::process::{Command, Output};
-
-const PROVIDER_VARS: &[&str] = &[
-    "FLEET_PROVIDER",
-    "FLEET_MODEL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-];
 
 /// Runs `fleet dev ask` in a fresh project folder with an empty fleet home.
 async fn fleet(args: &[&str], env: &[(&str, String)]) -> Output {
@@ -29,7 +21,7 @@ async fn fleet_in(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
         .current_dir(dir)
         .env("FLEET_HOME", dir.join("home"))
         .env("FLEET_MAX_RETRIES", "0");
-    for var in PROVIDER_VARS {
+    for var in common::SCRUBBED {
         cmd.env_remove(var);
     }
     for (k, v) in env {

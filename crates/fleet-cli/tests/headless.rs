@@ -34,6 +34,11 @@ fn fix_greeting(project: &Project) -> Scenario {
     ])
 }
 
+/// A model that asks for a Glob on every turn and never finishes on its own.
+fn endless_glob() -> Scenario {
+    Scenario::with_rules([Rule::tool_use("Glob", json!({"pattern": "*.txt"}))])
+}
+
 #[tokio::test]
 async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
     let project = Project::new(&[("src/lib.rs", LIB), ("README.md", "# app\n")]);
@@ -169,11 +174,7 @@ async fn json_output_is_one_result_object_and_text_is_the_answer() {
 #[tokio::test]
 async fn max_turns_ends_with_an_error_result_and_exit_code() {
     let project = Project::new(&[("a.txt", "x\n")]);
-    let server = server(Scenario::with_rules([Rule::tool_use(
-        "Glob",
-        json!({"pattern": "*.txt"}),
-    )]))
-    .await;
+    let server = server(endless_glob()).await;
     let out = project
         .run(
             &server,
@@ -467,11 +468,7 @@ async fn settings_files_and_instructions_shape_the_session() {
 #[tokio::test]
 async fn the_budget_stops_the_run() {
     let project = Project::new(&[("a.txt", "x\n")]);
-    let server = server(Scenario::with_rules([Rule::tool_use(
-        "Glob",
-        json!({"pattern": "*.txt"}),
-    )]))
-    .await;
+    let server = server(endless_glob()).await;
     let out = project
         .run(
             &server,
@@ -561,11 +558,7 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
 #[tokio::test]
 async fn a_transcript_that_cannot_be_written_stops_the_run_with_a_clear_error() {
     let project = Project::new(&[("a.txt", "x\n")]);
-    let server = server(Scenario::with_rules([Rule::tool_use(
-        "Glob",
-        json!({"pattern": "*"}),
-    )]))
-    .await;
+    let server = server(endless_glob()).await;
     // The fleet home is a file, so no session folder can be made under it.
     std::fs::write(&project.fleet_home, "not a folder").unwrap();
     let out = project.run(&server, &["-p", "hi"], "").await;

@@ -113,17 +113,13 @@ async fn max_turns_stops_after_answering_the_last_calls() {
     )]))
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let mut agent = agent(
-        &server,
+    let mut config = config(
         dir.path(),
         vec![Arc::new(Counter)],
         PermissionMode::BypassPermissions,
     );
-    agent = {
-        let mut config = agent.config().clone();
-        config.max_turns = Some(2);
-        rebuild(agent, &server, dir.path(), config)
-    };
+    config.max_turns = Some(2);
+    let agent = agent_with(&server, dir.path(), config);
     let (events, agent) = run(agent, "loop forever").await;
     let result = result(&events);
     assert_eq!(result.subtype, ResultSubtype::ErrorMaxTurns);
@@ -136,25 +132,6 @@ async fn max_turns_stops_after_answering_the_last_calls() {
         agent.messages()[4].blocks()[0],
         ContentBlock::ToolResult { .. }
     ));
-}
-
-fn rebuild(
-    _old: fleet_runtime::Agent,
-    server: &fleet_testkit::FakeModelServer,
-    dir: &std::path::Path,
-    config: fleet_runtime::AgentConfig,
-) -> fleet_runtime::Agent {
-    let ctx = fleet_tools::ToolContext::new(
-        dir.to_path_buf(),
-        Arc::new(fleet_tools::Workspace::new(dir)),
-    );
-    fleet_runtime::Agent::new(
-        client(server),
-        Arc::new(fleet_model::Catalog::builtin()),
-        config,
-        ctx,
-        "test-session",
-    )
 }
 
 #[tokio::test]
@@ -320,15 +297,9 @@ async fn ask_decisions_go_to_the_approver_when_there_is_one() {
     let approver = Arc::new(OnlyOnes {
         asked: Default::default(),
     });
-    let agent = agent(
-        &server,
-        dir.path(),
-        vec![Arc::new(Counter)],
-        PermissionMode::Default,
-    );
-    let mut config = agent.config().clone();
+    let mut config = config(dir.path(), vec![Arc::new(Counter)], PermissionMode::Default);
     config.approver = Some(approver.clone());
-    let agent = rebuild(agent, &server, dir.path(), config);
+    let agent = agent_with(&server, dir.path(), config);
     let (events, _) = run(agent, "count").await;
 
     let results = tool_results(&events);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Variables from the developer's environment that would change what fleet does.
-const SCRUBBED: &[&str] = &[
+pub const SCRUBBED: &[&str] = &[
     "FLEET_PROVIDER",
     "FLEET_MODEL",
     "ANTHROPIC_API_KEY",

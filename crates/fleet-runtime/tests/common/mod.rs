@@ -40,17 +40,17 @@ pub fn permissions(dir: &Path, mode: PermissionMode) -> Arc<Permissions> {
     ))
 }
 
-pub fn agent(
-    server: &FakeModelServer,
-    dir: &Path,
-    tools: Vec<Arc<dyn Tool>>,
-    mode: PermissionMode,
-) -> Agent {
-    let config = AgentConfig::new(
+/// The agent's configuration with these tools in `mode`, to adjust before building it.
+pub fn config(dir: &Path, tools: Vec<Arc<dyn Tool>>, mode: PermissionMode) -> AgentConfig {
+    AgentConfig::new(
         "claude-sonnet-4-5",
         ToolPool::new(tools),
         permissions(dir, mode),
-    );
+    )
+}
+
+/// An agent working in `dir` with `config`, talking to `server`.
+pub fn agent_with(server: &FakeModelServer, dir: &Path, config: AgentConfig) -> Agent {
     let ctx = ToolContext::new(dir.to_path_buf(), Arc::new(Workspace::new(dir)));
     Agent::new(
         client(server),
@@ -59,6 +59,15 @@ pub fn agent(
         ctx,
         "test-session",
     )
+}
+
+pub fn agent(
+    server: &FakeModelServer,
+    dir: &Path,
+    tools: Vec<Arc<dyn Tool>>,
+    mode: PermissionMode,
+) -> Agent {
+    agent_with(server, dir, config(dir, tools, mode))
 }
 
 /// Runs one prompt and returns every event (the last one is `Finished`) and the agent.
