@@ -3,6 +3,9 @@
 //! needs is in the event itself — who emitted it included.
 
 use crate::message::{ContentBlock, Message};
+use crate::notification::TaskNotification;
+use crate::task::{BackgroundTask, TaskStarted, TaskStatus};
+use crate::tree::TreeReport;
 use crate::usage::Usage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,6 +17,16 @@ use std::collections::BTreeMap;
 pub struct AgentRef {
     pub agent_id: String,
     pub parent_tool_use_id: Option<String>,
+    /// For a subagent: its type and the task description it was given, which stream-json
+    /// prints on each of its messages. Shared, since every event carries a copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<std::sync::Arc<SubagentLabel>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubagentLabel {
+    pub subagent_type: String,
+    pub description: String,
 }
 
 impl AgentRef {
@@ -21,7 +34,28 @@ impl AgentRef {
         Self {
             agent_id: "main".into(),
             parent_tool_use_id: None,
+            subagent: None,
         }
+    }
+
+    pub fn subagent(
+        agent_id: impl Into<String>,
+        parent_tool_use_id: impl Into<String>,
+        subagent_type: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            parent_tool_use_id: Some(parent_tool_use_id.into()),
+            subagent: Some(std::sync::Arc::new(SubagentLabel {
+                subagent_type: subagent_type.into(),
+                description: description.into(),
+            })),
+        }
+    }
+
+    pub fn is_main(&self) -> bool {
+        self.parent_tool_use_id.is_none()
     }
 }
 
@@ -60,6 +94,18 @@ pub enum EventKind {
     MessageCommitted(CommittedMessage),
     /// The run ended; always the last event of a run.
     Finished(RunResult),
+    /// A background task was registered and is about to run.
+    TaskStarted(TaskStarted),
+    /// A task changed state; `end_time_ms` (Unix ms) is set once it is final.
+    TaskUpdated {
+        task_id: String,
+        status: TaskStatus,
+        end_time_ms: Option<u64>,
+    },
+    /// A finished task's notification was queued for the agent that started it.
+    TaskNotified(TaskNotification),
+    /// The set of background tasks still running changed; this is the whole new set.
+    BackgroundTasksChanged(Vec<BackgroundTask>),
 }
 
 /// What the `system`/`init` event reports.
@@ -178,6 +224,20 @@ pub struct RunResult {
     /// The HTTP status of the API error that ended the run, if one did.
     pub api_error_status: Option<u16>,
     pub session_id: String,
+    /// Set when the run was started by background tasks reporting back rather than by a
+    /// prompt: the ids of the tasks whose notifications it answered.
+    pub origin: Option<RunOrigin>,
+    /// Totals over the agent tree (the main agent and every subagent), filled in by the
+    /// session for the main agent's results.
+    pub tree: Option<TreeReport>,
+}
+
+/// What started a run that no prompt started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOrigin {
+    /// `task-notification`.
+    pub kind: String,
+    pub task_ids: Vec<String>,
 }
 
 impl RunResult {

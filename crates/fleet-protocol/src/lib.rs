@@ -7,23 +7,34 @@
 pub mod error;
 pub mod event;
 pub mod message;
+pub mod notification;
 pub mod request;
 pub mod response;
 pub mod stream;
+pub mod task;
+pub mod tree;
 pub mod usage;
 
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
     AgentEvent, AgentRef, CommittedMessage, EventKind, ModelUsage, PermissionDenial,
-    PermissionNote, ReplyMeta, ResultSubtype, RunResult, SessionInfo, ToolResultEvent,
+    PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo, SubagentLabel,
+    ToolResultEvent,
 };
 pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
     ToolResultContent, ToolUse,
 };
+pub use notification::{TaskNotification, TaskUsage};
 pub use request::{MessagesRequest, SystemBlock, SystemPrompt, ThinkingConfig, ToolDefinition};
 pub use response::{AssistantMessage, StopReason};
 pub use stream::{BlockDelta, MessageDeltaBody, StreamEvent};
+pub use task::{
+    BackgroundTask, IllegalTransition, KilledBy, TaskProgress, TaskStarted, TaskStatus,
+};
+pub use tree::{
+    AgentUsage, KilledCounts, RefusedCounts, RequestedModes, SubagentStats, TreeReport,
+};
 pub use usage::{Usage, UsageDelta};
 
 #[cfg(test)]

@@ -203,6 +203,8 @@ impl Agent {
             stop_reason: last_stop_reason,
             api_error_status,
             session_id: self.session_id.clone(),
+            origin: None,
+            tree: None,
         };
         sink.emit(EventKind::Finished(result.clone())).await;
         result

@@ -9,6 +9,7 @@ mod accounting;
 pub mod agent;
 pub mod approval;
 pub mod config;
+pub mod definitions;
 mod dispatch;
 pub mod error;
 pub mod session;

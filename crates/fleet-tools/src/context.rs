@@ -18,6 +18,10 @@ pub struct ToolContext {
     pub files: Arc<FileState>,
     /// Cancelled when the agent is interrupted; long-running tools must watch it.
     pub cancel: CancellationToken,
+    /// The tool_use id of the call being answered (set per call by the agent loop).
+    pub tool_use_id: Option<String>,
+    /// The API request id of the reply that made the call, when the provider sent one.
+    pub request_id: Option<String>,
 }
 
 impl ToolContext {
@@ -27,6 +31,23 @@ impl ToolContext {
             workspace,
             files: Arc::new(FileState::default()),
             cancel: CancellationToken::new(),
+            tool_use_id: None,
+            request_id: None,
+        }
+    }
+
+    /// The context for answering one call.
+    pub fn for_call(
+        &self,
+        cancel: CancellationToken,
+        tool_use_id: &str,
+        request_id: Option<&str>,
+    ) -> Self {
+        Self {
+            cancel,
+            tool_use_id: Some(tool_use_id.to_string()),
+            request_id: request_id.map(str::to_string),
+            ..self.clone()
         }
     }
 

@@ -36,8 +36,12 @@ impl ToolPool {
         self.tools.retain(|t| keep(t.as_ref()));
     }
 
+    /// By name, else by alias (`Task` finds `Agent`).
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name)
+        self.tools
+            .iter()
+            .find(|t| t.name() == name)
+            .or_else(|| self.tools.iter().find(|t| t.aliases().contains(&name)))
     }
 
     pub fn names(&self) -> Vec<&str> {

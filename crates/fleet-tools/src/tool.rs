@@ -59,9 +59,32 @@ impl ToolOutput {
     }
 }
 
+/// How a tool's calls may overlap with the other calls of the same reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parallelism {
+    /// Runs alone, after everything before it (tools that change things).
+    Exclusive,
+    /// Runs beside other shared calls, up to the agent's tool concurrency (read-only tools).
+    Shared,
+    /// Runs beside anything that is not exclusive, with no cap of its own: the Agent tool,
+    /// whose real limit is the subagent concurrency limit.
+    Unbounded,
+}
+
 /// One tool as the agent loop sees it: object-safe, input still JSON.
 pub trait Tool: Send + Sync {
     fn name(&self) -> &str;
+    /// Other names the model may call it by (`Task` for `Agent`).
+    fn aliases(&self) -> &[&str] {
+        &[]
+    }
+    fn parallelism(&self) -> Parallelism {
+        if self.is_read_only() {
+            Parallelism::Shared
+        } else {
+            Parallelism::Exclusive
+        }
+    }
     /// The description the model reads.
     fn description(&self) -> String;
     /// JSON Schema of the input object.

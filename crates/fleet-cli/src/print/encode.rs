@@ -43,6 +43,10 @@ impl Encoder {
         let agent = &event.agent;
         let is_sub = agent.parent_tool_use_id.is_some();
         match &event.kind {
+            EventKind::TaskStarted(_)
+            | EventKind::TaskUpdated { .. }
+            | EventKind::TaskNotified(_)
+            | EventKind::BackgroundTasksChanged(_) => None,
             EventKind::Started(_) if is_sub => Some(self.task_started(agent)),
             EventKind::Started(info) => {
                 self.session_id.clone_from(&info.session_id);

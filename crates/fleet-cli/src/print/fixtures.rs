@@ -66,10 +66,12 @@ pub fn main_event(kind: EventKind) -> AgentEvent {
 
 pub fn sub_event(kind: EventKind) -> AgentEvent {
     AgentEvent {
-        agent: AgentRef {
-            agent_id: "a77ebf272c1e7395d".into(),
-            parent_tool_use_id: Some("toolu_bg1".into()),
-        },
+        agent: AgentRef::subagent(
+            "a77ebf272c1e7395d",
+            "toolu_bg1",
+            "general-purpose",
+            "background job",
+        ),
         kind,
     }
 }
@@ -160,6 +162,8 @@ pub fn run_result(subtype: ResultSubtype, result: &str) -> RunResult {
         stop_reason: Some("end_turn".into()),
         api_error_status: None,
         session_id: SESSION.into(),
+        origin: None,
+        tree: None,
     }
 }
 

@@ -93,6 +93,10 @@ impl TextPrinter {
                 _ => Ok(()),
             },
             EventKind::ToolResult(result) => self.note(&format!("  ⎿ {}", outcome(result))),
+            EventKind::TaskStarted(_)
+            | EventKind::TaskUpdated { .. }
+            | EventKind::TaskNotified(_)
+            | EventKind::BackgroundTasksChanged(_) => Ok(()),
             EventKind::Retry {
                 attempt,
                 max_attempts,

@@ -1,0 +1,74 @@
+//! The agent tree as the final result reports it: cost and usage summed over every agent,
+//! how many subagents were spawned and how they ended, and one line per agent.
+
+use crate::event::ModelUsage;
+use crate::usage::Usage;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How the Agent tool calls asked to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestedModes {
+    pub background: u64,
+    pub foreground: u64,
+    /// `run_in_background` left out (the definition decides).
+    pub unset: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KilledCounts {
+    pub parent: u64,
+    pub user: u64,
+    pub system: u64,
+}
+
+/// Spawns refused, by the limit that refused them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedCounts {
+    pub depth_limit: u64,
+    pub concurrency_limit: u64,
+    pub budget: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubagentStats {
+    pub spawned: u64,
+    pub requested: RequestedModes,
+    pub started_in_background: u64,
+    /// The deepest nesting reached (1 = a child of the main agent).
+    pub max_depth: u32,
+    /// Spawns made by subagents rather than the main agent.
+    pub spawned_by_subagents: u64,
+    pub completed: u64,
+    pub failed: u64,
+    pub killed: KilledCounts,
+    pub refused: RefusedCounts,
+    pub by_type: BTreeMap<String, u64>,
+}
+
+/// One agent's share of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentUsage {
+    pub agent_id: String,
+    /// `main` for the session's own agent, else the subagent type.
+    pub agent_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_agent_id: Option<String>,
+    pub depth: u32,
+    pub model: String,
+    /// `running`, `completed`, `failed` or `killed` (`completed` for the main agent).
+    pub status: String,
+    pub num_turns: u32,
+    pub tool_uses: u64,
+    pub usage: Usage,
+    pub cost_usd: f64,
+}
+
+/// Totals over the whole tree at the time the result is printed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TreeReport {
+    pub total_cost_usd: f64,
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    pub subagent_stats: SubagentStats,
+    pub agents: Vec<AgentUsage>,
+}

@@ -1,0 +1,1 @@
+//! Splitting a Markdown file into frontmatter and body, and reading loose YAML. (Stub.)
