@@ -8,12 +8,13 @@
 
 use crate::accounting::Accounting;
 use crate::config::AgentConfig;
+use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
 use crate::dispatch::{Call, Dispatcher};
 use crate::sink::EventSink;
 use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
 use fleet_protocol::{
     CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
-    ReplyMeta, ResultSubtype, Role, RunResult, SessionInfo, SystemBlock, SystemPrompt,
+    ReplyMeta, ResultSubtype, Role, RunOrigin, RunResult, SessionInfo, SystemBlock, SystemPrompt,
     ToolDefinition,
 };
 use fleet_tools::ToolContext;
@@ -32,7 +33,9 @@ pub struct Agent {
     /// The tools as the model is shown them, derived once: deriving every schema on every
     /// turn would be wasted work, and the bytes must not change between turns anyway or the
     /// prompt cache misses.
-    tool_definitions: Vec<ToolDefinition>,
+    tool_definitions: Arc<Vec<ToolDefinition>>,
+    /// Set for the next run only: what started it, when not a prompt.
+    origin: Option<RunOrigin>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -75,7 +78,11 @@ impl Agent {
         Self {
             client,
             catalog,
-            tool_definitions: config.tools.definitions(),
+            tool_definitions: config
+                .tool_definitions
+                .clone()
+                .unwrap_or_else(|| Arc::new(config.tools.definitions())),
+            origin: None,
             config,
             ctx,
             messages: Vec::new(),
@@ -95,6 +102,11 @@ impl Agent {
 
     pub fn config(&self) -> &AgentConfig {
         &self.config
+    }
+
+    /// Marks the next run as started by something other than a prompt (task notifications).
+    pub fn set_origin(&mut self, origin: RunOrigin) {
+        self.origin = Some(origin);
     }
 
     pub fn session_id(&self) -> &str {
@@ -136,12 +148,14 @@ impl Agent {
         let mut denials = Vec::new();
         let mut turns = 0u32;
         let mut last_stop_reason = None;
+        let origin = self.origin.take();
         self.commit(sink, prompt, None, Vec::new()).await;
 
         let outcome = loop {
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
+            self.deliver_inbox(sink).await;
             let response = match self.request_with_retries(sink, cancel).await {
                 Ok(response) => response,
                 Err(stop) => break Err(stop),
@@ -149,6 +163,15 @@ impl Agent {
             turns += 1;
             let reply = response.message;
             totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
+            if let Some(ledger) = &self.config.ledger {
+                ledger.record_reply(
+                    &self.catalog,
+                    &sink.agent().agent_id,
+                    &reply.model,
+                    &reply.usage,
+                );
+            }
+            let request_id = response.request_id.clone();
             last_stop_reason = reply.stop_reason.as_ref().map(|r| r.as_str().to_string());
             let final_text = reply.text();
             let calls: Vec<Call> = reply
@@ -177,11 +200,19 @@ impl Agent {
                 break Ok(final_text);
             }
 
-            self.answer(calls, sink, cancel, &mut denials).await;
+            if let Some(ledger) = &self.config.ledger {
+                ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
+            }
+            self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials)
+                .await;
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
-            if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
+            let spent = match &self.config.ledger {
+                Some(ledger) => ledger.total_cost_usd(),
+                None => totals.cost_usd,
+            };
+            if let Some(stop) = self.limit_reached(turns, spent) {
                 break Err(stop);
             }
         };
@@ -203,8 +234,13 @@ impl Agent {
             stop_reason: last_stop_reason,
             api_error_status,
             session_id: self.session_id.clone(),
-            origin: None,
-            tree: None,
+            origin,
+            tree: self
+                .config
+                .ledger
+                .as_ref()
+                .filter(|_| sink.agent().is_main())
+                .map(|ledger| ledger.report()),
         };
         sink.emit(EventKind::Finished(result.clone())).await;
         result
@@ -269,13 +305,31 @@ impl Agent {
         }
     }
 
+    /// Commits whatever arrived for this agent since its last request (task notifications),
+    /// one user message each, so the model reads them before it answers.
+    async fn deliver_inbox(&mut self, sink: &EventSink) {
+        let Some(inbox) = self.config.inbox.clone() else {
+            return;
+        };
+        for message in inbox.drain() {
+            self.commit(sink, message, None, Vec::new()).await;
+        }
+    }
+
     /// Sends the conversation and streams the reply, forwarding deltas and completed blocks.
     async fn request(
         &self,
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, Failure> {
-        let mut stream = self.client.stream(ModelRequest::from(self.build_request()));
+        let mut request = ModelRequest::from(self.build_request());
+        // A subagent's first request names the parent request that started it.
+        if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
+            request
+                .headers
+                .push((INVOKING_REQUEST_HEADER.to_string(), id));
+        }
+        let mut stream = self.client.stream(request);
         loop {
             let next = tokio::select! {
                 biased;
@@ -343,7 +397,7 @@ impl Agent {
                 self.config.system.iter().map(SystemBlock::text).collect(),
             ));
         }
-        body.tools = self.tool_definitions.clone();
+        body.tools = self.tool_definitions.as_ref().clone();
         body.thinking = self.config.thinking.clone();
         body
     }
@@ -351,6 +405,7 @@ impl Agent {
     async fn answer(
         &mut self,
         calls: Vec<Call>,
+        request_id: Option<&str>,
         sink: &EventSink,
         cancel: &CancellationToken,
         denials: &mut Vec<PermissionDenial>,
@@ -363,6 +418,7 @@ impl Agent {
             cancel,
             concurrency: self.config.tool_concurrency,
             approver: self.config.approver.as_deref(),
+            request_id,
         };
         let outcomes = dispatcher.run(calls).await;
         let mut blocks = Vec::with_capacity(outcomes.len());

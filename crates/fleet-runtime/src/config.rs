@@ -1,7 +1,9 @@
 //! How one agent is set up: model, prompt, tools, permissions and limits.
 
 use crate::approval::Approver;
-use fleet_protocol::ThinkingConfig;
+use crate::inbox::Inbox;
+use crate::ledger::Ledger;
+use fleet_protocol::{ThinkingConfig, ToolDefinition};
 use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolPool;
 use std::sync::Arc;
@@ -24,6 +26,15 @@ pub struct AgentConfig {
     pub thinking: Option<ThinkingConfig>,
     /// Who answers "ask" decisions; `None` (headless) makes them refusals.
     pub approver: Option<Arc<dyn Approver>>,
+    /// Messages for this agent that arrive while it runs (task notifications); drained into
+    /// the conversation before each request.
+    pub inbox: Option<Arc<Inbox>>,
+    /// The agent tree's ledger: every reply is recorded there, and when it is set
+    /// `max_budget_usd` binds the tree's total rather than this agent's own spending.
+    pub ledger: Option<Arc<Ledger>>,
+    /// The definitions of `tools`, when the caller already has them (deriving schemas is
+    /// the costly part of starting an agent, and many subagents share one pool shape).
+    pub tool_definitions: Option<Arc<Vec<ToolDefinition>>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -52,6 +63,9 @@ impl AgentConfig {
             tool_concurrency: default_tool_concurrency(),
             thinking: None,
             approver: None,
+            inbox: None,
+            ledger: None,
+            tool_definitions: None,
         }
     }
 }

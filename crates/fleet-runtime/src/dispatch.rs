@@ -9,7 +9,7 @@ use crate::approval::{ApprovalRequest, Approver};
 use crate::sink::EventSink;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
 use fleet_tools::permissions::{Behavior, Decision, DecisionReason, Permissions};
-use fleet_tools::{Tool, ToolContext, ToolError, ToolPool};
+use fleet_tools::{Parallelism, Tool, ToolContext, ToolError, ToolPool};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use std::panic::AssertUnwindSafe;
@@ -41,6 +41,8 @@ pub(crate) struct Dispatcher<'a> {
     pub cancel: &'a CancellationToken,
     pub concurrency: usize,
     pub approver: Option<&'a dyn Approver>,
+    /// The API request id of the reply whose calls these are.
+    pub request_id: Option<&'a str>,
 }
 
 impl Dispatcher<'_> {
@@ -49,13 +51,28 @@ impl Dispatcher<'_> {
         let mut pending = calls.into_iter().peekable();
         while let Some(first) = pending.next() {
             let mut batch = vec![first];
-            if self.is_read_only(&batch[0]) {
-                while let Some(next) = pending.next_if(|c| self.is_read_only(c)) {
+            if self.parallelism(&batch[0]) != Parallelism::Exclusive {
+                while let Some(next) =
+                    pending.next_if(|c| self.parallelism(c) != Parallelism::Exclusive)
+                {
                     batch.push(next);
                 }
             }
-            let mut results = futures::stream::iter(batch.into_iter().map(|c| self.answer(c)))
-                .buffered(self.concurrency.max(1));
+            // Shared calls take a permit of the tool concurrency; unbounded ones (subagents,
+            // limited by the spawn limits instead) do not, so one reply can start many.
+            let permits = tokio::sync::Semaphore::new(self.concurrency.max(1));
+            let width = batch.len();
+            let mut results = futures::stream::iter(batch.into_iter().map(|c| {
+                let permits = &permits;
+                async move {
+                    let _permit = match self.parallelism(&c) {
+                        Parallelism::Unbounded => None,
+                        _ => permits.acquire().await.ok(),
+                    };
+                    self.answer(c).await
+                }
+            }))
+            .buffered(width.max(1));
             // Reported in call order, as the results go back to the model.
             while let Some((outcome, event)) = results.next().await {
                 self.sink.emit(EventKind::ToolResult(event)).await;
@@ -65,8 +82,10 @@ impl Dispatcher<'_> {
         outcomes
     }
 
-    fn is_read_only(&self, call: &Call) -> bool {
-        self.tools.get(&call.name).is_some_and(|t| t.is_read_only())
+    fn parallelism(&self, call: &Call) -> Parallelism {
+        self.tools
+            .get(&call.name)
+            .map_or(Parallelism::Exclusive, |t| t.parallelism())
     }
 
     /// Answers one call.
@@ -181,7 +200,9 @@ impl Dispatcher<'_> {
         tool: &Arc<dyn Tool>,
         call: &Call,
     ) -> Result<fleet_tools::ToolOutput, ToolError> {
-        let ctx = self.ctx.with_cancel(self.cancel.child_token());
+        let ctx = self
+            .ctx
+            .for_call(self.cancel.child_token(), &call.id, self.request_id);
         let run = AssertUnwindSafe(tool.call(call.input.clone(), &ctx)).catch_unwind();
         tokio::select! {
             biased;

@@ -1,14 +1,22 @@
 //! A session: one agent in its own task, fed prompts, handing back its event stream.
+//!
+//! With subagents (a [`Spawner`]), a run that leaves background tasks behind is not the end:
+//! the session waits for them, and each time notifications arrive it runs the agent again
+//! with them, so the agent can react before the session ends (`-p` prints the result only
+//! after that).
 
 use crate::agent::Agent;
 use crate::sink::EventSink;
-use fleet_protocol::{AgentEvent, EventKind, Message};
+use crate::subagent::run::{merge, origin_of};
+use crate::subagent::Spawner;
+use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message};
+use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// Events are buffered this deep before the agent waits for its consumer.
-const EVENT_BUFFER: usize = 256;
+pub const EVENT_BUFFER: usize = 256;
 
 #[derive(Debug)]
 pub struct Session;
@@ -25,8 +33,20 @@ impl Session {
     /// Starts `agent` on every prompt `prompts` yields, one run after another, and stops when
     /// the prompts end or the session is cancelled. The first event is `Started`; each run
     /// ends with its own `Finished`.
-    pub fn spawn(mut agent: Agent, mut prompts: mpsc::Receiver<Message>) -> SessionHandle {
+    pub fn spawn(agent: Agent, prompts: mpsc::Receiver<Message>) -> SessionHandle {
         let (sink, events) = EventSink::channel(EVENT_BUFFER);
+        Self::spawn_with(agent, prompts, sink, events, None)
+    }
+
+    /// Like [`Self::spawn`], on a channel made beforehand (the spawner reports into it too),
+    /// settling the main agent's background tasks after each run.
+    pub fn spawn_with(
+        mut agent: Agent,
+        mut prompts: mpsc::Receiver<Message>,
+        sink: EventSink,
+        events: mpsc::Receiver<AgentEvent>,
+        spawner: Option<Arc<Spawner>>,
+    ) -> SessionHandle {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
         let task = tokio::spawn(async move {
@@ -39,9 +59,15 @@ impl Session {
                 };
                 let Some(prompt) = prompt else { break };
                 agent.run(prompt, &sink, &token).await;
+                if let Some(spawner) = &spawner {
+                    settle(&mut agent, spawner, &sink, &token).await;
+                }
                 if token.is_cancelled() {
                     break;
                 }
+            }
+            if let Some(spawner) = &spawner {
+                spawner.tasks().stop_all(KilledBy::User).await;
             }
             agent
         });
@@ -58,5 +84,38 @@ impl Session {
         // The receiver is alive and the buffer empty, so this cannot fail.
         let _ = tx.try_send(prompt);
         Self::spawn(agent, rx)
+    }
+}
+
+/// Waits for the main agent's background tasks, running it again on their notifications,
+/// until none is left or the session is cancelled.
+async fn settle(
+    agent: &mut Agent,
+    spawner: &Spawner,
+    sink: &EventSink,
+    cancel: &CancellationToken,
+) {
+    let inbox = spawner.main_inbox();
+    loop {
+        if cancel.is_cancelled() {
+            return;
+        }
+        // Counted before draining: a task that ends in between has already queued its
+        // notification, so the drain sees it.
+        let outstanding = spawner.tasks().outstanding("main");
+        let waiting = inbox.drain();
+        if !waiting.is_empty() {
+            agent.set_origin(origin_of(&waiting));
+            sink.emit(EventKind::Started(agent.session_info())).await;
+            agent.run(merge(waiting), sink, cancel).await;
+            continue;
+        }
+        if outstanding == 0 {
+            return;
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = inbox.wait() => {}
+        }
     }
 }

@@ -58,6 +58,6 @@ pub use session::{
     new_session_id, validate_session_id, SessionRef, SessionStore, SessionSummary, MIN_ID_PREFIX,
 };
 pub use transcript::{
-    EntryKind, LoadedTranscript, SkippedLine, Transcript, TranscriptEntry, TranscriptWriter,
-    INTERRUPTED_TOOL_RESULT,
+    EntryKind, LoadedTranscript, SidechainWriter, SkippedLine, Transcript, TranscriptEntry,
+    TranscriptWriter, INTERRUPTED_TOOL_RESULT,
 };

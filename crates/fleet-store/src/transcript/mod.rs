@@ -9,6 +9,7 @@
 mod entry;
 mod lines;
 mod repair;
+mod sidechain;
 mod writer;
 
 use std::fmt;
@@ -21,6 +22,7 @@ use fleet_protocol::Message;
 pub use entry::{EntryKind, TranscriptEntry};
 pub(crate) use lines::Lines;
 pub use repair::INTERRUPTED_TOOL_RESULT;
+pub use sidechain::SidechainWriter;
 pub use writer::TranscriptWriter;
 
 use crate::error::{Result, StoreError};

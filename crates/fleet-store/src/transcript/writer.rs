@@ -96,6 +96,30 @@ impl TranscriptWriter {
         })
     }
 
+    /// Opens `path` to add one more entry after `last_uuid`, without reading the file: the
+    /// caller (a sidechain writer) already knows where the chain stands.
+    pub(super) fn reopen(
+        path: &Path,
+        session_id: &str,
+        cwd: &str,
+        last_uuid: Option<String>,
+    ) -> Result<Self> {
+        create_parent(path)?;
+        let file = options()
+            .create(true)
+            .open(path)
+            .map_err(|e| StoreError::io("open", path, e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            regular: true,
+            session_id: session_id.to_owned(),
+            cwd: cwd.to_owned(),
+            last_uuid,
+            sync_every_entry: false,
+        })
+    }
+
     /// Writes `entry` as one line and returns it as written.
     ///
     /// Empty `uuid`, `session_id`, `cwd` and `timestamp` are filled in, and a missing

@@ -1,0 +1,129 @@
+//! Who is running: the task-local identity of the agent whose code is executing.
+//!
+//! Many agents run concurrently in one process, so "the current agent" cannot be a global.
+//! Each subagent's run is wrapped in [`AgentContext::scope`]; code anywhere below it (the
+//! agent loop building a request, a tool, a log line) asks [`AgentContext::current`]. Outside
+//! any scope, the main agent is running.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+tokio::task_local! {
+    static CURRENT: Arc<AgentContext>;
+}
+
+/// The identity of a running agent. Teammates get their own variant with teams.
+#[derive(Debug)]
+pub enum AgentContext {
+    Subagent(SubagentContext),
+}
+
+#[derive(Debug)]
+pub struct SubagentContext {
+    pub agent_id: String,
+    /// The definition it runs (`Explore`, `general-purpose`, a user's agent…).
+    pub agent_type: String,
+    pub is_built_in: bool,
+    /// 1 for a child of the main agent.
+    pub depth: u32,
+    /// The API request id of the parent reply that asked for this agent. It goes out with
+    /// the child's first model request only: enough to join the two in request logs without
+    /// tagging every request after it.
+    invoking_request_id: Option<String>,
+    invoking_request_id_sent: AtomicBool,
+}
+
+impl SubagentContext {
+    pub fn new(
+        agent_id: impl Into<String>,
+        agent_type: impl Into<String>,
+        is_built_in: bool,
+        depth: u32,
+        invoking_request_id: Option<String>,
+    ) -> Self {
+        Self {
+            agent_id: agent_id.into(),
+            agent_type: agent_type.into(),
+            is_built_in,
+            depth,
+            invoking_request_id,
+            invoking_request_id_sent: AtomicBool::new(false),
+        }
+    }
+}
+
+impl AgentContext {
+    /// Runs `fut` as this agent.
+    pub async fn scope<F: Future>(self: Arc<Self>, fut: F) -> F::Output {
+        CURRENT.scope(self, fut).await
+    }
+
+    /// The agent running the calling code; `None` for the main agent.
+    pub fn current() -> Option<Arc<AgentContext>> {
+        CURRENT.try_with(Arc::clone).ok()
+    }
+
+    pub fn agent_id(&self) -> &str {
+        match self {
+            Self::Subagent(s) => &s.agent_id,
+        }
+    }
+
+    pub fn depth(&self) -> u32 {
+        match self {
+            Self::Subagent(s) => s.depth,
+        }
+    }
+
+    /// The invoking request id the first time it is asked for, `None` after that.
+    pub fn take_invoking_request_id(&self) -> Option<String> {
+        match self {
+            Self::Subagent(s) => {
+                let id = s.invoking_request_id.as_ref()?;
+                let already = s.invoking_request_id_sent.swap(true, Ordering::AcqRel);
+                (!already).then(|| id.clone())
+            }
+        }
+    }
+}
+
+/// The header carrying the invoking request id on a subagent's first request.
+pub const INVOKING_REQUEST_HEADER: &str = "x-fleet-invoking-request-id";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn each_scope_sees_its_own_agent_and_the_id_goes_out_once() {
+        assert!(AgentContext::current().is_none());
+        let ctx = Arc::new(AgentContext::Subagent(SubagentContext::new(
+            "a1",
+            "Explore",
+            true,
+            1,
+            Some("req_1".into()),
+        )));
+        let other = Arc::new(AgentContext::Subagent(SubagentContext::new(
+            "a2", "Plan", true, 2, None,
+        )));
+        let (first, second) = tokio::join!(
+            ctx.clone().scope(async {
+                tokio::task::yield_now().await;
+                let current = AgentContext::current().expect("inside a scope");
+                (
+                    current.agent_id().to_string(),
+                    current.take_invoking_request_id(),
+                    current.take_invoking_request_id(),
+                )
+            }),
+            other.scope(async {
+                tokio::task::yield_now().await;
+                AgentContext::current().map(|c| (c.agent_id().to_string(), c.depth()))
+            }),
+        );
+        assert_eq!(first, ("a1".to_string(), Some("req_1".to_string()), None));
+        assert_eq!(second, Some(("a2".to_string(), 2)));
+    }
+}

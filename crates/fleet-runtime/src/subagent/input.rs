@@ -1,0 +1,165 @@
+//! The Agent tool's input, and the schema the model is shown: only the fields of features
+//! this session has, so the model is not offered what would only fail.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentInput {
+    pub description: String,
+    pub prompt: String,
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
+    #[serde(default)]
+    pub isolation: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub team_name: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+/// Which optional parts of the Agent tool this session offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Features {
+    pub background: bool,
+    /// `isolation: worktree | remote` (later).
+    pub isolation: bool,
+    /// `name` / `team_name` for teammates (later).
+    pub teams: bool,
+    pub cwd: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Self {
+            background: true,
+            isolation: false,
+            teams: false,
+            cwd: true,
+        }
+    }
+}
+
+impl AgentInput {
+    /// Refuses fields of features this session does not have, naming them.
+    pub fn check_features(&self, features: Features) -> Result<(), String> {
+        let unsupported = |field: &str| {
+            format!(
+                "`{field}` is not available in this session; leave it out and call Agent again."
+            )
+        };
+        if self.run_in_background == Some(true) && !features.background {
+            return Err(unsupported("run_in_background"));
+        }
+        if self.isolation.is_some() && !features.isolation {
+            return Err(unsupported("isolation"));
+        }
+        if (self.name.is_some() || self.team_name.is_some()) && !features.teams {
+            return Err(unsupported(if self.name.is_some() {
+                "name"
+            } else {
+                "team_name"
+            }));
+        }
+        if self.cwd.is_some() && !features.cwd {
+            return Err(unsupported("cwd"));
+        }
+        if self.description.trim().is_empty() {
+            return Err("`description` is empty: give the task a 3-5 word description.".into());
+        }
+        if self.prompt.trim().is_empty() {
+            return Err("`prompt` is empty: say what the agent should do.".into());
+        }
+        Ok(())
+    }
+}
+
+/// The JSON Schema for `features`.
+pub fn schema(features: Features) -> Value {
+    let mut properties = Map::new();
+    properties.insert(
+        "description".into(),
+        json!({"type": "string", "description": "A short (3-5 word) description of the task"}),
+    );
+    properties.insert(
+        "prompt".into(),
+        json!({"type": "string", "description": "The task for the agent: everything it needs to know, since it does not see this conversation"}),
+    );
+    properties.insert(
+        "subagent_type".into(),
+        json!({"type": "string", "description": "The type of agent to use (default general-purpose)"}),
+    );
+    properties.insert(
+        "model".into(),
+        json!({"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Model for this agent; defaults to the agent type's model, else yours"}),
+    );
+    if features.background {
+        properties.insert(
+            "run_in_background".into(),
+            json!({"type": "boolean", "description": "Run the agent in the background; you get a <task-notification> when it finishes"}),
+        );
+    }
+    if features.isolation {
+        properties.insert(
+            "isolation".into(),
+            json!({"type": "string", "enum": ["worktree", "remote"], "description": "Run in a separate git worktree, or on a remote worker"}),
+        );
+    }
+    if features.teams {
+        properties.insert(
+            "name".into(),
+            json!({"type": "string", "description": "Name for this agent, so SendMessage can reach it"}),
+        );
+        properties.insert(
+            "team_name".into(),
+            json!({"type": "string", "description": "Team to join"}),
+        );
+    }
+    if features.cwd {
+        properties.insert(
+            "cwd".into(),
+            json!({"type": "string", "description": "Working directory for the agent (inside the project); defaults to yours"}),
+        );
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["description", "prompt"],
+        "additionalProperties": false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_offers_only_enabled_features() {
+        let all = schema(Features::default());
+        assert!(all["properties"].get("run_in_background").is_some());
+        assert!(all["properties"].get("isolation").is_none());
+        assert!(all["properties"].get("name").is_none());
+        let no_bg = schema(Features {
+            background: false,
+            ..Features::default()
+        });
+        assert!(no_bg["properties"].get("run_in_background").is_none());
+    }
+
+    #[test]
+    fn fields_of_missing_features_are_refused_by_name() {
+        let input: AgentInput = serde_json::from_value(json!({
+            "description": "x", "prompt": "y", "isolation": "worktree"
+        }))
+        .expect("parses");
+        let err = input.check_features(Features::default()).unwrap_err();
+        assert!(err.contains("`isolation`"), "{err}");
+    }
+}

@@ -1,0 +1,235 @@
+//! Subagents: the Agent tool and what it shares across a session.
+//!
+//! A [`Spawner`] is made once per session. It holds what every subagent needs — the model
+//! client, the agent definitions, the tools, the task registry, the ledger and the limits —
+//! and hands out tool pools in which the Agent, TaskStop and TaskOutput tools are bound to the
+//! agent that holds them ([`ParentView`]), so a spawn always knows who its parent is without
+//! any global state.
+
+mod input;
+mod pool;
+mod report;
+pub(crate) mod run;
+mod tap;
+mod tool;
+
+pub use input::{AgentInput, Features};
+pub use tool::AgentTool;
+
+use crate::approval::Approver;
+use crate::definitions::{AgentCatalog, AgentDefinition, ModelSetting, Restriction};
+use crate::inbox::Inbox;
+use crate::ledger::Ledger;
+use crate::limits::{Slots, SpawnLimits};
+use crate::sink::EventSink;
+use crate::tasks::TaskRegistry;
+use fleet_model::{Catalog, ModelClient};
+use fleet_protocol::ToolDefinition;
+use fleet_store::FleetHome;
+use fleet_tools::permissions::Permissions;
+use fleet_tools::{ToolPool, Workspace};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Where subagent transcripts go: `projects/<project>/<session>/subagents/`.
+#[derive(Debug, Clone)]
+pub struct TranscriptTarget {
+    pub home: FleetHome,
+    /// The project folder the session belongs to (its cwd).
+    pub project: PathBuf,
+    pub session_id: String,
+}
+
+/// What a session's spawner is made from.
+pub struct SpawnerConfig {
+    pub client: Arc<dyn ModelClient>,
+    pub catalog: Arc<Catalog>,
+    pub agents: Arc<AgentCatalog>,
+    /// The tools subagents are built from (the built-ins): a child gets the ones its
+    /// definition names and its parent holds.
+    pub base_tools: ToolPool,
+    /// System prompt blocks every subagent gets after its own prompt (environment,
+    /// instruction files).
+    pub shared_system: Vec<String>,
+    pub workspace: Arc<Workspace>,
+    pub limits: SpawnLimits,
+    /// `--max-budget-usd`, binding the whole tree.
+    pub max_budget_usd: Option<f64>,
+    /// `FLEET_SUBAGENT_MODEL`: every subagent's model, whatever else says.
+    pub model_override: Option<String>,
+    /// Whether `sonnet`/`opus`/`haiku` name models of this provider (Anthropic). Elsewhere
+    /// (a local server) a definition asking for one of them gets its parent's model.
+    pub resolve_aliases: bool,
+    pub features: Features,
+    pub max_tokens: u32,
+    pub transcripts: Option<TranscriptTarget>,
+}
+
+impl std::fmt::Debug for SpawnerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpawnerConfig")
+            .field("agents", &self.agents.names())
+            .field("limits", &self.limits)
+            .field("max_budget_usd", &self.max_budget_usd)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a child needs to know about the agent that starts it.
+pub struct ParentView {
+    pub agent_id: String,
+    pub depth: u32,
+    pub model: String,
+    pub permissions: Arc<Permissions>,
+    /// The tools the agent holds; a child never gets one that is not here.
+    tool_names: OnceLock<Vec<String>>,
+    /// Where notifications of the agent's background tasks are delivered.
+    pub inbox: Arc<Inbox>,
+    /// Who answers "ask" decisions for the agent; a foreground child asks the same person.
+    pub approver: Option<Arc<dyn Approver>>,
+    pub cwd: PathBuf,
+}
+
+impl std::fmt::Debug for ParentView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParentView")
+            .field("agent_id", &self.agent_id)
+            .field("depth", &self.depth)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParentView {
+    pub fn tool_names(&self) -> &[String] {
+        self.tool_names.get().map(Vec::as_slice).unwrap_or_default()
+    }
+}
+
+/// The main agent's side of [`Spawner::main_tools`].
+pub struct MainAgent {
+    pub model: String,
+    pub permissions: Arc<Permissions>,
+    pub approver: Option<Arc<dyn Approver>>,
+    pub cwd: PathBuf,
+}
+
+#[derive(Debug)]
+pub struct Spawner {
+    config: SpawnerConfig,
+    sink: EventSink,
+    tasks: Arc<TaskRegistry>,
+    ledger: Arc<Ledger>,
+    slots: Slots,
+    main_inbox: Arc<Inbox>,
+    /// Tool definitions by pool shape: most subagents share a handful of shapes, and deriving
+    /// schemas is the costly part of starting one.
+    definitions: Mutex<HashMap<String, Arc<Vec<ToolDefinition>>>>,
+}
+
+impl Spawner {
+    /// `sink` is the session's event stream (stamped as the main agent); subagents and tasks
+    /// report into it.
+    pub fn new(config: SpawnerConfig, sink: EventSink) -> Arc<Self> {
+        let ledger = Arc::new(Ledger::new());
+        let tasks = Arc::new(TaskRegistry::new(sink.clone(), ledger.clone()));
+        Arc::new(Self {
+            slots: Slots::new(config.limits.max_concurrent),
+            config,
+            sink,
+            tasks,
+            ledger,
+            main_inbox: Arc::new(Inbox::new()),
+            definitions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn tasks(&self) -> &Arc<TaskRegistry> {
+        &self.tasks
+    }
+
+    pub fn ledger(&self) -> &Arc<Ledger> {
+        &self.ledger
+    }
+
+    pub fn main_inbox(&self) -> &Arc<Inbox> {
+        &self.main_inbox
+    }
+
+    pub fn agents(&self) -> &AgentCatalog {
+        &self.config.agents
+    }
+
+    pub fn max_budget_usd(&self) -> Option<f64> {
+        self.config.max_budget_usd
+    }
+
+    /// The main agent's tools: the base tools plus Agent, TaskStop and TaskOutput, keeping
+    /// those `keep` accepts (the `--tools` / `--disallowedTools` choice). Registers the main
+    /// agent in the ledger.
+    pub fn main_tools(self: &Arc<Self>, main: MainAgent, keep: impl Fn(&str) -> bool) -> ToolPool {
+        self.ledger.register("main", "main", None, 0, &main.model);
+        let view = Arc::new(ParentView {
+            agent_id: "main".into(),
+            depth: 0,
+            model: main.model,
+            permissions: main.permissions,
+            tool_names: OnceLock::new(),
+            inbox: self.main_inbox.clone(),
+            approver: main.approver,
+            cwd: main.cwd,
+        });
+        self.assemble(&view, keep, Restriction::None)
+    }
+
+    /// The definitions for `pool`, derived once per pool shape.
+    pub(crate) fn definitions_for(&self, pool: &ToolPool, shape: &str) -> Arc<Vec<ToolDefinition>> {
+        let mut cache = self
+            .definitions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(shape.to_string())
+            .or_insert_with(|| Arc::new(pool.definitions()))
+            .clone()
+    }
+
+    /// The model a child runs: `FLEET_SUBAGENT_MODEL`, else the call's `model`, else the
+    /// definition's, else the parent's.
+    pub(crate) fn child_model(
+        &self,
+        parent: &ParentView,
+        def: &AgentDefinition,
+        requested: Option<&str>,
+    ) -> String {
+        let named = self
+            .config
+            .model_override
+            .clone()
+            .or_else(|| requested.map(str::to_string))
+            .or_else(|| match &def.model {
+                Some(ModelSetting::Named(name)) => Some(name.clone()),
+                Some(ModelSetting::Inherit) | None => None,
+            });
+        match named {
+            None => parent.model.clone(),
+            Some(name) if self.config.resolve_aliases => self.config.catalog.resolve_id(&name),
+            Some(name) if is_claude_alias(&name) => parent.model.clone(),
+            Some(name) => name,
+        }
+    }
+}
+
+fn is_claude_alias(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "sonnet" | "opus" | "haiku" | "inherit"
+    )
+}
+
+/// A fresh subagent id: `a` and 16 hex digits, like Claude Code's, safe in file names.
+pub(crate) fn new_agent_id() -> String {
+    let uuid = uuid::Uuid::new_v4().simple().to_string();
+    format!("a{}", &uuid[..16])
+}

@@ -1,0 +1,147 @@
+//! A child's tools and permissions: what its definition asks for, cut down to what its
+//! parent holds. A child can be given less than its parent, never more.
+
+use super::{ParentView, Spawner};
+use crate::definitions::{AgentDefinition, Restriction};
+use crate::subagent::tool::AgentTool;
+use crate::tasks::{TaskOutputTool, TaskStopTool};
+use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind};
+use fleet_tools::{Tool, ToolPool};
+use std::sync::Arc;
+
+impl Spawner {
+    /// Builds the pool for the agent `view` describes: base tools and the task tools that
+    /// `keep` accepts, shaped by `restriction`. Records the names on the view, since they
+    /// bound what the agent's own children may get.
+    pub(crate) fn assemble(
+        self: &Arc<Self>,
+        view: &Arc<ParentView>,
+        keep: impl Fn(&str) -> bool,
+        restriction: Restriction,
+    ) -> ToolPool {
+        let mut tools: Vec<Arc<dyn Tool>> = self
+            .config
+            .base_tools
+            .iter()
+            .filter(|tool| keep(tool.name()))
+            .cloned()
+            .collect();
+        if keep("Agent") {
+            tools.push(Arc::new(AgentTool::new(self.clone(), view.clone())));
+        }
+        if keep("TaskStop") {
+            tools.push(Arc::new(TaskStopTool::new(self.tasks.clone())));
+        }
+        if keep("TaskOutput") {
+            tools.push(Arc::new(TaskOutputTool::new(self.tasks.clone())));
+        }
+        let pool = restrict(ToolPool::new(tools), restriction);
+        let _ = view
+            .tool_names
+            .set(pool.names().into_iter().map(str::to_string).collect());
+        pool
+    }
+}
+
+/// Whether a child defined by `def` may have the tool `name`, given its parent's tools.
+pub(crate) fn child_keeps(parent: &ParentView, def: &AgentDefinition, name: &str) -> bool {
+    if !parent.tool_names().iter().any(|held| held == name) {
+        return false;
+    }
+    if let Some(wanted) = &def.tools {
+        if !wanted.iter().any(|entry| entry.matches_name(name)) {
+            return false;
+        }
+    }
+    // An entry with a specifier (`Bash(rm *)`) is a deny rule, not a removal.
+    !def.disallowed_tools
+        .iter()
+        .any(|entry| entry.specifier.is_none() && entry.matches_name(name))
+}
+
+/// Applies a built-in's restriction to its pool.
+fn restrict(mut pool: ToolPool, restriction: Restriction) -> ToolPool {
+    match restriction {
+        Restriction::None => pool,
+        Restriction::ReadOnly => {
+            pool.retain(|tool| tool.is_read_only() && !matches!(tool.name(), "Agent"));
+            pool
+        }
+        Restriction::TempWritesOnly => {
+            pool.retain(|tool| !matches!(tool.name(), "Edit" | "Write" | "Agent"));
+            pool
+        }
+    }
+}
+
+/// The pool shape, for sharing tool definitions between children.
+pub(crate) fn shape(pool: &ToolPool, restriction: Restriction) -> String {
+    format!("{restriction:?}|{}", pool.names().join(","))
+}
+
+/// The child's permissions: the parent's rules (its deny rules bind the child), the
+/// definition's `disallowedTools` specifiers as more deny rules, and the narrower of the two
+/// modes.
+pub(crate) fn child_permissions(
+    parent: &Permissions,
+    def: &AgentDefinition,
+) -> Result<Permissions, String> {
+    let mut permissions = parent.clone();
+    if let Some(wanted) = def.permission_mode {
+        permissions.mode = narrower(parent.mode, wanted);
+    }
+    if def.restriction == Restriction::ReadOnly {
+        permissions.mode = PermissionMode::Plan;
+    }
+    let source = format!("agent definition {}", def.name);
+    let base = parent.workspace.root.clone();
+    for entry in def
+        .disallowed_tools
+        .iter()
+        .filter(|e| e.specifier.is_some())
+    {
+        permissions
+            .rules
+            .add(
+                RuleKind::Deny,
+                &entry.to_rule_string(),
+                base.clone(),
+                &source,
+            )
+            .map_err(|err| err.to_string())?;
+    }
+    Ok(permissions)
+}
+
+/// The less permissive of two modes: a child asking for more than its parent has gets the
+/// parent's mode.
+pub(crate) fn narrower(parent: PermissionMode, wanted: PermissionMode) -> PermissionMode {
+    fn power(mode: PermissionMode) -> u8 {
+        match mode {
+            PermissionMode::Plan => 0,
+            PermissionMode::DontAsk => 1,
+            PermissionMode::Default => 2,
+            PermissionMode::AcceptEdits => 3,
+            PermissionMode::BypassPermissions => 4,
+        }
+    }
+    if power(wanted) <= power(parent) {
+        wanted
+    } else {
+        parent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_never_gets_a_wider_mode_than_its_parent() {
+        use PermissionMode::*;
+        assert_eq!(narrower(Plan, BypassPermissions), Plan);
+        assert_eq!(narrower(Default, AcceptEdits), Default);
+        assert_eq!(narrower(BypassPermissions, Plan), Plan);
+        assert_eq!(narrower(AcceptEdits, Default), Default);
+    }
+}

@@ -1,0 +1,114 @@
+//! What the Agent tool answers: the text the model reads and the structured copy printers
+//! show (`tool_use_result`), for a finished foreground child and a launched background one.
+
+use super::input::AgentInput;
+use crate::definitions::AgentDefinition;
+use fleet_protocol::{RunResult, Usage};
+use fleet_tools::ToolOutput;
+use serde_json::json;
+use std::time::Duration;
+
+/// A child's runs, summed.
+#[derive(Debug, Default)]
+pub(crate) struct ChildOutcome {
+    pub last: Option<RunResult>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub turns: u32,
+    pub tool_uses: u64,
+    pub transcript_error: Option<String>,
+}
+
+impl ChildOutcome {
+    pub fn total_tokens(&self) -> u64 {
+        self.usage.input_tokens
+            + self.usage.output_tokens
+            + self.usage.cache_read()
+            + self.usage.cache_creation()
+    }
+
+    /// The child's answer, or what stopped it.
+    pub fn result_text(&self) -> String {
+        let mut text = match &self.last {
+            Some(result) if result.is_error() => {
+                format!("The agent did not finish: {}", result.result)
+            }
+            Some(result) => result.result.clone(),
+            None => "The agent did not run.".to_string(),
+        };
+        if let Some(err) = &self.transcript_error {
+            text.push_str(&format!(
+                "\n\n(Its transcript could not be written completely: {err})"
+            ));
+        }
+        text
+    }
+}
+
+/// A foreground child that ran to its end.
+pub(crate) fn completed(
+    agent_id: &str,
+    def: &AgentDefinition,
+    outcome: &ChildOutcome,
+    elapsed: Duration,
+) -> ToolOutput {
+    let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    let failed = outcome.last.as_ref().is_none_or(RunResult::is_error);
+    let result = outcome.result_text();
+    let text = format!(
+        "{result}\n\n[agent {agent_id} ({}): {} tool uses, {} tokens, {:.1}s]",
+        def.name,
+        outcome.tool_uses,
+        outcome.total_tokens(),
+        elapsed.as_secs_f64()
+    );
+    let structured = json!({
+        "status": if failed { "failed" } else { "completed" },
+        "agentId": agent_id,
+        "agentType": def.name,
+        "result": result,
+        "usage": outcome.usage,
+        "total_cost_usd": outcome.cost_usd,
+        "num_turns": outcome.turns,
+        "tool_uses": outcome.tool_uses,
+        "total_tokens": outcome.total_tokens(),
+        "duration_ms": duration_ms,
+    });
+    let output = if failed {
+        ToolOutput::error(text)
+    } else {
+        ToolOutput::text(text)
+    };
+    output.with_structured(structured)
+}
+
+/// A background child that has just been started.
+pub(crate) fn launched(
+    agent_id: &str,
+    def: &AgentDefinition,
+    input: &AgentInput,
+    model: &str,
+    output_file: &str,
+) -> ToolOutput {
+    let mut text = format!(
+        "Started background agent {agent_id} ({}): {}.\n\
+         It works on its own; when it finishes you will receive a <task-notification> with its \
+         result. Do not wait for it or check on it in a loop, and do not do its work yourself \
+         meanwhile: carry on with other work, or end your turn if there is none. Use TaskOutput \
+         to look at its progress or TaskStop to stop it.",
+        def.name, input.description
+    );
+    if !output_file.is_empty() {
+        text.push_str(&format!("\nIts transcript is written to {output_file}."));
+    }
+    ToolOutput::text(text).with_structured(json!({
+        "isAsync": true,
+        "status": "async_launched",
+        "agentId": agent_id,
+        "description": input.description,
+        "resolvedModel": model,
+        "prompt": input.prompt,
+        "outputFile": output_file,
+        "canReadOutputFile": !output_file.is_empty(),
+    }))
+}

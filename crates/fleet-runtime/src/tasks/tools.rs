@@ -1,0 +1,193 @@
+//! TaskStop and TaskOutput: what an agent can do about the background tasks it started.
+
+use super::{TaskError, TaskRegistry, TaskSnapshot};
+use crate::context::AgentContext;
+use fleet_protocol::{KilledBy, TaskStatus};
+use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long TaskOutput waits by default, and at most.
+const DEFAULT_WAIT_MS: u64 = 30_000;
+const MAX_WAIT_MS: u64 = 600_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StopInput {
+    /// The id of the background task to stop (the agentId the Agent tool returned).
+    pub task_id: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputInput {
+    /// The id of the background task (the agentId the Agent tool returned).
+    pub task_id: String,
+    /// Wait for the task to finish before answering (default true).
+    #[serde(default)]
+    pub block: Option<bool>,
+    /// How long to wait, in milliseconds (default 30000, at most 600000).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// The calling agent's id: tasks belong to the agent that started them.
+fn caller_id() -> String {
+    AgentContext::current()
+        .map(|c| c.agent_id().to_string())
+        .unwrap_or_else(|| "main".to_string())
+}
+
+/// Refuses to touch another agent's task, so a subagent cannot stop its siblings.
+fn check_owner(snapshot: &TaskSnapshot) -> Result<(), ToolError> {
+    let caller = caller_id();
+    if snapshot.owner_id == caller {
+        Ok(())
+    } else {
+        Err(ToolError::failed(format!(
+            "Task {} was started by another agent; you can only stop or read tasks you started.",
+            snapshot.task_id
+        )))
+    }
+}
+
+fn task_error(err: TaskError) -> ToolError {
+    ToolError::failed(err.to_string())
+}
+
+pub struct TaskStopTool {
+    registry: Arc<TaskRegistry>,
+}
+
+impl TaskStopTool {
+    pub fn new(registry: Arc<TaskRegistry>) -> Self {
+        Self { registry }
+    }
+}
+
+impl TypedTool for TaskStopTool {
+    type Input = StopInput;
+    const NAME: &'static str = "TaskStop";
+    const READ_ONLY: bool = true;
+
+    fn description(&self) -> String {
+        "Stops a running background task (a background agent you started), together with \
+         every tool it is running. Use it when the task is no longer needed or has gone wrong; \
+         its notification will report it as killed."
+            .into()
+    }
+
+    fn access(&self, _input: &StopInput, _ctx: &ToolContext) -> Access {
+        Access::Other
+    }
+
+    async fn run(&self, input: StopInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let current = self.registry.snapshot(&input.task_id).ok_or_else(|| {
+            task_error(TaskError::Unknown {
+                id: input.task_id.clone(),
+                known: String::new(),
+            })
+        })?;
+        check_owner(&current)?;
+        let stopped = self
+            .registry
+            .stop(&input.task_id, KilledBy::Parent)
+            .await
+            .map_err(task_error)?;
+        Ok(ToolOutput::text(format!(
+            "Stopped task {} ({}).",
+            stopped.task_id, stopped.description
+        ))
+        .with_structured(json!({
+            "task_id": stopped.task_id,
+            "status": stopped.status.as_str(),
+            "description": stopped.description,
+        })))
+    }
+}
+
+pub struct TaskOutputTool {
+    registry: Arc<TaskRegistry>,
+}
+
+impl TaskOutputTool {
+    pub fn new(registry: Arc<TaskRegistry>) -> Self {
+        Self { registry }
+    }
+}
+
+impl TypedTool for TaskOutputTool {
+    type Input = OutputInput;
+    const NAME: &'static str = "TaskOutput";
+    const READ_ONLY: bool = true;
+
+    fn description(&self) -> String {
+        "Reads the status and output of a background task you started. By default waits (up \
+         to `timeout` ms) for it to finish; pass block=false to look without waiting. You do \
+         not need this to learn that a task finished: a <task-notification> arrives on its own."
+            .into()
+    }
+
+    fn access(&self, _input: &OutputInput, _ctx: &ToolContext) -> Access {
+        Access::Other
+    }
+
+    async fn run(&self, input: OutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let current = self.registry.snapshot(&input.task_id).ok_or_else(|| {
+            task_error(TaskError::Unknown {
+                id: input.task_id.clone(),
+                known: String::new(),
+            })
+        })?;
+        check_owner(&current)?;
+        let snapshot = if input.block.unwrap_or(true) && !current.status.is_terminal() {
+            let wait =
+                Duration::from_millis(input.timeout.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+            tokio::select! {
+                biased;
+                _ = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+                done = self.registry.wait(&input.task_id, wait) => done.map_err(task_error)?,
+            }
+        } else {
+            current
+        };
+        Ok(render(&snapshot))
+    }
+}
+
+fn render(s: &TaskSnapshot) -> ToolOutput {
+    let mut text = format!("Task {} ({}): {}\n", s.task_id, s.description, s.status);
+    match (&s.result, s.status) {
+        (Some(result), _) => {
+            text.push_str("\n");
+            text.push_str(result);
+        }
+        (None, TaskStatus::Pending | TaskStatus::Running) => {
+            text.push_str(&format!(
+                "Still running: {} turns, {} tool uses, {} tokens so far{}.",
+                s.progress.turns,
+                s.progress.tool_uses,
+                s.progress.total_tokens,
+                s.progress
+                    .last_activity
+                    .as_deref()
+                    .map(|a| format!("; last: {a}"))
+                    .unwrap_or_default()
+            ));
+        }
+        (None, _) => {}
+    }
+    ToolOutput::text(text).with_structured(json!({
+        "task_id": s.task_id,
+        "status": s.status.as_str(),
+        "description": s.description,
+        "subagent_type": s.subagent_type,
+        "result": s.result,
+        "progress": s.progress,
+        "usage": s.usage,
+        "output_file": s.output_file,
+    }))
+}
