@@ -1,11 +1,14 @@
 //! Hand-built event streams and writers for the printer tests: the basic session mirrors the
-//! reference run of Claude Code (read a file, edit it, `cat` it, answer).
+//! reference run of Claude Code (read a file, edit it, `cat` it, answer), the background
+//! session its run with one background subagent.
 
 #![allow(clippy::unwrap_used)]
 
 use fleet_protocol::{
-    AgentEvent, AgentRef, CommittedMessage, ContentBlock, EventKind, Message, ModelUsage,
-    PermissionNote, ReplyMeta, ResultSubtype, Role, RunResult, SessionInfo, ToolResultEvent, Usage,
+    AgentEvent, AgentRef, AgentUsage, BackgroundTask, CommittedMessage, ContentBlock, EventKind,
+    Message, ModelUsage, PermissionNote, ReplyMeta, RequestedModes, ResultSubtype, Role, RunOrigin,
+    RunResult, SessionInfo, SubagentStats, TaskNotification, TaskStarted, TaskStatus, TaskUsage,
+    ToolResultEvent, TreeReport, Usage,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -14,6 +17,8 @@ use std::sync::{Arc, Mutex};
 
 pub const SESSION: &str = "ef1686cf-4df8-48d2-be93-7acb2be3671a";
 pub const MODEL: &str = "claude-opus-5-5";
+pub const CHILD: &str = "a77ebf272c1e7395d";
+pub const OUTPUT_FILE: &str = "/home/user/.fleet/tasks/a77ebf272c1e7395d.jsonl";
 
 /// A writer the test keeps a handle on after giving the printer its own.
 #[derive(Clone, Default)]
@@ -66,12 +71,7 @@ pub fn main_event(kind: EventKind) -> AgentEvent {
 
 pub fn sub_event(kind: EventKind) -> AgentEvent {
     AgentEvent {
-        agent: AgentRef::subagent(
-            "a77ebf272c1e7395d",
-            "toolu_bg1",
-            "general-purpose",
-            "background job",
-        ),
+        agent: AgentRef::subagent(CHILD, "toolu_bg1", "general-purpose", "background job"),
         kind,
     }
 }
@@ -249,4 +249,209 @@ pub fn basic_session() -> Vec<AgentEvent> {
         EventKind::Finished(run_result(ResultSubtype::Success, "DONE: hello fleet")),
     ];
     kinds.into_iter().map(main_event).collect()
+}
+
+pub fn background_task() -> BackgroundTask {
+    BackgroundTask {
+        task_id: CHILD.into(),
+        task_type: "local_agent".into(),
+        subagent_type: "general-purpose".into(),
+        description: "background job".into(),
+    }
+}
+
+pub fn task_started() -> TaskStarted {
+    TaskStarted {
+        task_id: CHILD.into(),
+        tool_use_id: "toolu_bg1".into(),
+        description: "background job".into(),
+        subagent_type: "general-purpose".into(),
+        prompt: "Do BGTASK-1 and report".into(),
+        model: MODEL.into(),
+        is_backgrounded: true,
+        spawn_depth: 1,
+        task_type: "local_agent".into(),
+        output_file: OUTPUT_FILE.into(),
+    }
+}
+
+pub fn notification(status: TaskStatus, result: &str) -> TaskNotification {
+    TaskNotification {
+        task_id: CHILD.into(),
+        tool_use_id: "toolu_bg1".into(),
+        status,
+        summary: format!("Agent \"background job\" {status}"),
+        result: result.into(),
+        usage: TaskUsage {
+            total_tokens: 7309,
+            tool_uses: 0,
+            duration_ms: 104,
+        },
+        output_file: OUTPUT_FILE.into(),
+    }
+}
+
+fn agent_usage(id: &str, kind: &str, parent: Option<&str>, status: &str, input: u64) -> AgentUsage {
+    AgentUsage {
+        agent_id: id.into(),
+        agent_type: kind.into(),
+        parent_agent_id: parent.map(Into::into),
+        depth: u32::from(parent.is_some()),
+        model: MODEL.into(),
+        status: status.into(),
+        num_turns: 1,
+        tool_uses: 0,
+        usage: usage(input),
+        cost_usd: input as f64 * 4e-6,
+    }
+}
+
+/// The tree as a result reports it; `child_done` false gives the figures of an earlier
+/// result, while the child was still running.
+pub fn tree(child_done: bool) -> TreeReport {
+    let (input, cost) = if child_done {
+        (45735, 0.18374)
+    } else {
+        (25284, 0.10114)
+    };
+    let mut model_usage = BTreeMap::new();
+    model_usage.insert(
+        MODEL.to_string(),
+        ModelUsage {
+            input_tokens: input,
+            output_tokens: 40,
+            cost_usd: cost,
+            context_window: 1_000_000,
+            max_output_tokens: 128_000,
+            ..ModelUsage::default()
+        },
+    );
+    let child_status = if child_done { "completed" } else { "running" };
+    TreeReport {
+        total_cost_usd: cost,
+        model_usage,
+        subagent_stats: SubagentStats {
+            spawned: 1,
+            requested: RequestedModes {
+                background: 1,
+                ..RequestedModes::default()
+            },
+            started_in_background: 1,
+            max_depth: 1,
+            completed: u64::from(child_done),
+            by_type: [("general-purpose".to_string(), 1)].into(),
+            ..SubagentStats::default()
+        },
+        agents: vec![
+            agent_usage("main", "main", None, "completed", input - 7299),
+            agent_usage(CHILD, "general-purpose", Some("main"), child_status, 7299),
+        ],
+    }
+}
+
+/// A main run's result as the session reports it: its own usage, the tree so far.
+pub fn main_run(text: &str, input: u64, origin: Option<RunOrigin>, tree: TreeReport) -> RunResult {
+    RunResult {
+        num_turns: if origin.is_some() { 1 } else { 2 },
+        usage: usage(input),
+        total_cost_usd: input as f64 * 4e-6,
+        origin,
+        tree: Some(tree),
+        ..run_result(ResultSubtype::Success, text)
+    }
+}
+
+/// The reference background session: the main agent starts one background subagent, answers
+/// while it runs, and answers again when its notification arrives. `stream-json` prints the
+/// reference's 14 lines for it.
+pub fn background_session() -> Vec<AgentEvent> {
+    let spawn = tool_use(
+        "toolu_bg1",
+        "Agent",
+        json!({
+            "description": "background job",
+            "prompt": "Do BGTASK-1 and report",
+            "subagent_type": "general-purpose",
+            "run_in_background": true,
+        }),
+    );
+    let launched = json!({
+        "isAsync": true, "status": "async_launched", "agentId": CHILD,
+        "description": "background job", "prompt": "Do BGTASK-1 and report",
+        "outputFile": OUTPUT_FILE,
+    });
+    let note = notification(TaskStatus::Completed, "CHILD-RESULT-42");
+    let origin = RunOrigin {
+        kind: "task-notification".into(),
+        task_ids: vec![CHILD.into()],
+    };
+    let text = |s: &str| ContentBlock::text(s);
+    let reply = |s: &str, id: &str| {
+        committed(
+            Message::with_blocks(Role::Assistant, vec![text(s)]),
+            Some(id),
+        )
+    };
+    vec![
+        main_event(started()),
+        main_event(committed(
+            Message::user_text("Start a background job"),
+            None,
+        )),
+        main_event(block("msg_1", spawn.clone(), 12471)),
+        main_event(committed(
+            Message::with_blocks(Role::Assistant, vec![spawn]),
+            Some("msg_1"),
+        )),
+        main_event(EventKind::BackgroundTasksChanged(vec![background_task()])),
+        main_event(EventKind::TaskStarted(task_started())),
+        main_event(tool_result(
+            "toolu_bg1",
+            "Agent",
+            "Started in the background.",
+            Some(launched),
+        )),
+        main_event(committed(
+            results_message("toolu_bg1", "Started in the background."),
+            None,
+        )),
+        sub_event(started()),
+        sub_event(committed(
+            Message::user_text("Do BGTASK-1 and report"),
+            None,
+        )),
+        main_event(EventKind::TextDelta("MAIN-WAITING".into())),
+        main_event(block("msg_2", text("MAIN-WAITING"), 12813)),
+        main_event(reply("MAIN-WAITING", "msg_2")),
+        main_event(EventKind::Finished(main_run(
+            "MAIN-WAITING",
+            25284,
+            None,
+            tree(false),
+        ))),
+        sub_event(block("msg_3", text("CHILD-RESULT-42"), 7299)),
+        sub_event(reply("CHILD-RESULT-42", "msg_3")),
+        sub_event(EventKind::Finished(run_result(
+            ResultSubtype::Success,
+            "CHILD-RESULT-42",
+        ))),
+        main_event(EventKind::TaskUpdated {
+            task_id: CHILD.into(),
+            status: TaskStatus::Completed,
+            end_time_ms: Some(1_796_045_302_825),
+        }),
+        main_event(EventKind::TaskNotified(note.clone())),
+        main_event(EventKind::BackgroundTasksChanged(Vec::new())),
+        main_event(started()),
+        main_event(committed(Message::user_text(note.render()), None)),
+        main_event(EventKind::TextDelta("MAIN-SAW-NOTIFICATION".into())),
+        main_event(block("msg_4", text("MAIN-SAW-NOTIFICATION"), 13152)),
+        main_event(reply("MAIN-SAW-NOTIFICATION", "msg_4")),
+        main_event(EventKind::Finished(main_run(
+            "MAIN-SAW-NOTIFICATION",
+            13152,
+            Some(origin),
+            tree(true),
+        ))),
+    ]
 }

@@ -7,7 +7,7 @@
 
 use super::encode::Encoder;
 use super::{write_json_line, PrintOptions, Printer};
-use fleet_protocol::{AgentEvent, EventKind};
+use fleet_protocol::AgentEvent;
 use serde_json::Value;
 use std::io::{self, Write};
 
@@ -15,7 +15,7 @@ pub struct JsonPrinter {
     out: Box<dyn Write + Send>,
     encoder: Encoder,
     verbose: bool,
-    /// Verbose: every object so far. Otherwise: the main agent's latest result.
+    /// Verbose only: every object so far, results excepted (the encoder holds those).
     collected: Vec<Value>,
     finished: bool,
 }
@@ -36,16 +36,10 @@ impl JsonPrinter {
 
 impl Printer for JsonPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
-        // Encoding every event keeps the session id and counters right in both modes.
+        // Encoding every event keeps the session id and the held results right in both modes.
         let value = self.encoder.encode(event);
         if self.verbose {
             self.collected.extend(value);
-            return Ok(());
-        }
-        let main_result = matches!(event.kind, EventKind::Finished(_))
-            && event.agent.parent_tool_use_id.is_none();
-        if main_result {
-            self.collected = value.into_iter().collect();
         }
         Ok(())
     }
@@ -54,11 +48,13 @@ impl Printer for JsonPrinter {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());
         }
+        let mut results = self.encoder.take_results();
         if self.verbose {
-            let all = Value::Array(std::mem::take(&mut self.collected));
-            return write_json_line(&mut self.out, &all);
+            let mut all = std::mem::take(&mut self.collected);
+            all.append(&mut results);
+            return write_json_line(&mut self.out, &Value::Array(all));
         }
-        match self.collected.pop() {
+        match results.pop() {
             Some(result) => write_json_line(&mut self.out, &result),
             None => self.out.flush(),
         }
@@ -71,7 +67,7 @@ mod tests {
 
     use super::super::fixtures::*;
     use super::*;
-    use fleet_protocol::{ContentBlock, ResultSubtype};
+    use fleet_protocol::{ContentBlock, EventKind, ResultSubtype};
 
     fn run(events: &[AgentEvent], verbose: bool) -> SharedBuf {
         let buf = SharedBuf::default();

@@ -9,9 +9,14 @@
 
 mod encode;
 mod json;
+mod line;
+mod results;
 mod stream_json;
+mod tasks;
 mod text;
 
+#[cfg(test)]
+mod background_tests;
 #[cfg(test)]
 mod fixtures;
 

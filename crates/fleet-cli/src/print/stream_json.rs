@@ -1,5 +1,6 @@
 //! `--output-format stream-json`: one JSON object per line, written and flushed as each event
-//! happens, for every agent of the session (verbose or not).
+//! happens, for every agent of the session (verbose or not) — except the main agent's
+//! `result` lines, which all come at the end (see `results.rs` for why).
 
 use super::encode::Encoder;
 use super::{write_json_line, PrintOptions, Printer};
@@ -29,6 +30,9 @@ impl Printer for StreamJsonPrinter {
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        for result in self.encoder.take_results() {
+            write_json_line(&mut self.out, &result)?;
+        }
         self.out.flush()
     }
 }
@@ -248,9 +252,11 @@ mod tests {
                 "permission_denials",
                 "api_error_status",
                 "terminal_reason",
+                "result_index",
                 "uuid"
             ]
         );
+        assert_eq!(result["result_index"], 0);
         assert_eq!(result["is_error"], false);
         assert_eq!(result["result"], "DONE: hello fleet");
         assert_eq!(result["num_turns"], 4);
@@ -290,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn subagent_lines_carry_parent_tool_use_id_and_agent_id() {
+    fn subagent_lines_carry_parent_and_label_and_start_and_end_print_nothing() {
         let events = [
             sub_event(started()),
             sub_event(block("msg_3", ContentBlock::text("CHILD-RESULT-42"), 7299)),
@@ -301,25 +307,31 @@ mod tests {
             ))),
         ];
         let lines = print(&events, &PrintOptions::default());
-        assert_eq!(lines.len(), 4);
-        assert_eq!(lines[0]["subtype"], "task_started");
-        assert_eq!(lines[0]["task_id"], "a77ebf272c1e7395d");
-        assert_eq!(lines[0]["tool_use_id"], "toolu_bg1");
-        for line in &lines[1..3] {
-            assert_eq!(&keys(line)[2..4], ["parent_tool_use_id", "agent_id"]);
-            assert_eq!(line["parent_tool_use_id"], "toolu_bg1");
-            assert_eq!(line["agent_id"], "a77ebf272c1e7395d");
-        }
-        let done = &lines[3];
         assert_eq!(
-            done["type"], "system",
-            "a subagent never prints a result line"
+            lines.len(),
+            2,
+            "only the block and the tool result: {lines:?}"
         );
-        assert_eq!(done["subtype"], "task_notification");
-        assert_eq!(done["status"], "completed");
-        assert_eq!(done["summary"], "CHILD-RESULT-42");
-        assert_eq!(done["usage"]["tool_uses"], 1);
-        assert_eq!(done["usage"]["total_tokens"], 50403);
+        assert_eq!(lines[0]["type"], "assistant");
+        assert_eq!(lines[1]["type"], "user");
+        for line in &lines {
+            assert_eq!(&keys(line)[2..4], ["parent_tool_use_id", "agent_id"]);
+            assert_eq!(&keys(line)[7..9], ["subagent_type", "task_description"]);
+            assert_eq!(line["parent_tool_use_id"], "toolu_bg1");
+            assert_eq!(line["agent_id"], CHILD);
+            assert_eq!(line["subagent_type"], "general-purpose");
+            assert_eq!(line["task_description"], "background job");
+        }
+    }
+
+    #[test]
+    fn a_subagent_without_a_label_gets_no_label_keys() {
+        let mut event = sub_event(block("msg_3", ContentBlock::text("x"), 1));
+        event.agent.subagent = None;
+        let lines = print(&[event], &PrintOptions::default());
+        assert_eq!(lines[0]["agent_id"], CHILD);
+        assert!(lines[0].get("subagent_type").is_none());
+        assert!(lines[0].get("task_description").is_none());
     }
 
     #[test]

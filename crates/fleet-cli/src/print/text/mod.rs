@@ -1,0 +1,286 @@
+//! `--output-format text`: the main agent's final answer, for people and `$(fleet -p …)`.
+//!
+//! The answer is written when the session is over: a session can run the main agent again
+//! when background tasks report back, and the last run's answer is the one that counts. An
+//! earlier run that failed still has its error shown, so nothing goes unreported.
+//!
+//! With `--verbose` it narrates the run as it happens: the main agent's text streams live,
+//! each tool call and retry gets one line, a subagent's calls appear indented and tagged with
+//! who made them, background tasks are announced when they start and end, and the last line
+//! sums up the agent tree when subagents ran.
+
+mod format;
+#[cfg(test)]
+mod tests;
+
+use super::Printer;
+use fleet_protocol::{AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus, TreeReport};
+use format::{call_summary, first_line, outcome, short_id, ERROR_CHARS, SUMMARY_CHARS};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+/// Tools that start a subagent; a subagent calling one makes the tree one level deeper.
+const SPAWNING_TOOLS: [&str; 2] = ["Agent", "Task"];
+
+pub struct TextPrinter {
+    out: Box<dyn Write + Send>,
+    verbose: bool,
+    /// Whether the cursor is at the start of a line, so notes never glue onto streamed text.
+    at_line_start: bool,
+    /// Text streamed for the block in progress; empty when the model sent no deltas for it.
+    streamed: String,
+    /// The last text block shown, if nothing came after it: when it is the final answer,
+    /// it is not printed twice.
+    last_text: Option<String>,
+    /// Not verbose: errors of main runs that a later run followed, then the latest answer.
+    earlier_errors: Vec<String>,
+    answer: Option<(String, bool)>,
+    /// The agent tree as the latest main result reported it.
+    tree: Option<TreeReport>,
+    /// Depth of the subagent each spawning call starts, kept only below the first level (a
+    /// subagent whose call is not here is a child of the main agent).
+    depth_by_call: HashMap<String, usize>,
+}
+
+impl TextPrinter {
+    pub fn new(out: Box<dyn Write + Send>, verbose: bool) -> Self {
+        Self {
+            out,
+            verbose,
+            at_line_start: true,
+            streamed: String::new(),
+            last_text: None,
+            earlier_errors: Vec::new(),
+            answer: None,
+            tree: None,
+            depth_by_call: HashMap::new(),
+        }
+    }
+
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.out.write_all(text.as_bytes())?;
+        self.at_line_start = text.ends_with('\n');
+        self.out.flush()
+    }
+
+    fn end_line(&mut self) -> io::Result<()> {
+        if self.at_line_start {
+            Ok(())
+        } else {
+            self.write("\n")
+        }
+    }
+
+    /// A line of its own, after whatever was streamed before it.
+    fn note(&mut self, line: &str) -> io::Result<()> {
+        self.end_line()?;
+        self.last_text = None;
+        self.write(&format!("{line}\n"))
+    }
+
+    /// A line about another agent's work. It leaves `last_text` alone: a background agent's
+    /// line landing between the main agent's answer and its result must not make the answer
+    /// print twice.
+    fn aside(&mut self, line: &str) -> io::Result<()> {
+        self.end_line()?;
+        self.write(&format!("{line}\n"))
+    }
+
+    /// 0 for the main agent, 1 for its children, and so on.
+    fn depth(&self, agent: &AgentRef) -> usize {
+        match &agent.parent_tool_use_id {
+            None => 0,
+            Some(call) => self.depth_by_call.get(call).copied().unwrap_or(1),
+        }
+    }
+
+    /// `  ↳ [Explore a1b2c3d] `: indented one step per level, with the agent's type and id.
+    fn tag(&self, agent: &AgentRef) -> String {
+        let indent = "  ".repeat(self.depth(agent));
+        let id = short_id(&agent.agent_id);
+        match &agent.subagent {
+            Some(label) => format!("{indent}↳ [{} {id}] ", label.subagent_type),
+            None => format!("{indent}↳ [{id}] "),
+        }
+    }
+
+    fn remember_spawn(&mut self, call_id: &str, depth: usize) {
+        if depth > 1 {
+            self.depth_by_call.insert(call_id.to_string(), depth);
+        }
+    }
+
+    fn main_event(&mut self, kind: &EventKind) -> io::Result<()> {
+        match kind {
+            EventKind::TextDelta(text) => {
+                self.streamed.push_str(text);
+                self.write(text)
+            }
+            EventKind::AssistantBlock { block, .. } => match block {
+                ContentBlock::Text { text, .. } => {
+                    // A provider that does not stream still gets its text shown.
+                    if std::mem::take(&mut self.streamed).is_empty() {
+                        self.write(text)?;
+                    }
+                    self.end_line()?;
+                    self.last_text = Some(text.clone());
+                    Ok(())
+                }
+                ContentBlock::ToolUse { name, input, .. } => {
+                    self.note(&format!("● {}", call_summary(name, input)))
+                }
+                _ => Ok(()),
+            },
+            EventKind::ToolResult(result) => self.note(&format!("  ⎿ {}", outcome(result))),
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => {
+                self.streamed.clear();
+                self.note(&retry_line(*attempt, *max_attempts, *delay_ms, reason))
+            }
+            EventKind::Finished(result) => {
+                if result.tree.is_some() {
+                    self.tree.clone_from(&result.tree);
+                }
+                if self.last_text.as_deref() == Some(result.result.as_str()) {
+                    self.end_line()
+                } else {
+                    self.note(&result.result)
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A subagent's calls, failures, texts and retries; its streamed text and its result stay
+    /// out (the result reaches the parent as a tool result or a task notification).
+    fn subagent_event(&mut self, agent: &AgentRef, kind: &EventKind) -> io::Result<()> {
+        let line = match kind {
+            EventKind::AssistantBlock { block, .. } => match block {
+                ContentBlock::Text { text, .. } => first_line(text, SUMMARY_CHARS),
+                ContentBlock::ToolUse {
+                    id, name, input, ..
+                } => {
+                    if SPAWNING_TOOLS.contains(&name.as_str()) {
+                        self.remember_spawn(id, self.depth(agent) + 1);
+                    }
+                    format!("● {}", call_summary(name, input))
+                }
+                _ => return Ok(()),
+            },
+            EventKind::ToolResult(result) if result.is_error => {
+                format!("⎿ {}", outcome(result))
+            }
+            EventKind::Retry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => retry_line(*attempt, *max_attempts, *delay_ms, reason),
+            _ => return Ok(()),
+        };
+        if line.is_empty() {
+            return Ok(());
+        }
+        let tag = self.tag(agent);
+        self.aside(&format!("{tag}{line}"))
+    }
+
+    /// Background tasks starting and ending, at the depth of the agent that owns them.
+    fn task_event(&mut self, agent: &AgentRef, kind: &EventKind) -> io::Result<()> {
+        let indent = "  ".repeat(self.depth(agent));
+        let line = match kind {
+            EventKind::TaskStarted(task) => {
+                self.remember_spawn(&task.tool_use_id, task.spawn_depth as usize);
+                let what = if task.is_backgrounded {
+                    "background task"
+                } else {
+                    "task"
+                };
+                format!(
+                    "⧗ {what} {} started: {}",
+                    short_id(&task.task_id),
+                    first_line(&task.description, SUMMARY_CHARS)
+                )
+            }
+            EventKind::TaskUpdated {
+                task_id, status, ..
+            } => {
+                let mark = match status {
+                    TaskStatus::Completed => "✓",
+                    TaskStatus::Failed => "✗",
+                    TaskStatus::Killed => "■",
+                    TaskStatus::Pending | TaskStatus::Running => return Ok(()),
+                };
+                format!("{mark} task {} {status}", short_id(task_id))
+            }
+            // Why a task failed comes only with its notification.
+            EventKind::TaskNotified(n) if n.status == TaskStatus::Failed => {
+                let why = if n.result.trim().is_empty() {
+                    &n.summary
+                } else {
+                    &n.result
+                };
+                format!("  ⎿ {}", first_line(why, ERROR_CHARS))
+            }
+            _ => return Ok(()),
+        };
+        self.aside(&format!("{indent}{line}"))
+    }
+
+    /// Not verbose: keeps the latest answer, and the error of any run that did not get the
+    /// last word.
+    fn quiet_event(&mut self, event: &AgentEvent) {
+        if let (EventKind::Finished(result), true) = (&event.kind, event.agent.is_main()) {
+            let next = (result.result.clone(), result.is_error());
+            if let Some((text, true)) = self.answer.replace(next) {
+                self.earlier_errors.push(text);
+            }
+        }
+    }
+}
+
+impl Printer for TextPrinter {
+    fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
+        if !self.verbose {
+            self.quiet_event(event);
+            return Ok(());
+        }
+        match &event.kind {
+            EventKind::TaskStarted(_)
+            | EventKind::TaskUpdated { .. }
+            | EventKind::TaskNotified(_)
+            | EventKind::BackgroundTasksChanged(_) => self.task_event(&event.agent, &event.kind),
+            kind if event.agent.is_main() => self.main_event(kind),
+            kind => self.subagent_event(&event.agent, kind),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let mut lines = std::mem::take(&mut self.earlier_errors);
+        lines.extend(self.answer.take().map(|(text, _)| text));
+        for line in lines {
+            self.write(&format!("{line}\n"))?;
+        }
+        if let Some(summary) = self.tree.take().as_ref().and_then(format::tree_summary) {
+            self.note(&summary)?;
+        }
+        self.out.flush()
+    }
+}
+
+/// `↻ 529 Overloaded: retrying in 1s 500ms (attempt 2 of 9)`.
+fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
+    let delay = humantime::format_duration(Duration::from_millis(delay_ms));
+    format!(
+        "↻ {}: retrying in {delay} (attempt {attempt} of {max_attempts})",
+        first_line(reason, ERROR_CHARS)
+    )
+}

@@ -1,0 +1,328 @@
+//! The text printer, quiet and verbose, on the basic and background sessions.
+
+#![allow(clippy::unwrap_used)]
+
+use super::super::fixtures::*;
+use super::format::{call_summary, compact_count, short_id, tree_summary};
+use super::*;
+use fleet_protocol::{
+    PermissionNote, ResultSubtype, RunResult, SubagentStats, ToolResultEvent, TreeReport,
+};
+use serde_json::json;
+
+fn run(events: &[AgentEvent], verbose: bool) -> String {
+    let buf = SharedBuf::default();
+    let mut printer = TextPrinter::new(Box::new(buf.clone()), verbose);
+    for event in events {
+        printer.event(event).unwrap();
+    }
+    printer.finish().unwrap();
+    buf.text()
+}
+
+fn failed(id: &str, content: &str) -> AgentEvent {
+    main_event(EventKind::ToolResult(ToolResultEvent {
+        tool_use_id: id.into(),
+        tool_name: "Read".into(),
+        content: content.into(),
+        is_error: true,
+        structured: None,
+        permission: PermissionNote {
+            decision: "accept".into(),
+            reason_type: "mode".into(),
+            rule: None,
+        },
+    }))
+}
+
+#[test]
+fn prints_only_the_final_answer() {
+    assert_eq!(run(&basic_session(), false), "DONE: hello fleet\n");
+}
+
+#[test]
+fn an_error_result_prints_what_went_wrong() {
+    let events = [main_event(EventKind::Finished(run_result(
+        ResultSubtype::ErrorDuringExecution,
+        "API error 401: invalid x-api-key. Check ANTHROPIC_API_KEY.",
+    )))];
+    assert_eq!(
+        run(&events, false),
+        "API error 401: invalid x-api-key. Check ANTHROPIC_API_KEY.\n"
+    );
+}
+
+#[test]
+fn subagent_answers_are_not_printed() {
+    let mut events = basic_session();
+    events.insert(
+        3,
+        sub_event(EventKind::Finished(run_result(
+            ResultSubtype::Success,
+            "CHILD",
+        ))),
+    );
+    events.insert(3, sub_event(EventKind::TextDelta("CHILD".into())));
+    assert_eq!(run(&events, false), "DONE: hello fleet\n");
+    assert!(!run(&events, true).contains("CHILD"));
+}
+
+#[test]
+fn verbose_narrates_text_tool_calls_and_the_answer_once() {
+    let out = run(&basic_session(), true);
+    assert_eq!(
+        out,
+        "Reading the file.\n\
+         ● Read(/home/user/project/hello.txt)\n  ⎿ 1  hello world\n    2\n\
+         ● Edit(/home/user/project/hello.txt)\n  ⎿ The file was updated.\n\
+         ● Bash(cat hello.txt)\n  ⎿ hello fleet\n\
+         DONE: hello fleet\n"
+    );
+}
+
+#[test]
+fn verbose_shows_unstreamed_text_errors_and_retries() {
+    let events = [
+        main_event(started()),
+        main_event(EventKind::Retry {
+            attempt: 2,
+            max_attempts: 9,
+            delay_ms: 1500,
+            reason: "529 Overloaded\nbody follows".into(),
+        }),
+        main_event(block("m1", ContentBlock::text("Looking."), 10)),
+        main_event(block(
+            "m1",
+            ContentBlock::tool_use("t1", "Read", serde_json::json!({ "file_path": "/nope" })),
+            10,
+        )),
+        failed(
+            "t1",
+            "\nFile does not exist: /nope.\nDid you mean /nope.txt?",
+        ),
+        main_event(EventKind::Finished(run_result(
+            ResultSubtype::ErrorMaxTurns,
+            "Reached the turn limit (1).",
+        ))),
+    ];
+    assert_eq!(
+        run(&events, true),
+        "↻ 529 Overloaded: retrying in 1s 500ms (attempt 2 of 9)\n\
+         Looking.\n\
+         ● Read(/nope)\n  ⎿ error: File does not exist: /nope.\n\
+         Reached the turn limit (1).\n"
+    );
+}
+
+#[test]
+fn summaries_are_one_short_line() {
+    let long = "x".repeat(100);
+    let input = serde_json::json!({ "command": format!("{long}\nsecond line") });
+    let summary = call_summary("Bash", &input);
+    assert_eq!(summary, format!("Bash({}…)", "x".repeat(80)));
+    assert_eq!(
+        call_summary("TodoWrite", &serde_json::json!({})),
+        "TodoWrite"
+    );
+}
+
+#[test]
+fn a_closed_pipe_is_an_io_error() {
+    let mut printer = TextPrinter::new(Box::new(ClosedPipe), false);
+    for event in basic_session() {
+        printer.event(&event).unwrap();
+    }
+    let err = printer.finish().unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+}
+
+fn finished(result: RunResult) -> AgentEvent {
+    main_event(EventKind::Finished(result))
+}
+
+fn agent(id: &str, parent: &str, kind: &str, kind_of_event: EventKind) -> AgentEvent {
+    AgentEvent {
+        agent: AgentRef::subagent(id, parent, kind, "a job"),
+        kind: kind_of_event,
+    }
+}
+
+#[test]
+fn quiet_prints_only_the_last_runs_answer() {
+    assert_eq!(run(&background_session(), false), "MAIN-SAW-NOTIFICATION\n");
+}
+
+#[test]
+fn quiet_still_shows_an_earlier_runs_error_before_the_last_answer() {
+    let events = [
+        finished(run_result(
+            ResultSubtype::ErrorMaxTurns,
+            "Reached the turn limit (4).",
+        )),
+        finished(run_result(ResultSubtype::Success, "first answer")),
+        finished(run_result(ResultSubtype::Success, "final answer")),
+    ];
+    assert_eq!(
+        run(&events, false),
+        "Reached the turn limit (4).\nfinal answer\n"
+    );
+}
+
+#[test]
+fn verbose_background_session_announces_the_task_and_sums_up_the_tree() {
+    assert_eq!(
+        run(&background_session(), true),
+        "● Agent(background job)\n\
+         ⧗ background task a77ebf2 started: background job\n\
+         \x20 ⎿ Started in the background.\n\
+         MAIN-WAITING\n\
+         \x20 ↳ [general-purpose a77ebf2] CHILD-RESULT-42\n\
+         ✓ task a77ebf2 completed\n\
+         MAIN-SAW-NOTIFICATION\n\
+         1 subagent · $0.1837 · 45.8k tokens\n"
+    );
+}
+
+#[test]
+fn verbose_indents_subagent_work_under_the_call_one_step_per_level() {
+    let spawn = |id: &str, description: &str| {
+        ContentBlock::tool_use(id, "Agent", json!({ "description": description }))
+    };
+    let read = ContentBlock::tool_use("t1", "Read", json!({ "file_path": "src/lib.rs" }));
+    let grep = ContentBlock::tool_use("t2", "Grep", json!({ "pattern": "fn main" }));
+    let missing = ToolResultEvent {
+        tool_use_id: "t1".into(),
+        tool_name: "Read".into(),
+        content: "File does not exist: src/lib.rs".into(),
+        is_error: true,
+        structured: None,
+        permission: PermissionNote {
+            decision: "accept".into(),
+            reason_type: "mode".into(),
+            rule: None,
+        },
+    };
+    let found = tool_result("t3", "Grep", "src/main.rs:1", None);
+    let mut tree = TreeReport {
+        total_cost_usd: 0.01234,
+        ..TreeReport::default()
+    };
+    tree.subagent_stats.spawned = 2;
+    tree.model_usage.insert(MODEL.into(), Default::default());
+    let mut answer = run_result(ResultSubtype::Success, "DONE");
+    answer.tree = Some(tree);
+    let events = [
+        main_event(block("m1", spawn("toolu_s1", "scan"), 10)),
+        agent("b5c6d7e8f9", "toolu_s1", "Explore", started()),
+        agent(
+            "b5c6d7e8f9",
+            "toolu_s1",
+            "Explore",
+            EventKind::TextDelta("Looking".into()),
+        ),
+        agent("b5c6d7e8f9", "toolu_s1", "Explore", block("s1", read, 10)),
+        agent(
+            "b5c6d7e8f9",
+            "toolu_s1",
+            "Explore",
+            EventKind::ToolResult(missing.clone()),
+        ),
+        agent(
+            "b5c6d7e8f9",
+            "toolu_s1",
+            "Explore",
+            block("s1", spawn("toolu_s2", "deeper"), 10),
+        ),
+        agent("c1", "toolu_s2", "general-purpose", block("s2", grep, 10)),
+        agent("c1", "toolu_s2", "general-purpose", found),
+        agent(
+            "b5c6d7e8f9",
+            "toolu_s1",
+            "Explore",
+            block("s1", ContentBlock::text("Found it.\nIn main."), 10),
+        ),
+        agent(
+            "b5c6d7e8f9",
+            "toolu_s1",
+            "Explore",
+            finished(run_result(ResultSubtype::Success, "Found it.")).kind,
+        ),
+        main_event(tool_result("toolu_s1", "Agent", "Found it.", None)),
+        finished(answer),
+    ];
+    assert_eq!(
+        run(&events, true),
+        "● Agent(scan)\n\
+         \x20 ↳ [Explore b5c6d7e] ● Read(src/lib.rs)\n\
+         \x20 ↳ [Explore b5c6d7e] ⎿ error: File does not exist: src/lib.rs\n\
+         \x20 ↳ [Explore b5c6d7e] ● Agent(deeper)\n\
+         \x20   ↳ [general-purpose c1] ● Grep(fn main)\n\
+         \x20 ↳ [Explore b5c6d7e] Found it.\n\
+         \x20 ⎿ Found it.\n\
+         DONE\n\
+         2 subagents · $0.0123 · 0 tokens\n"
+    );
+    // The quiet printer shows none of it.
+    assert_eq!(run(&events, false), "DONE\n");
+}
+
+#[test]
+fn verbose_marks_failed_and_killed_tasks_and_says_why_one_failed() {
+    let updated = |status| {
+        main_event(EventKind::TaskUpdated {
+            task_id: CHILD.into(),
+            status,
+            end_time_ms: None,
+        })
+    };
+    let events = [
+        updated(TaskStatus::Running),
+        updated(TaskStatus::Failed),
+        main_event(EventKind::TaskNotified(notification(
+            TaskStatus::Failed,
+            "API error 529: Overloaded",
+        ))),
+        updated(TaskStatus::Killed),
+        main_event(EventKind::TaskNotified(notification(
+            TaskStatus::Killed,
+            "",
+        ))),
+    ];
+    assert_eq!(
+        run(&events, true),
+        "✗ task a77ebf2 failed\n\
+         \x20 ⎿ API error 529: Overloaded\n\
+         ■ task a77ebf2 killed\n"
+    );
+}
+
+#[test]
+fn a_tree_without_subagents_gets_no_summary_line() {
+    let mut result = run_result(ResultSubtype::Success, "DONE");
+    result.tree = Some(TreeReport::default());
+    assert_eq!(run(&[finished(result.clone())], true), "DONE\n");
+    assert_eq!(tree_summary(&TreeReport::default()), None);
+    let mut tree = tree(true);
+    tree.subagent_stats = SubagentStats {
+        spawned: 3,
+        ..SubagentStats::default()
+    };
+    assert_eq!(
+        tree_summary(&tree).unwrap(),
+        "3 subagents · $0.1837 · 45.8k tokens"
+    );
+}
+
+#[test]
+fn counts_and_ids_are_shortened_for_a_glance() {
+    assert_eq!(compact_count(0), "0");
+    assert_eq!(compact_count(999), "999");
+    assert_eq!(compact_count(1_000), "1.0k");
+    assert_eq!(compact_count(12_345), "12.3k");
+    assert_eq!(compact_count(999_949), "999.9k");
+    assert_eq!(compact_count(999_950), "1.0M");
+    assert_eq!(compact_count(4_500_000), "4.5M");
+    assert_eq!(short_id("a77ebf272c1e7395d"), "a77ebf2");
+    assert_eq!(short_id("c1"), "c1");
+    assert_eq!(short_id("äöüéèàçñ"), "äöüéèàç");
+}
