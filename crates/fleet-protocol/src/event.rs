@@ -65,6 +65,9 @@ pub struct AgentEvent {
     pub kind: EventKind,
 }
 
+// `Finished` (with the tree report) is much larger than the rest; it comes once per run and
+// events are moved, not stored in bulk (the channel is bounded), so boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     /// The agent is configured and about to send its first request.

@@ -2,6 +2,7 @@
 //! it the prompt (or stdin's stream-json messages), and hands every event to the printer and
 //! the transcript writer. The exit code is non-zero when the last result is an error.
 
+mod agents;
 mod approve;
 mod session_file;
 mod setup;
@@ -92,8 +93,16 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let stdin_in_use = stream_input || args.prompt.is_none();
     let approver = approve::TerminalApprover::if_attended(stdin_in_use)
         .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
-    let agent = setup::agent(&args, &cwd, &settings, choice, session.id(), approver)?
-        .with_history(session.history());
+    let built = setup::agent(
+        &args,
+        &cwd,
+        &settings,
+        choice,
+        session.id(),
+        approver,
+        persist,
+    )?;
+    let agent = built.agent.with_history(session.history());
     let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
     let feeder = match first_prompt {
         Some(prompt) => {
@@ -107,7 +116,13 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         None => Some(std::thread::spawn(move || feed_stdin(prompt_tx))),
     };
 
-    let mut handle = Session::spawn(agent, prompt_rx);
+    let mut handle = Session::spawn_with(
+        agent,
+        prompt_rx,
+        built.sink,
+        built.events,
+        Some(built.spawner),
+    );
     let options = PrintOptions {
         verbose: args.verbose,
         include_partial_messages: args.include_partial_messages,
@@ -120,9 +135,17 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     // Installed once, before the loop, so a signal arriving between two events is not missed.
     let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
     let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut finished = false;
     loop {
         let event = tokio::select! {
             event = handle.events.recv() => event,
+            // The spawner keeps the channel open, so the session's end is the task ending;
+            // whatever it sent before that is still read below.
+            _ = &mut handle.task, if !finished => {
+                finished = true;
+                handle.events.close();
+                continue;
+            }
             _ = sigint.recv() => {
                 interrupted(&mut interrupts, &handle.cancel)?;
                 continue;
@@ -149,7 +172,9 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             failed.get_or_insert(anyhow::Error::new(err).context("writing the output"));
         }
     }
-    let _ = handle.task.await;
+    if !finished {
+        let _ = handle.task.await;
+    }
     printer.finish().context("writing the output")?;
     if let Some(feeder) = feeder {
         match feeder.join() {

@@ -1,18 +1,39 @@
 //! Builds the main agent of a headless run from flags and settings: workspace, permissions,
 //! tools and system prompt.
 
+use super::agents;
 use crate::args::PrintArgs;
 use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
 use anyhow::bail;
+use fleet_model::Provider;
+use fleet_protocol::AgentEvent;
+use fleet_runtime::session::EVENT_BUFFER;
+use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
-use fleet_runtime::{Agent, AgentConfig, Approver, Environment, SystemPromptBuilder};
+use fleet_runtime::{
+    Agent, AgentConfig, Approver, Environment, EventSink, SpawnLimits, Spawner, SpawnerConfig,
+    SystemPromptBuilder,
+};
+use fleet_store::FleetHome;
 use fleet_tools::permissions::{
     split_rule_list, CommandLinePermissions, Permissions, SettingsSource,
 };
 use fleet_tools::{ToolContext, ToolPool, Workspace};
 use std::path::Path;
 use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// The main agent and the spawner its subagents come from, reporting into one event stream.
+pub struct Built {
+    pub agent: Agent,
+    pub spawner: Arc<Spawner>,
+    pub sink: EventSink,
+    pub events: mpsc::Receiver<AgentEvent>,
+}
+
+/// Tools only the agent tree has, beside the built-ins.
+const TREE_TOOLS: [&str; 3] = ["Agent", "TaskStop", "TaskOutput"];
 
 pub fn agent(
     args: &PrintArgs,
@@ -21,24 +42,132 @@ pub fn agent(
     choice: Choice,
     session_id: &str,
     approver: Option<Arc<dyn Approver>>,
-) -> anyhow::Result<Agent> {
+    persist: bool,
+) -> anyhow::Result<Built> {
     let permissions = permissions(args, cwd, settings)?;
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
-    let mut tools = ToolPool::builtin();
-    if let Some(list) = &args.tools {
-        let wanted: Vec<&str> = list
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|name| !name.is_empty())
-            .collect();
-        if wanted != ["default"] {
-            let known = tools.names().join(", ");
-            if let Some(unknown) = wanted.iter().find(|name| tools.get(name).is_none()) {
-                bail!("--tools: no tool named {unknown:?}; the built-in tools are {known}");
-            }
-            tools.retain(|tool| wanted.contains(&tool.name()));
+    let keep = tool_filter(args)?;
+    if args.max_turns == Some(0) {
+        bail!("--max-turns must be at least 1");
+    }
+    if let Some(budget) = args.max_budget_usd {
+        if budget.is_nan() || budget <= 0.0 {
+            bail!("--max-budget-usd must be a positive number of dollars, got {budget}");
         }
     }
+
+    let environment = Environment::detect(cwd);
+    let prompt = args
+        .system_prompt
+        .clone()
+        .unwrap_or_else(|| DEFAULT_PROMPT.to_string());
+    let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
+    if let Some(append) = &args.append_system_prompt {
+        system = system.append(append.clone());
+    }
+    // Subagents get the same environment and instruction files after their own prompt.
+    let shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
+        .environment(environment)
+        .build()
+        .into_iter()
+        .skip(1)
+        .collect();
+
+    let catalog = Arc::new(choice.catalog);
+    let (sink, events) = EventSink::channel(EVENT_BUFFER);
+    let agents = agents::load(cwd, None)?;
+    let spawner = Spawner::new(
+        SpawnerConfig {
+            client: choice.client.clone(),
+            catalog: catalog.clone(),
+            agents: Arc::new(agents),
+            base_tools: ToolPool::builtin(),
+            shared_system,
+            workspace: workspace.clone(),
+            limits: SpawnLimits::from_env().map_err(anyhow::Error::msg)?,
+            max_budget_usd: args.max_budget_usd,
+            model_override: std::env::var("FLEET_SUBAGENT_MODEL")
+                .ok()
+                .filter(|m| !m.trim().is_empty()),
+            resolve_aliases: choice.client.provider() == Provider::Anthropic,
+            features: Features::default(),
+            max_tokens: 32_000,
+            transcripts: persist
+                .then(|| FleetHome::from_env().ok())
+                .flatten()
+                .map(|home| TranscriptTarget {
+                    home,
+                    project: cwd.to_path_buf(),
+                    session_id: session_id.to_string(),
+                }),
+        },
+        sink.clone(),
+    );
+    let tools = spawner.main_tools(
+        MainAgent {
+            model: choice.model.clone(),
+            permissions: permissions.clone(),
+            approver: approver.clone(),
+            cwd: cwd.to_path_buf(),
+        },
+        keep,
+    );
+
+    let mut config = AgentConfig::new(choice.model, tools, permissions);
+    config.system = system.build();
+    config.max_turns = args.max_turns;
+    config.approver = approver;
+    config.max_budget_usd = args.max_budget_usd;
+    config.inbox = Some(spawner.main_inbox().clone());
+    config.ledger = Some(spawner.ledger().clone());
+    let ctx = ToolContext::new(cwd.to_path_buf(), workspace);
+    let agent = Agent::new(choice.client, catalog, config, ctx, session_id);
+    Ok(Built {
+        agent,
+        spawner,
+        sink,
+        events,
+    })
+}
+
+/// Which tools the main agent gets: `--tools` picks (`default` = all), a bare name in
+/// `--disallowedTools` removes. `Task` is the Agent tool's old name.
+fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
+    let canonical = |name: &str| {
+        if name == "Task" {
+            "Agent".to_string()
+        } else {
+            name.to_string()
+        }
+    };
+    let mut known: Vec<String> = ToolPool::builtin()
+        .names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    known.extend(TREE_TOOLS.iter().map(|t| t.to_string()));
+    let wanted: Option<Vec<String>> = match &args.tools {
+        None => None,
+        Some(list) => {
+            let names: Vec<String> = list
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|name| !name.is_empty())
+                .map(canonical)
+                .collect();
+            if names == ["default"] {
+                None
+            } else {
+                if let Some(unknown) = names.iter().find(|n| !known.contains(n)) {
+                    bail!(
+                        "--tools: no tool named {unknown:?}; the tools are {}",
+                        known.join(", ")
+                    );
+                }
+                Some(names)
+            }
+        }
+    };
     // A bare tool name in --disallowedTools takes the tool away entirely, so the model is not
     // even offered it.
     let removed: Vec<String> = args
@@ -46,39 +175,12 @@ pub fn agent(
         .iter()
         .flat_map(|list| split_rule_list(list))
         .filter(|rule| !rule.contains('('))
+        .map(|rule| canonical(&rule))
         .collect();
-    tools.retain(|tool| !removed.iter().any(|name| name == tool.name()));
-
-    let prompt = args
-        .system_prompt
-        .clone()
-        .unwrap_or_else(|| DEFAULT_PROMPT.to_string());
-    let mut system = SystemPromptBuilder::new(prompt).environment(Environment::detect(cwd));
-    if let Some(append) = &args.append_system_prompt {
-        system = system.append(append.clone());
-    }
-
-    let mut config = AgentConfig::new(choice.model, tools, permissions);
-    config.system = system.build();
-    config.max_turns = args.max_turns;
-    config.approver = approver;
-    if let Some(budget) = args.max_budget_usd {
-        if budget.is_nan() || budget <= 0.0 {
-            bail!("--max-budget-usd must be a positive number of dollars, got {budget}");
-        }
-        config.max_budget_usd = Some(budget);
-    }
-    if args.max_turns == Some(0) {
-        bail!("--max-turns must be at least 1");
-    }
-    let ctx = ToolContext::new(cwd.to_path_buf(), workspace);
-    Ok(Agent::new(
-        choice.client,
-        Arc::new(choice.catalog),
-        config,
-        ctx,
-        session_id,
-    ))
+    Ok(move |name: &str| {
+        wanted.as_ref().is_none_or(|w| w.iter().any(|n| n == name))
+            && !removed.iter().any(|n| n == name)
+    })
 }
 
 /// The permissions of the run: every settings file's rules and folders, then the command

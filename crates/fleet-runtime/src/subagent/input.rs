@@ -159,7 +159,9 @@ mod tests {
             "description": "x", "prompt": "y", "isolation": "worktree"
         }))
         .expect("parses");
-        let err = input.check_features(Features::default()).unwrap_err();
+        let err = input
+            .check_features(Features::default())
+            .expect_err("isolation is not offered");
         assert!(err.contains("`isolation`"), "{err}");
     }
 }

@@ -162,7 +162,7 @@ fn render(s: &TaskSnapshot) -> ToolOutput {
     let mut text = format!("Task {} ({}): {}\n", s.task_id, s.description, s.status);
     match (&s.result, s.status) {
         (Some(result), _) => {
-            text.push_str("\n");
+            text.push('\n');
             text.push_str(result);
         }
         (None, TaskStatus::Pending | TaskStatus::Running) => {
