@@ -91,7 +91,10 @@ impl AgentSources {
             }
             _ => dirs.push(self.cwd.clone()),
         }
-        dirs.retain(|d| Some(d) != self.user_home.as_ref());
+        if let Some(home) = &self.user_home {
+            let home = home.canonicalize().unwrap_or_else(|_| home.clone());
+            dirs.retain(|d| d.canonicalize().unwrap_or_else(|_| d.clone()) != home);
+        }
         dirs
     }
 }
