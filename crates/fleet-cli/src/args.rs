@@ -77,6 +77,9 @@ pub struct PrintArgs {
     /// Work in this folder instead of the current one.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Agent definitions as JSON (an object keyed by name), taking precedence over files.
+    #[arg(long, value_name = "JSON")]
+    pub agents: Option<String>,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {

@@ -1,5 +1,6 @@
 //! The `fleet` binary: parses the command line and hands each subcommand to its module.
 
+mod agents_cmd;
 mod args;
 mod demo;
 mod dev;
@@ -32,6 +33,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// List the sessions of a folder, newest first (ids for `fleet -p --resume`).
     Sessions(sessions::SessionsArgs),
+    /// Agent definitions: list the ones in effect here, or check agent files.
+    #[command(subcommand)]
+    Agents(agents_cmd::AgentsCommand),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -61,6 +65,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Sessions(args)) => {
             sessions::run(args).map(|()| std::process::ExitCode::SUCCESS)
         }
+        Some(Command::Agents(cmd)) => agents_cmd::run(cmd),
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

@@ -7,14 +7,19 @@
 //! a warning naming the file and line instead of stopping the others from loading.
 
 mod builtin;
+mod discover;
+mod fields;
 mod frontmatter;
 mod json;
 mod loader;
+mod loose;
 mod parse;
+mod values;
 
 pub use builtin::builtin_agents;
+pub use discover::{find_agent_files, AgentFolder, AgentSources, FolderScope};
 pub use json::parse_command_line_agents;
-pub use loader::{AgentCatalog, AgentSources, LoadWarning};
+pub use loader::{scan_file, scan_folder, AgentCatalog, LoadWarning, ScannedFile};
 pub use parse::{parse_agent_file, ParseError};
 
 use fleet_tools::permissions::PermissionMode;
