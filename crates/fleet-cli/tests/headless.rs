@@ -524,10 +524,22 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
     let server = server(Scenario::with_rules([Rule::text("ok")])).await;
     for (list, expected) in [
         ("Read,Grep", vec!["Grep", "Read"]),
+        // `Task` is the Agent tool's old name.
+        ("Read,Task", vec!["Read", "Agent"]),
         ("", vec![]),
         (
             "default",
-            vec!["Bash", "Edit", "Glob", "Grep", "Read", "Write"],
+            vec![
+                "Bash",
+                "Edit",
+                "Glob",
+                "Grep",
+                "Read",
+                "Write",
+                "Agent",
+                "TaskStop",
+                "TaskOutput",
+            ],
         ),
     ] {
         let out = project

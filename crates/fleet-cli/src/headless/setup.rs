@@ -76,7 +76,7 @@ pub fn agent(
 
     let catalog = Arc::new(choice.catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
-    let agents = agents::load(cwd, None)?;
+    let agents = agents::load(cwd, args.agents.clone())?;
     let spawner = Spawner::new(
         SpawnerConfig {
             client: choice.client.clone(),
