@@ -127,6 +127,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         verbose: args.verbose,
         include_partial_messages: args.include_partial_messages,
         session_id: Some(session.id().to_string()),
+        results_as_they_come: stream_input,
     };
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;

@@ -90,6 +90,10 @@ pub struct PrintOptions {
     pub include_partial_messages: bool,
     /// The session id when known before the first event; otherwise taken from `Started`.
     pub session_id: Option<String>,
+    /// `stream-json`: print each `result` line as soon as its run ends, instead of holding
+    /// them all to the end. Set when the prompts themselves come as stream-json, since the
+    /// caller then waits for each result before sending its next message.
+    pub results_as_they_come: bool,
 }
 
 /// The printer for `format`, writing to `out`.

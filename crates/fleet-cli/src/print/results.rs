@@ -17,6 +17,8 @@ pub(super) struct HeldResults {
     held: Vec<(RunResult, String)>,
     /// The latest tree seen: the only one any output uses, so the others are not kept.
     tree: Option<TreeReport>,
+    /// How many results were already taken, so indexes go on counting across takes.
+    taken: usize,
 }
 
 impl HeldResults {
@@ -31,12 +33,13 @@ impl HeldResults {
     /// Every held result as its output object, oldest first; they are forgotten, so a second
     /// call returns nothing.
     pub(super) fn take(&mut self) -> Vec<Value> {
-        let tree = self.tree.take();
-        std::mem::take(&mut self.held)
-            .iter()
+        let first = self.taken;
+        let held = std::mem::take(&mut self.held);
+        self.taken += held.len();
+        held.iter()
             .enumerate()
             .map(|(index, (result, session_id))| {
-                result_value(result, session_id, index, tree.as_ref())
+                result_value(result, session_id, first + index, self.tree.as_ref())
             })
             .collect()
     }

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 pub struct StreamJsonPrinter {
     out: Box<dyn Write + Send>,
     encoder: Encoder,
+    results_as_they_come: bool,
 }
 
 impl StreamJsonPrinter {
@@ -17,16 +18,22 @@ impl StreamJsonPrinter {
         Self {
             out,
             encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages),
+            results_as_they_come: options.results_as_they_come,
         }
     }
 }
 
 impl Printer for StreamJsonPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
-        match self.encoder.encode(event) {
-            Some(value) => write_json_line(&mut self.out, &value),
-            None => Ok(()),
+        if let Some(value) = self.encoder.encode(event) {
+            write_json_line(&mut self.out, &value)?;
         }
+        if self.results_as_they_come {
+            for result in self.encoder.take_results() {
+                write_json_line(&mut self.out, &result)?;
+            }
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -45,6 +52,35 @@ mod tests {
     use super::*;
     use fleet_protocol::{ContentBlock, EventKind, PermissionNote, ResultSubtype, ToolResultEvent};
     use serde_json::{json, Value};
+
+    #[test]
+    fn with_stream_json_input_each_result_prints_when_its_run_ends() {
+        let buf = SharedBuf::default();
+        let options = PrintOptions {
+            results_as_they_come: true,
+            ..PrintOptions::default()
+        };
+        let mut printer = StreamJsonPrinter::new(Box::new(buf.clone()), &options);
+        printer
+            .event(&main_event(EventKind::Finished(run_result(
+                ResultSubtype::Success,
+                "first",
+            ))))
+            .unwrap();
+        let lines = buf.json_lines();
+        assert_eq!(lines.len(), 1, "printed before finish");
+        assert_eq!(lines[0]["result"], "first");
+        printer
+            .event(&main_event(EventKind::Finished(run_result(
+                ResultSubtype::Success,
+                "second",
+            ))))
+            .unwrap();
+        printer.finish().unwrap();
+        let lines = buf.json_lines();
+        assert_eq!(lines.len(), 2, "each result once");
+        assert_eq!((lines[1]["result_index"].as_u64()), Some(1));
+    }
 
     fn print(events: &[fleet_protocol::AgentEvent], options: &PrintOptions) -> Vec<Value> {
         let buf = SharedBuf::default();
