@@ -375,8 +375,7 @@ async fn a_background_subagent_notifies_its_parent_which_answers() {
     let last = server
         .requests()
         .into_iter()
-        .filter(|r| r.body.to_string().contains(PARENT))
-        .last()
+        .rfind(|r| r.body.to_string().contains(PARENT))
         .unwrap();
     let body = last.body.to_string();
     assert!(body.contains("<status>completed</status>"));

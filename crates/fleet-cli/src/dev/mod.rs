@@ -1,6 +1,7 @@
 //! `fleet dev …`: tools for working on fleet itself.
 
 mod ask;
+mod bench;
 mod fake_model;
 
 use clap::Subcommand;
@@ -11,11 +12,15 @@ pub enum DevCommand {
     Ask(ask::AskArgs),
     /// Run the fake model server (Anthropic and OpenAI wire protocols) on loopback.
     FakeModel(fake_model::FakeModelArgs),
+    /// Benchmarks of the running system (`fleet dev bench fanout --agents 200`).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
     match cmd {
         DevCommand::Ask(args) => ask::run(args).await,
         DevCommand::FakeModel(args) => fake_model::run(args).await,
+        DevCommand::Bench(cmd) => bench::run(cmd).await,
     }
 }

@@ -1,0 +1,264 @@
+//! `fleet dev bench fanout`: one parent spawns N subagents in a single turn, against the fake
+//! model server running as a separate process (so its memory and sockets are not counted),
+//! and the wall time and this process's peak RSS are reported.
+//!
+//! It runs the real thing — the Agent tool, limits, ledger, transcripts on disk, HTTP and SSE —
+//! with the subagent concurrency limit raised to N.
+
+use anyhow::{bail, Context};
+use fleet_model::{AnthropicClient, AnthropicConfig, Auth, Catalog};
+use fleet_protocol::{AgentEvent, Message};
+use fleet_runtime::definitions::AgentCatalog;
+use fleet_runtime::session::EVENT_BUFFER;
+use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
+use fleet_runtime::{AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
+use fleet_store::FleetHome;
+use fleet_tools::permissions::{PermissionMode, Permissions, RuleSet};
+use fleet_tools::{ToolContext, ToolPool, Workspace};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum BenchCommand {
+    /// A parent spawns N subagents in one turn; reports wall time and peak RSS.
+    Fanout(FanoutArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct FanoutArgs {
+    /// How many subagents the parent starts in its one Agent-calling turn.
+    #[arg(long, default_value_t = 200)]
+    agents: usize,
+    /// Delay before every model response, in milliseconds (0: as fast as the server goes).
+    #[arg(long, default_value_t = 0)]
+    latency_ms: u64,
+    /// Print the figures as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What every subagent's system prompt contains (and the parent's does not).
+const CHILD_MARK: &str = "running as a subagent";
+
+pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
+    match cmd {
+        BenchCommand::Fanout(args) => fanout(args).await,
+    }
+}
+
+async fn fanout(args: FanoutArgs) -> anyhow::Result<()> {
+    if args.agents == 0 {
+        bail!("--agents must be at least 1");
+    }
+    raise_file_limit();
+    let dir = tempfile::tempdir().context("creating a temporary folder")?;
+    let scenario = dir.path().join("fanout.json");
+    std::fs::write(
+        &scenario,
+        scenario_json(args.agents, args.latency_ms).to_string(),
+    )
+    .context("writing the scenario")?;
+    let (mut server, base_url) = start_server(&scenario)?;
+    let outcome = measure(&args, dir.path(), &base_url).await;
+    let _ = server.kill();
+    let _ = server.wait();
+    let figures = outcome?;
+    if args.json {
+        println!("{figures}");
+    } else {
+        println!(
+            "fanout: {} agents, {} ms model latency\n  wall time      {:.3} s\n  peak RSS       {:.1} MB (baseline {:.1} MB)\n  RSS per agent  {:.1} KB\n  completed      {} of {}",
+            args.agents,
+            args.latency_ms,
+            figures["wall_s"].as_f64().unwrap_or_default(),
+            figures["peak_rss_mb"].as_f64().unwrap_or_default(),
+            figures["baseline_rss_mb"].as_f64().unwrap_or_default(),
+            figures["rss_per_agent_kb"].as_f64().unwrap_or_default(),
+            figures["completed"],
+            args.agents,
+        );
+    }
+    Ok(())
+}
+
+/// The parent asks for N agents at once, each child answers at once, the parent sums up.
+fn scenario_json(agents: usize, latency_ms: u64) -> Value {
+    let calls: Vec<Value> = (0..agents)
+        .map(|i| {
+            json!({"tool_use": {"name": "Agent", "input": {
+                "description": format!("job {i}"),
+                "prompt": format!("Do job {i} and report."),
+            }}})
+        })
+        .collect();
+    json!({
+        "validate_requests": false,
+        "cache": {"enabled": false},
+        "rules": [
+            {"name": "child", "when": {"system_contains": CHILD_MARK}, "delay_ms": latency_ms,
+             "respond": [{"text": "job done"}]},
+            {"name": "summary", "when": {"has_tool_result": true}, "delay_ms": latency_ms,
+             "respond": [{"text": "all jobs done"}]},
+            {"name": "fanout", "delay_ms": latency_ms, "respond": calls},
+        ]
+    })
+}
+
+/// Runs `fleet dev fake-model` and reads the URL it prints.
+fn start_server(scenario: &Path) -> anyhow::Result<(Child, String)> {
+    let exe = std::env::current_exe().context("finding the fleet binary")?;
+    let mut child = Command::new(exe)
+        .args(["dev", "fake-model", "--scenario"])
+        .arg(scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting the fake model server")?;
+    let stdout = child
+        .stdout
+        .take()
+        .context("reading the fake server's output")?;
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .context("reading the fake server's address")?;
+    let Some(url) = line.trim().strip_prefix("listening on ") else {
+        let _ = child.kill();
+        bail!("the fake model server did not start (it said {line:?})");
+    };
+    Ok((child, url.to_string()))
+}
+
+async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Result<Value> {
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).context("creating the project folder")?;
+    let workspace = Arc::new(Workspace::new(&project));
+    let permissions = Arc::new(Permissions::new(
+        PermissionMode::BypassPermissions,
+        RuleSet::default(),
+        workspace.clone(),
+    ));
+    let mut config = AnthropicConfig::new(base_url, Auth::ApiKey("bench".into()));
+    config.http.idle_timeout = Duration::from_secs(120);
+    let client = Arc::new(AnthropicClient::new(config)?);
+    let catalog = Arc::new(Catalog::builtin());
+    let (sink, events) = EventSink::channel(EVENT_BUFFER);
+    let spawner = Spawner::new(
+        SpawnerConfig {
+            client: client.clone(),
+            catalog: catalog.clone(),
+            agents: Arc::new(AgentCatalog::builtin_only()),
+            base_tools: ToolPool::builtin(),
+            shared_system: Vec::new(),
+            workspace: workspace.clone(),
+            limits: SpawnLimits {
+                max_depth: 3,
+                max_concurrent: args.agents,
+            },
+            max_budget_usd: None,
+            model_override: None,
+            resolve_aliases: true,
+            features: Features::default(),
+            max_tokens: 1024,
+            transcripts: Some(TranscriptTarget {
+                home: FleetHome::at(dir.join("fleet-home")),
+                project: project.clone(),
+                session_id: "bench".into(),
+            }),
+        },
+        sink.clone(),
+    );
+    let model = "claude-sonnet-4-5".to_string();
+    let tools = spawner.main_tools(
+        MainAgent {
+            model: model.clone(),
+            permissions: permissions.clone(),
+            approver: None,
+            cwd: project.clone(),
+        },
+        |_| true,
+    );
+    let mut agent_config = AgentConfig::new(model, tools, permissions);
+    agent_config.system = vec!["You coordinate jobs.".into()];
+    agent_config.inbox = Some(spawner.main_inbox().clone());
+    agent_config.ledger = Some(spawner.ledger().clone());
+    let agent = fleet_runtime::Agent::new(
+        client,
+        catalog,
+        agent_config,
+        ToolContext::new(project.clone(), workspace),
+        "bench",
+    );
+
+    let baseline = rss_kb("VmRSS")?;
+    let started = Instant::now();
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(Message::user_text("Run the jobs."))
+        .await
+        .context("starting the session")?;
+    drop(tx);
+    let mut handle = Session::spawn_with(agent, rx, sink, events, Some(spawner.clone()));
+    let mut finished = false;
+    let mut last: Option<AgentEvent> = None;
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(event) => {
+                    if event.agent.is_main() {
+                        last = Some(event);
+                    }
+                }
+                None => break,
+            },
+            _ = &mut handle.task, if !finished => {
+                finished = true;
+                handle.events.close();
+            }
+        }
+    }
+    let wall = started.elapsed();
+    let peak = rss_kb("VmHWM")?;
+    let stats = spawner.ledger().stats();
+    if stats.completed != args.agents as u64 {
+        bail!(
+            "only {} of {} subagents completed ({} failed, refused {:?}); last event: {last:?}",
+            stats.completed,
+            args.agents,
+            stats.failed,
+            stats.refused
+        );
+    }
+    let per_agent = (peak.saturating_sub(baseline)) as f64 / args.agents as f64;
+    Ok(json!({
+        "agents": args.agents,
+        "latency_ms": args.latency_ms,
+        "wall_s": wall.as_secs_f64(),
+        "peak_rss_mb": peak as f64 / 1024.0,
+        "baseline_rss_mb": baseline as f64 / 1024.0,
+        "rss_per_agent_kb": per_agent,
+        "completed": stats.completed,
+    }))
+}
+
+/// A field of /proc/self/status in kB (`VmRSS` now, `VmHWM` the peak).
+fn rss_kb(field: &str) -> anyhow::Result<u64> {
+    let status =
+        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .with_context(|| format!("no {field} in /proc/self/status"))
+}
+
+/// Thousands of agents each hold a socket and, briefly, a transcript file.
+fn raise_file_limit() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+    }
+}
