@@ -38,6 +38,7 @@ struct Setup<'a> {
     limits: SpawnLimits,
     extra_tools: Vec<Arc<dyn Tool>>,
     budget: Option<f64>,
+    agents: Option<AgentCatalog>,
 }
 
 impl Default for Setup<'_> {
@@ -48,6 +49,7 @@ impl Default for Setup<'_> {
             limits: SpawnLimits::default(),
             extra_tools: Vec::new(),
             budget: None,
+            agents: None,
         }
     }
 }
@@ -71,7 +73,7 @@ fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Setup<'_>) -> 
         SpawnerConfig {
             client: client(server),
             catalog: catalog.clone(),
-            agents: Arc::new(AgentCatalog::builtin_only()),
+            agents: Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
             base_tools: base,
             shared_system: vec!["ENVIRONMENT".into()],
             workspace: workspace.clone(),
@@ -792,4 +794,65 @@ async fn the_budget_binds_the_whole_tree() {
         result(&events).subtype,
         fleet_protocol::ResultSubtype::ErrorMaxBudgetUsd
     );
+}
+
+#[tokio::test]
+async fn a_tools_entry_with_a_specifier_limits_the_tool_to_it() {
+    use fleet_runtime::definitions::{AgentDefinition, AgentSource, ToolEntry};
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::tool_use(
+            "Bash",
+            json!({"command": "git status --short", "description": "status"}),
+        )
+        .then_tool_use(
+            "Bash",
+            json!({"command": "rm keep.txt", "description": "remove"}),
+        )
+        .when_system_contains(CHILD)
+        .when_tool_result(false),
+        Rule::text("child done")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
+        agent_call(json!({"description": "git", "prompt": "look", "subagent_type": "git-only"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let mut def = AgentDefinition::new(
+        "git-only",
+        "Git helper",
+        "You run git.",
+        AgentSource::CommandLine,
+    );
+    def.tools = Some(vec![ToolEntry {
+        name: "Bash".into(),
+        specifier: Some("git *".into()),
+    }]);
+    let mut defs = vec![def];
+    defs.extend(fleet_runtime::definitions::builtin_agents());
+    let setup = Setup {
+        agents: Some(AgentCatalog::from_definitions(defs)),
+        ..Setup::default()
+    };
+    let (events, _) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let results = tool_results_of(&events, false);
+    assert_eq!(results.len(), 2);
+    assert!(
+        !results[0].content.contains("may use Bash only"),
+        "{}",
+        results[0].content
+    );
+    assert!(
+        results[1].is_error && results[1].content.contains("git *"),
+        "{}",
+        results[1].content
+    );
+    assert!(dir.path().join("keep.txt").exists());
 }

@@ -10,6 +10,7 @@ mod input;
 mod pool;
 mod report;
 pub(crate) mod run;
+mod scoped;
 mod tap;
 mod tool;
 

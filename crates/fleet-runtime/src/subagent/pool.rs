@@ -74,9 +74,15 @@ fn restrict(mut pool: ToolPool, restriction: Restriction) -> ToolPool {
     }
 }
 
-/// The pool shape, for sharing tool definitions between children.
-pub(crate) fn shape(pool: &ToolPool, restriction: Restriction) -> String {
-    format!("{restriction:?}|{}", pool.names().join(","))
+/// The pool shape, for sharing tool definitions between children of one agent type (a
+/// definition's scoped tools describe their scope, so the type is part of the shape).
+pub(crate) fn shape(pool: &ToolPool, def: &AgentDefinition) -> String {
+    format!(
+        "{}|{:?}|{}",
+        def.name,
+        def.restriction,
+        pool.names().join(",")
+    )
 }
 
 /// The child's permissions: the parent's rules (its deny rules bind the child), the

@@ -158,7 +158,13 @@ impl Spawner {
             |name| child_keeps(parent, def, name),
             def.restriction,
         );
-        let definitions = self.definitions_for(&tools, &shape(&tools, def.restriction));
+        let tools = super::scoped::apply(tools, def, &permissions).map_err(|err| {
+            ToolError::Failed(format!(
+                "Agent type {:?} has a bad tools entry: {err}",
+                def.name
+            ))
+        })?;
+        let definitions = self.definitions_for(&tools, &shape(&tools, def));
 
         let mut config = AgentConfig::new(model.clone(), tools, permissions);
         config.max_tokens = self.config.max_tokens;
