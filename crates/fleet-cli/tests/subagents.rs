@@ -146,6 +146,7 @@ async fn json_output_waits_for_the_background_agent_and_reports_the_tree() {
     let agents = result["usage_by_agent"].as_array().unwrap();
     assert_eq!(agents.len(), 2);
     assert_eq!(agents[0]["agent_type"], "main");
+    assert_eq!(agents[0]["status"], "completed");
     assert_eq!(agents[1]["agent_type"], "general-purpose");
     assert_eq!(agents[1]["status"], "completed");
     let sum: f64 = agents.iter().map(|a| a["cost_usd"].as_f64().unwrap()).sum();

@@ -12,6 +12,7 @@ use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
 use crate::dispatch::{Call, Dispatcher};
 use crate::sink::EventSink;
 use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
+use fleet_protocol::TaskStatus;
 use fleet_protocol::{
     CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
     ReplyMeta, ResultSubtype, Role, RunOrigin, RunResult, SessionInfo, SystemBlock, SystemPrompt,
@@ -221,7 +222,7 @@ impl Agent {
             Ok(text) => (ResultSubtype::Success, text, None),
             Err(stop) => (stop.subtype, stop.message, stop.status),
         };
-        let result = RunResult {
+        let mut result = RunResult {
             subtype,
             result,
             num_turns: turns,
@@ -235,13 +236,18 @@ impl Agent {
             api_error_status,
             session_id: self.session_id.clone(),
             origin,
-            tree: self
-                .config
-                .ledger
-                .as_ref()
-                .filter(|_| sink.agent().is_main())
-                .map(|ledger| ledger.report()),
+            tree: None,
         };
+        // The main agent's result reports the whole tree; its own entry says how it ended.
+        if let (Some(ledger), true) = (&self.config.ledger, sink.agent().is_main()) {
+            let status = if result.is_error() {
+                TaskStatus::Failed
+            } else {
+                TaskStatus::Completed
+            };
+            ledger.finish(&sink.agent().agent_id, status, None);
+            result.tree = Some(ledger.report());
+        }
         sink.emit(EventKind::Finished(result.clone())).await;
         result
     }

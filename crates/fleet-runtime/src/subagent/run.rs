@@ -51,6 +51,12 @@ impl Spawner {
             .check_features(self.config.features)
             .map_err(ToolError::Failed)?;
         let def = self.definition(input.subagent_type.as_deref())?;
+        if let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) {
+            return Err(ToolError::Failed(format!(
+                "Agent type {:?} asks for isolation ({isolation:?}), which this version of fleet                  cannot provide yet; use another agent type or do the work yourself.",
+                def.name
+            )));
+        }
         let depth = parent.depth + 1;
         let background = input.run_in_background.unwrap_or(false) || def.background;
         let slot = self.admit(parent, depth)?;
