@@ -69,7 +69,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             server.base_url(),
             repo.display()
         );
-        println!("permission mode acceptEdits, allowed: Bash(git diff *), Bash(cat *)\n");
+        println!("permission mode acceptEdits, allowed: Bash(git diff *), Bash(cat *)");
+        println!("the main agent starts a background Explore agent and answers after its report\n");
         println!("> {PROMPT}\n");
     }
     let code = headless::execute(Run {
@@ -135,10 +136,23 @@ fn make_repo(repo: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The scripted model: one overload answered with a retry, then read, edit, run, answer.
+/// Every subagent's system prompt says this; the main agent's does not.
+const CHILD: &str = "running as a subagent";
+
+/// The scripted model: one overload answered with a retry, then read, edit, a background
+/// Explore agent checking the rest of the repository while the change is shown, and an answer
+/// once the agent's notification arrives.
 fn scenario(repo: &Path) -> Scenario {
     let file = repo.join("greeting.txt").display().to_string();
     Scenario::queue([
+        // The Explore agent: one search, then its report (after the main agent's turn).
+        Rule::tool_use("Grep", json!({ "pattern": "world", "output_mode": "files_with_matches" }))
+            .when_system_contains(CHILD)
+            .when_tool_result(false)
+            .delay_ms(200),
+        Rule::text("No other file mentions \"world\": only greeting.txt had it.")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
         Rule::text("unused")
             .fault_status(529)
             .fault_message("Overloaded")
@@ -153,12 +167,24 @@ fn scenario(repo: &Path) -> Scenario {
                 json!({ "file_path": file, "old_string": "world", "new_string": "fleet" }),
             )
             .when_tool_result_contains("hello world"),
-        Rule::tool_use(
-            "Bash",
-            json!({ "command": "git diff --stat && cat greeting.txt", "description": "Show the change" }),
-        ),
-        Rule::text("Done: greeting.txt now says \"hello fleet\" — one line changed, as git diff shows.")
+        Rule::text("I'll have an Explore agent check the rest of the repository meanwhile.")
+            .then_tool_use(
+                "Agent",
+                json!({
+                    "description": "Find other greetings",
+                    "prompt": "List every file that still says \"world\".",
+                    "subagent_type": "Explore",
+                    "run_in_background": true
+                }),
+            )
+            .then_tool_use(
+                "Bash",
+                json!({ "command": "git diff --stat && cat greeting.txt", "description": "Show the change" }),
+            ),
+        Rule::text("greeting.txt now says \"hello fleet\"; waiting for the Explore agent.")
             .when_tool_result_contains("hello fleet"),
+        Rule::text("Done: greeting.txt now says \"hello fleet\" — one line changed, as git diff shows — and the Explore agent found no other file to change.")
+            .when_last_user_contains("<task-notification>"),
     ])
     .chunk_size(24)
     .chunk_delay_ms(5)

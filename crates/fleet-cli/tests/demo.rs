@@ -39,6 +39,11 @@ fn anthropic_demo_reads_edits_and_runs_a_command() {
         out.contains("greeting.txt on disk now: hello fleet"),
         "{out}"
     );
+    assert!(out.contains("Explore"), "the background agent shows: {out}");
+    assert!(
+        out.contains("found no other file to change"),
+        "the main agent answered after the notification: {out}"
+    );
 }
 
 #[test]
@@ -55,7 +60,10 @@ fn demo_can_print_one_json_result() {
     let out = demo(&["--output-format", "json"]);
     let result: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(result["type"], "result");
-    assert_eq!(result["num_turns"], 4);
+    // The run that answers the Explore agent's notification.
+    assert_eq!(result["num_turns"], 1);
+    assert_eq!(result["subagent_stats"]["completed"], 1);
+    assert_eq!(result["subagent_stats"]["by_type"]["Explore"], 1);
 }
 
 #[test]
@@ -66,6 +74,7 @@ fn demo_can_print_stream_json() {
         .map(|l| serde_json::from_str(l).expect("each line is JSON"))
         .collect();
     assert_eq!(lines[0]["subtype"], "init");
+    assert!(lines.iter().any(|l| l["subtype"] == "task_notification"));
     let last = lines.last().expect("lines");
     assert_eq!(last["type"], "result");
     assert_eq!(last["subtype"], "success");

@@ -856,3 +856,37 @@ async fn a_tools_entry_with_a_specifier_limits_the_tool_to_it() {
     );
     assert!(dir.path().join("keep.txt").exists());
 }
+
+#[tokio::test]
+async fn a_definition_asking_for_isolation_is_refused_until_fleet_can_isolate() {
+    use fleet_runtime::definitions::{AgentDefinition, AgentSource, Isolation};
+    let server = FakeModelServer::start(Scenario::with_rules([
+        agent_call(json!({"description": "x", "prompt": "x", "subagent_type": "isolated"}))
+            .when_tool_result(false),
+        Rule::text("DONE").when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let mut def = AgentDefinition::new(
+        "isolated",
+        "Works apart",
+        "You work apart.",
+        AgentSource::CommandLine,
+    );
+    def.isolation = Some(Isolation::Worktree);
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let setup = Setup {
+        agents: Some(AgentCatalog::from_definitions(vec![def])),
+        ..Setup::default()
+    };
+    let (events, spawner) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let refused = tool_results_of(&events, true).remove(0);
+    assert!(
+        refused.is_error && refused.content.contains("isolation"),
+        "{}",
+        refused.content
+    );
+    assert_eq!(spawner.ledger().stats().spawned, 0);
+    assert_eq!(server.request_count(), 2, "no child request was made");
+}
