@@ -39,6 +39,7 @@ struct Setup<'a> {
     extra_tools: Vec<Arc<dyn Tool>>,
     budget: Option<f64>,
     agents: Option<AgentCatalog>,
+    model_override: Option<String>,
 }
 
 impl Default for Setup<'_> {
@@ -50,6 +51,7 @@ impl Default for Setup<'_> {
             extra_tools: Vec::new(),
             budget: None,
             agents: None,
+            model_override: None,
         }
     }
 }
@@ -79,7 +81,7 @@ fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Setup<'_>) -> 
             workspace: workspace.clone(),
             limits: setup.limits,
             max_budget_usd: setup.budget,
-            model_override: None,
+            model_override: setup.model_override,
             resolve_aliases: true,
             features: Features::default(),
             max_tokens: 1024,
@@ -889,4 +891,107 @@ async fn a_definition_asking_for_isolation_is_refused_until_fleet_can_isolate() 
     );
     assert_eq!(spawner.ledger().stats().spawned, 0);
     assert_eq!(server.request_count(), 2, "no child request was made");
+}
+
+#[tokio::test]
+async fn task_output_shows_progress_and_waits_for_the_result() {
+    let server = FakeModelServer::start(background_scenario(600, Rule::text("CHILD-RESULT-42")))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let tree = tree(&server, dir.path(), home.path(), Setup::default());
+    let spawner = tree.spawner.clone();
+    let session = tokio::spawn(run(tree, "go"));
+    let mut running = Vec::new();
+    for _ in 0..400 {
+        running = spawner.tasks().running();
+        if !running.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let task_id = running[0].task_id.clone();
+    let output = fleet_runtime::TaskOutputTool::new(spawner.tasks().clone());
+    let ctx = ToolContext::new(
+        dir.path().to_path_buf(),
+        Arc::new(Workspace::new(dir.path())),
+    );
+    let peek = Tool::call(&output, json!({"task_id": task_id, "block": false}), &ctx)
+        .await
+        .unwrap();
+    let status = peek.structured.as_ref().unwrap()["status"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(status == "running" || status == "pending", "{status}");
+    assert!(peek.structured.unwrap()["result"].is_null());
+    let done = Tool::call(&output, json!({"task_id": task_id, "timeout": 20000}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(done.structured.as_ref().unwrap()["status"], "completed");
+    assert!(done.content.contains("CHILD-RESULT-42"), "{}", done.content);
+    let unknown = Tool::call(&output, json!({"task_id": "nope"}), &ctx)
+        .await
+        .unwrap_err();
+    assert!(unknown.to_string().contains("No task"), "{unknown}");
+    session.await.unwrap();
+}
+
+#[tokio::test]
+async fn fleet_subagent_model_wins_over_the_call_and_the_definition() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("child done").when_system_contains(CHILD),
+        agent_call(
+            json!({"description": "x", "prompt": "x", "subagent_type": "Explore", "model": "opus"}),
+        )
+        .when_system_contains(PARENT)
+        .when_tool_result(false),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // The call's model beats the definition's (Explore: haiku).
+    run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+    let child_model = |server: &FakeModelServer| {
+        server
+            .requests()
+            .into_iter()
+            .find(|r| r.body.to_string().contains(CHILD))
+            .map(|r| r.body["model"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert!(
+        child_model(&server).contains("opus"),
+        "{}",
+        child_model(&server)
+    );
+    // FLEET_SUBAGENT_MODEL beats both.
+    let server2 = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("child done").when_system_contains(CHILD),
+        agent_call(
+            json!({"description": "x", "prompt": "x", "subagent_type": "Explore", "model": "opus"}),
+        )
+        .when_system_contains(PARENT)
+        .when_tool_result(false),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let setup = Setup {
+        model_override: Some("claude-custom-1".into()),
+        ..Setup::default()
+    };
+    run(tree(&server2, dir.path(), home.path(), setup), "go").await;
+    assert_eq!(child_model(&server2), "claude-custom-1");
 }
