@@ -1,0 +1,181 @@
+//! A session with subagents against the fake server, and helpers to read its events.
+
+use super::common::client;
+use fleet_model::Catalog;
+use fleet_protocol::{AgentEvent, EventKind, Message};
+use fleet_runtime::definitions::AgentCatalog;
+use fleet_runtime::session::EVENT_BUFFER;
+use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
+use fleet_runtime::{Agent, AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
+use fleet_store::FleetHome;
+use fleet_testkit::{FakeModelServer, Rule, Scenario};
+use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind, RuleSet};
+use fleet_tools::{Tool, ToolContext, ToolPool, Workspace};
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+
+pub(crate) const PARENT: &str = "PARENT-SYSTEM";
+pub(crate) const CHILD: &str = "running as a subagent";
+
+/// A session with subagents: the spawner, the main agent and the stream they share.
+pub(crate) struct Tree {
+    pub spawner: Arc<Spawner>,
+    pub agent: Agent,
+    pub sink: EventSink,
+    pub events: tokio::sync::mpsc::Receiver<AgentEvent>,
+}
+
+pub(crate) struct Setup<'a> {
+    pub mode: PermissionMode,
+    pub deny: Vec<&'a str>,
+    pub limits: SpawnLimits,
+    pub extra_tools: Vec<Arc<dyn Tool>>,
+    pub budget: Option<f64>,
+    pub agents: Option<AgentCatalog>,
+    pub model_override: Option<String>,
+}
+
+impl Default for Setup<'_> {
+    fn default() -> Self {
+        Self {
+            mode: PermissionMode::BypassPermissions,
+            deny: Vec::new(),
+            limits: SpawnLimits::default(),
+            extra_tools: Vec::new(),
+            budget: None,
+            agents: None,
+            model_override: None,
+        }
+    }
+}
+
+pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Setup<'_>) -> Tree {
+    let workspace = Arc::new(Workspace::new(dir));
+    let mut rules = RuleSet::default();
+    for rule in &setup.deny {
+        rules
+            .add(RuleKind::Deny, rule, dir.to_path_buf(), "test")
+            .unwrap();
+    }
+    let permissions = Arc::new(Permissions::new(setup.mode, rules, workspace.clone()));
+    let mut base = ToolPool::builtin();
+    for tool in setup.extra_tools {
+        base.insert(tool);
+    }
+    let catalog = Arc::new(Catalog::builtin());
+    let (sink, events) = EventSink::channel(EVENT_BUFFER);
+    let spawner = Spawner::new(
+        SpawnerConfig {
+            client: client(server),
+            catalog: catalog.clone(),
+            agents: Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
+            base_tools: base,
+            shared_system: vec!["ENVIRONMENT".into()],
+            workspace: workspace.clone(),
+            limits: setup.limits,
+            max_budget_usd: setup.budget,
+            model_override: setup.model_override,
+            resolve_aliases: true,
+            features: Features::default(),
+            max_tokens: 1024,
+            transcripts: Some(TranscriptTarget {
+                home: FleetHome::at(home),
+                project: dir.to_path_buf(),
+                session_id: "sess-1".into(),
+            }),
+        },
+        sink.clone(),
+    );
+    let tools = spawner.main_tools(
+        MainAgent {
+            model: "claude-sonnet-4-5".into(),
+            permissions: permissions.clone(),
+            approver: None,
+            cwd: dir.to_path_buf(),
+        },
+        |_| true,
+    );
+    let mut config = AgentConfig::new("claude-sonnet-4-5", tools, permissions);
+    config.system = vec![PARENT.into()];
+    config.inbox = Some(spawner.main_inbox().clone());
+    config.ledger = Some(spawner.ledger().clone());
+    config.max_budget_usd = setup.budget;
+    let ctx = ToolContext::new(dir.to_path_buf(), workspace);
+    let agent = Agent::new(client(server), catalog, config, ctx, "sess-1");
+    Tree {
+        spawner,
+        agent,
+        sink,
+        events,
+    }
+}
+
+/// Runs `prompt` through a session with subagents; returns every event and the spawner.
+pub(crate) async fn run(tree: Tree, prompt: &str) -> (Vec<AgentEvent>, Arc<Spawner>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(Message::user_text(prompt)).await.unwrap();
+    drop(tx);
+    let spawner = tree.spawner.clone();
+    let mut handle =
+        Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
+    let mut events = Vec::new();
+    let mut done = false;
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(event) => events.push(event),
+                None => break,
+            },
+            _ = &mut handle.task, if !done => {
+                done = true;
+                handle.events.close();
+            }
+        }
+    }
+    (events, spawner)
+}
+
+pub(crate) fn main_results(events: &[AgentEvent]) -> Vec<&fleet_protocol::RunResult> {
+    events
+        .iter()
+        .filter(|e| e.agent.is_main())
+        .filter_map(|e| match &e.kind {
+            EventKind::Finished(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn agent_call(input: serde_json::Value) -> Rule {
+    Rule::tool_use("Agent", input)
+}
+
+pub(crate) fn tool_results_of(
+    events: &[AgentEvent],
+    main: bool,
+) -> Vec<fleet_protocol::ToolResultEvent> {
+    events
+        .iter()
+        .filter(|e| e.agent.is_main() == main)
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn background_scenario(child_delay_ms: u64, child: Rule) -> Scenario {
+    Scenario::with_rules([
+        child.when_system_contains(CHILD).delay_ms(child_delay_ms),
+        Rule::text("MAIN-SAW-NOTIFICATION")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-WAITING")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("Started background agent"),
+        agent_call(json!({"description": "background job", "prompt": "Do BGTASK-1 and report", "run_in_background": true}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ])
+}

@@ -1,0 +1,13 @@
+//! Subagents against the fake model server: the Agent tool in the foreground and in the
+//! background, notifications, TaskStop and TaskOutput, limits, tool restrictions, transcripts
+//! and costs.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod harness;
+
+mod background;
+mod foreground;
+mod limits;
+mod restrictions;
