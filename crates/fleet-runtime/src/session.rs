@@ -27,6 +27,35 @@ pub struct SessionHandle {
     pub events: mpsc::Receiver<AgentEvent>,
     pub cancel: CancellationToken,
     pub task: JoinHandle<Agent>,
+    /// The task's outcome once [`Self::recv`] has seen it end.
+    ended: Option<Result<Agent, tokio::task::JoinError>>,
+}
+
+impl SessionHandle {
+    /// The next event, or `None` once the session has ended and everything it sent has been
+    /// read. A spawner keeps a sender of the channel, so the channel alone never closes: the
+    /// session task ending is what ends the stream.
+    pub async fn recv(&mut self) -> Option<AgentEvent> {
+        if self.ended.is_some() {
+            return self.events.recv().await;
+        }
+        tokio::select! {
+            event = self.events.recv() => event,
+            ended = &mut self.task => {
+                self.ended = Some(ended);
+                self.events.close();
+                self.events.recv().await
+            }
+        }
+    }
+
+    /// Waits for the session task and returns the agent.
+    pub async fn finish(self) -> Result<Agent, tokio::task::JoinError> {
+        match self.ended {
+            Some(ended) => ended,
+            None => self.task.await,
+        }
+    }
 }
 
 impl Session {
@@ -75,6 +104,7 @@ impl Session {
             events,
             cancel,
             task,
+            ended: None,
         }
     }
 
@@ -100,8 +130,8 @@ async fn settle(
         if cancel.is_cancelled() {
             return;
         }
-        // Counted before draining: a task that ends in between has already queued its
-        // notification, so the drain sees it.
+        // Counted before draining: a task stops counting only once its notification is in
+        // the inbox, so the drain sees it.
         let outstanding = spawner.tasks().outstanding("main");
         let waiting = inbox.drain();
         if !waiting.is_empty() {

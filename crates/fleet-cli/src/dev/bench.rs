@@ -202,22 +202,10 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
         .context("starting the session")?;
     drop(tx);
     let mut handle = Session::spawn_with(agent, rx, sink, events, Some(spawner.clone()));
-    let mut finished = false;
     let mut last: Option<AgentEvent> = None;
-    loop {
-        tokio::select! {
-            event = handle.events.recv() => match event {
-                Some(event) => {
-                    if event.agent.is_main() {
-                        last = Some(event);
-                    }
-                }
-                None => break,
-            },
-            _ = &mut handle.task, if !finished => {
-                finished = true;
-                handle.events.close();
-            }
+    while let Some(event) = handle.recv().await {
+        if event.agent.is_main() {
+            last = Some(event);
         }
     }
     let wall = started.elapsed();

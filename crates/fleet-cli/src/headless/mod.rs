@@ -136,17 +136,9 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     // Installed once, before the loop, so a signal arriving between two events is not missed.
     let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
     let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let mut finished = false;
     loop {
         let event = tokio::select! {
-            event = handle.events.recv() => event,
-            // The spawner keeps the channel open, so the session's end is the task ending;
-            // whatever it sent before that is still read below.
-            _ = &mut handle.task, if !finished => {
-                finished = true;
-                handle.events.close();
-                continue;
-            }
+            event = handle.recv() => event,
             _ = sigint.recv() => {
                 interrupted(&mut interrupts, &handle.cancel)?;
                 continue;
@@ -173,9 +165,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             failed.get_or_insert(anyhow::Error::new(err).context("writing the output"));
         }
     }
-    if !finished {
-        let _ = handle.task.await;
-    }
+    let _ = handle.finish().await;
     printer.finish().context("writing the output")?;
     if let Some(feeder) = feeder {
         match feeder.join() {

@@ -70,6 +70,9 @@ struct Entry {
     result: Option<String>,
     usage: TaskUsage,
     started: Instant,
+    /// Whether the owner's inbox has the notification: until then the task still counts as
+    /// outstanding, so a waiting owner cannot conclude there is nothing more to come.
+    delivered: bool,
 }
 
 #[derive(Debug)]
@@ -122,6 +125,7 @@ impl TaskRegistry {
                 result: None,
                 usage: TaskUsage::default(),
                 started: Instant::now(),
+                delivered: false,
             },
         );
         self.sink
@@ -155,7 +159,7 @@ impl TaskRegistry {
         usage: TaskUsage,
         killed_by: Option<KilledBy>,
     ) -> Result<(), TaskError> {
-        let notification = {
+        let (notification, inbox) = {
             let mut entries = self.lock();
             let entry = entries
                 .get_mut(task_id)
@@ -175,14 +179,11 @@ impl TaskRegistry {
                 usage: entry.usage,
                 output_file: entry.task.output_file.clone(),
             };
-            entry
-                .task
-                .owner_inbox
-                .push(Message::user_text(notification.render()));
-            notification
+            (notification, entry.task.owner_inbox.clone())
         };
         self.ledger.finish(task_id, status, killed_by);
         self.changed.notify_waiters();
+        // The stream says the task ended before the owner can react to it.
         let end_time_ms = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(millis)
@@ -194,10 +195,19 @@ impl TaskRegistry {
                 end_time_ms,
             })
             .await;
-        self.sink.emit(EventKind::TaskNotified(notification)).await;
+        self.sink
+            .emit(EventKind::TaskNotified(notification.clone()))
+            .await;
         self.sink
             .emit(EventKind::BackgroundTasksChanged(self.running()))
             .await;
+        {
+            let mut entries = self.lock();
+            inbox.push(Message::user_text(notification.render()));
+            if let Some(entry) = entries.get_mut(task_id) {
+                entry.delivered = true;
+            }
+        }
         Ok(())
     }
 
@@ -293,11 +303,12 @@ impl TaskRegistry {
         }
     }
 
-    /// Tasks of `owner_id` that have not ended.
+    /// Tasks of `owner_id` whose notification has not reached its inbox yet (running, or
+    /// ending right now).
     pub fn outstanding(&self, owner_id: &str) -> usize {
         self.lock()
             .values()
-            .filter(|e| e.task.owner_id == owner_id && !e.status.is_terminal())
+            .filter(|e| e.task.owner_id == owner_id && !e.delivered)
             .count()
     }
 

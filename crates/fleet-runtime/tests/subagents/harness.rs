@@ -120,18 +120,8 @@ pub(crate) async fn run(tree: Tree, prompt: &str) -> (Vec<AgentEvent>, Arc<Spawn
     let mut handle =
         Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
     let mut events = Vec::new();
-    let mut done = false;
-    loop {
-        tokio::select! {
-            event = handle.events.recv() => match event {
-                Some(event) => events.push(event),
-                None => break,
-            },
-            _ = &mut handle.task, if !done => {
-                done = true;
-                handle.events.close();
-            }
-        }
+    while let Some(event) = handle.recv().await {
+        events.push(event);
     }
     (events, spawner)
 }
