@@ -169,6 +169,12 @@ pub(crate) struct PromptCache {
 }
 
 impl PromptCache {
+    /// How many prefixes are stored.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
     /// Splits a request's input tokens into fresh, cache-written and cache-read, and writes
     /// its breakpoint prefixes to the store.
     pub fn account(&mut self, p: &Prefixes, cfg: &CacheConfig) -> InputUsage {

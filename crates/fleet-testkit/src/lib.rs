@@ -38,6 +38,7 @@
 //! ignore_stream: false      # answer with one JSON document even to stream: true
 //! cache: { enabled: true, min_tokens: 0 }
 //! openai: { omit_tool_call_ids: false, arguments_in_one_chunk: false }
+//! request_log: full          # or count_only: keep the number of requests, not the requests
 //! rules:
 //!   - name: first-read
 //!     when:                       # every condition given must hold
@@ -89,7 +90,9 @@
 //! `cache_control` stripped, so moving a breakpoint does not change content hashes. The
 //! longest prefix already stored, at a breakpoint or up to 20 blocks before one, is read;
 //! from there to the last breakpoint is created (and every breakpoint prefix stored); the
-//! rest is plain input. Prefixes under `cache.min_tokens` are not cached.
+//! rest is plain input. Prefixes under `cache.min_tokens` are not cached. Entries never
+//! expire, so the store grows by one per distinct prefix; `cache.enabled: false` stores
+//! nothing (with `request_log: count_only`, the server's memory stays flat).
 //!
 //! # Extra endpoint
 //!
@@ -113,7 +116,8 @@ mod view;
 pub use error::TestkitError;
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
-    CacheConfig, Fault, OpenAiOptions, ReplyBlock, Rule, Scenario, StatusFault, UsageOverride, When,
+    CacheConfig, Fault, OpenAiOptions, ReplyBlock, RequestLog, Rule, Scenario, StatusFault,
+    UsageOverride, When,
 };
 pub use server::FakeModelServer;
 pub use view::Protocol;

@@ -1,5 +1,6 @@
 //! The fake model server: a real axum HTTP server on loopback that answers the Messages API
-//! and the Chat Completions API from a [`Scenario`], and records every request.
+//! and the Chat Completions API from a [`Scenario`], and records every request (or, with
+//! [`RequestLog::CountOnly`], counts them).
 
 use crate::answer::Answer;
 use crate::cache::{self, InputUsage, PromptCache};
@@ -7,7 +8,7 @@ use crate::encode::Encoding;
 use crate::error::TestkitError;
 use crate::http_error::ApiError;
 use crate::record::{redacted_headers, RecordedRequest};
-use crate::scenario::{Fault, Scenario};
+use crate::scenario::{Fault, RequestLog, Scenario};
 use crate::sse::Pacing;
 use crate::view::{Protocol, RequestView};
 use crate::{anthropic, openai, validate};
@@ -63,8 +64,10 @@ struct Shared {
 
 /// Everything decided under one lock, so that call numbers, rule budgets and the log agree.
 struct Log {
+    /// One more than the number of requests received: the count, in both log modes.
     next_seq: u64,
     used: Vec<u32>,
+    /// Empty with [`RequestLog::CountOnly`].
     records: Vec<RecordedRequest>,
 }
 
@@ -135,15 +138,19 @@ impl FakeModelServer {
         self.addr
     }
 
-    /// Every request received so far, in arrival order.
+    /// Every request received so far, in arrival order. Empty when the scenario keeps only
+    /// the count ([`RequestLog::CountOnly`]).
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.log).records.clone()
     }
 
+    /// How many requests arrived, whatever the scenario's [`RequestLog`].
     pub fn request_count(&self) -> usize {
-        lock(&self.shared.log).records.len()
+        let received = lock(&self.shared.log).next_seq - 1;
+        usize::try_from(received).unwrap_or(usize::MAX)
     }
 
+    /// The latest request; `None` when the scenario keeps only the count.
     pub fn last_request(&self) -> Option<RecordedRequest> {
         lock(&self.shared.log).records.last().cloned()
     }
@@ -264,7 +271,12 @@ async fn handle(
     };
 
     // Number the request, pick its rule and log it, all at once.
-    let logged_headers = redacted_headers(&headers);
+    let full_log = s.scenario.request_log == RequestLog::Full;
+    let logged_headers = if full_log {
+        redacted_headers(&headers)
+    } else {
+        Vec::new()
+    };
     let (seq, rule_index) = {
         let mut log = lock(&s.log);
         let seq = log.next_seq;
@@ -279,26 +291,28 @@ async fn handle(
             }
             found
         });
-        let status = match (&checked, rule_index) {
-            (Err(e), _) => e.status,
-            (Ok(_), None) => 400,
-            (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
-                Some(Fault::Status(f)) => f.status,
-                _ => 200,
-            },
-        };
-        log.records.push(RecordedRequest {
-            seq,
-            elapsed: s.started.elapsed(),
-            method: method.to_string(),
-            path: path.to_owned(),
-            protocol,
-            headers: logged_headers,
-            body,
-            rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
-            rule_index,
-            status,
-        });
+        if full_log {
+            let status = match (&checked, rule_index) {
+                (Err(e), _) => e.status,
+                (Ok(_), None) => 400,
+                (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
+                    Some(Fault::Status(f)) => f.status,
+                    _ => 200,
+                },
+            };
+            log.records.push(RecordedRequest {
+                seq,
+                elapsed: s.started.elapsed(),
+                method: method.to_string(),
+                path: path.to_owned(),
+                protocol,
+                headers: logged_headers,
+                body,
+                rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
+                rule_index,
+                status,
+            });
+        }
         (seq, rule_index)
     };
 
@@ -449,3 +463,6 @@ fn excerpt(text: &str) -> String {
         None => text.to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests;

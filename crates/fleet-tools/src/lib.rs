@@ -14,6 +14,7 @@ pub mod pool;
 pub mod tool;
 pub mod workspace;
 
+pub use builtin::bash::{check_command, CommandPolicy, GuardedBash, PolicyRefusal};
 pub use context::ToolContext;
 pub use error::ToolError;
 pub use file_state::FileState;

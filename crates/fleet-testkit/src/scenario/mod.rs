@@ -49,6 +49,9 @@ pub struct Scenario {
     pub cache: CacheConfig,
     #[serde(default)]
     pub openai: OpenAiOptions,
+    /// What the server keeps of each request: everything (the default) or only the count.
+    #[serde(default)]
+    pub request_log: RequestLog,
     #[serde(default)]
     pub rules: Vec<Rule>,
 }
@@ -57,6 +60,9 @@ pub struct Scenario {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheConfig {
+    /// Off: all input is plain `input_tokens` and nothing is stored. On, the store keeps one
+    /// entry per distinct breakpoint prefix for the server's lifetime, so it grows with the
+    /// number of distinct conversations.
     #[serde(default = "yes")]
     pub enabled: bool,
     /// Breakpoint prefixes shorter than this many (estimated) tokens are not cached, like the
@@ -72,6 +78,26 @@ impl Default for CacheConfig {
             min_tokens: 0,
         }
     }
+}
+
+/// What the server keeps of each request it receives.
+///
+/// A benchmark that runs thousands of agents against one server in one process measures its
+/// own memory; a log holding every request body would grow with the run and blur that
+/// figure. [`RequestLog::CountOnly`] keeps a counter instead. The prompt-cache simulation
+/// keeps one entry per distinct cached prefix as well (see [`CacheConfig::enabled`]); turn it
+/// off too for memory that stays flat however many requests arrive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestLog {
+    /// Every request as a [`crate::RecordedRequest`]: headers, body, rule and status.
+    #[default]
+    Full,
+    /// Only how many requests arrived. [`crate::FakeModelServer::request_count`] and
+    /// [`crate::FakeModelServer::rule_uses`] stay exact, and `when.call` still matches;
+    /// [`crate::FakeModelServer::requests`] and `GET /_fake/requests` return an empty list,
+    /// and [`crate::FakeModelServer::last_request`] returns `None`.
+    CountOnly,
 }
 
 /// Quirks of OpenAI-compatible servers, to test that clients cope with them.
@@ -110,6 +136,7 @@ impl Default for Scenario {
             ignore_stream: false,
             cache: CacheConfig::default(),
             openai: OpenAiOptions::default(),
+            request_log: RequestLog::default(),
             rules: Vec::new(),
         }
     }
@@ -188,6 +215,19 @@ impl Scenario {
 
     pub fn cache(mut self, cache: CacheConfig) -> Self {
         self.cache = cache;
+        self
+    }
+
+    /// Turns the prompt-cache simulation on or off. Off, every request's input is uncached
+    /// and the server stores nothing per prefix.
+    pub fn cache_enabled(mut self, enabled: bool) -> Self {
+        self.cache.enabled = enabled;
+        self
+    }
+
+    /// What the server keeps of each request (see [`RequestLog`]).
+    pub fn request_log(mut self, log: RequestLog) -> Self {
+        self.request_log = log;
         self
     }
 

@@ -7,7 +7,7 @@ pub mod grep;
 pub mod read;
 pub mod write;
 
-pub use bash::BashTool;
+pub use bash::{BashTool, CommandPolicy, GuardedBash, PolicyRefusal};
 pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;

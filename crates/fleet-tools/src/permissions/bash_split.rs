@@ -22,6 +22,8 @@ pub(crate) struct ParsedCommand {
     pub opaque: bool,
     /// Files the line redirects output into (`> out.txt`), quotes removed.
     pub redirects: Vec<String>,
+    /// A quote is never closed, so where words and commands end is unknown.
+    pub unterminated: bool,
 }
 
 /// One simple command in three spellings, so a deny rule catches `"rm" -rf /` and
@@ -37,6 +39,11 @@ pub(crate) struct SimpleCommand {
     /// A leading assignment sets a variable that changes which program runs or what it
     /// executes (`PATH`, `LD_PRELOAD`, `GIT_SSH_COMMAND`…), so the assignment may not be skipped.
     pub risky_env: bool,
+    /// The argument vector the program receives: words after leading assignments, quotes
+    /// removed, redirections and their targets left out. Empty for a line of assignments or
+    /// redirections only. Programs that judge a command by its options and operands (the
+    /// restricted Bash policies) read this rather than re-splitting `text`.
+    pub args: Vec<String>,
 }
 
 /// One word as the shell reads it: the raw text, the text with quotes removed, and for each
@@ -85,6 +92,7 @@ pub(crate) fn parse(command: &str) -> ParsedCommand {
         parts,
         opaque,
         redirects,
+        unterminated: splitter.unterminated,
     }
 }
 
@@ -256,7 +264,43 @@ fn simple_command(words: &[Word]) -> Option<SimpleCommand> {
         unquoted,
         full,
         risky_env: risky_env || rest.is_empty(),
+        args: argv(rest),
     })
+}
+
+/// The words of a simple command with redirections removed: `2>/dev/null`, `> out`, `<in`,
+/// `<<EOF`, `>&2` and the word naming their target when it stands apart. The part of a word
+/// before an unquoted `<` or `>` stays an argument unless it is a descriptor number
+/// (`echo a>b` passes `a`; `2>b` passes nothing).
+fn argv(words: &[Word]) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut target_follows = false;
+    for word in words {
+        if std::mem::take(&mut target_follows) {
+            continue;
+        }
+        let plain = &word.plain;
+        let Some(op) = plain
+            .iter()
+            .position(|&(c, quoted)| !quoted && (c == '<' || c == '>'))
+        else {
+            args.push(word.plain());
+            continue;
+        };
+        let before: String = plain[..op].iter().map(|(c, _)| c).collect();
+        let descriptor =
+            before.is_empty() || before == "&" || before.chars().all(|c| c.is_ascii_digit());
+        if !descriptor {
+            args.push(before);
+        }
+        let mut end = op;
+        while matches!(plain.get(end), Some(('<' | '>' | '&' | '|', false))) {
+            end += 1;
+        }
+        // A lone operator (`>`, `2>`, `>&`, `<<`) takes the next word as its target.
+        target_follows = end == plain.len();
+    }
+    args
 }
 
 /// The variable name when `word` is an unquoted `NAME=value`.
@@ -273,7 +317,7 @@ fn assignment_name(word: &Word) -> Option<String> {
 }
 
 /// Variables that make a shell, a dynamic loader or a common tool run other code.
-fn is_risky_variable(name: &str) -> bool {
+pub(crate) fn is_risky_variable(name: &str) -> bool {
     const NAMES: &[&str] = &[
         "PATH",
         "IFS",
@@ -300,15 +344,23 @@ fn is_risky_variable(name: &str) -> bool {
 }
 
 /// Appends the targets of output redirections in `words` (`> f`, `>>f`, `2>f`, `&>f`, `>|f`,
-/// `<>f`); descriptor copies such as `2>&1` are not files.
+/// `<>f`, `>& f`); descriptor copies such as `2>&1` or `>& 2` are not files.
 fn collect_redirects(words: &[Word], out: &mut Vec<String>) {
     let mut expect_target = false;
+    // The operator before the expected target ended in `&`, so a number there is a descriptor.
+    let mut after_ampersand = false;
     for word in words {
         let plain = &word.plain;
         let mut i = 0;
         if expect_target {
             expect_target = false;
-            out.push(word.plain());
+            let target = word.plain();
+            let descriptor = std::mem::take(&mut after_ampersand)
+                && !target.is_empty()
+                && target.chars().all(|c| c.is_ascii_digit() || c == '-');
+            if !descriptor {
+                out.push(target);
+            }
             continue;
         }
         while i < plain.len() {
@@ -322,6 +374,12 @@ fn collect_redirects(words: &[Word], out: &mut Vec<String>) {
             }
             if plain.get(i) == Some(&('&', false)) {
                 let rest = &plain[i + 1..];
+                if rest.is_empty() {
+                    // `>& file` (a file, stdout and stderr both) or `>& 2` (a copy).
+                    expect_target = true;
+                    after_ampersand = true;
+                    break;
+                }
                 if rest.iter().all(|(c, _)| c.is_ascii_digit() || *c == '-') {
                     break;
                 }
@@ -374,6 +432,22 @@ mod tests {
         assert_eq!(parsed.parts.len(), 2);
         assert_eq!(parsed.redirects, ["log.txt", "out"]);
         assert_eq!(parse("echo '>' x").redirects, Vec::<String>::new());
+        assert_eq!(parse("echo hi >& out 2>& 1 >& 2").redirects, ["out"]);
+    }
+
+    #[test]
+    fn args_leave_out_quotes_assignments_and_redirections() {
+        let args = |command: &str| -> Vec<Vec<String>> {
+            parse(command).parts.into_iter().map(|p| p.args).collect()
+        };
+        assert_eq!(
+            args("FOO=1 grep -n 'a b' \"x y\" 2>/dev/null > out.txt < in"),
+            [["grep", "-n", "a b", "x y"]]
+        );
+        assert_eq!(args("echo a>b c 2>&1 >&2"), [["echo", "a", "c"]]);
+        assert_eq!(args("cat <<EOF"), [["cat"]]);
+        assert_eq!(args("echo '>' x"), [["echo", ">", "x"]]);
+        assert_eq!(args("X=1"), [Vec::<String>::new()]);
     }
 
     #[test]

@@ -85,13 +85,15 @@ impl<'a> Call<'a> {
 }
 
 /// A redirect target the shell takes literally.
-fn nameable(target: &str) -> bool {
+pub(crate) fn nameable(target: &str) -> bool {
     !target.is_empty()
         && !target.starts_with('~')
         && !target.contains(['$', '`', '*', '?', '[', '{'])
 }
 
-fn is_device(target: &str) -> bool {
+/// A redirect target that is not a file: the null device, the standard streams, an open
+/// descriptor.
+pub(crate) fn is_device(target: &str) -> bool {
     matches!(
         target,
         "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"

@@ -15,8 +15,8 @@
 //! `Edit` deny rules.
 
 mod bash_match;
-mod bash_split;
-mod call;
+pub(crate) mod bash_split;
+pub(crate) mod call;
 mod check;
 mod mode;
 mod path_match;

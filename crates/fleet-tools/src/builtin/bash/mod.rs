@@ -13,8 +13,13 @@
 //!   call; those still writing to the call's own output once the shell has exited are stopped
 //!   (they would die of SIGPIPE at their next write anyway) and the result says how to keep one.
 
+mod guarded;
 mod output;
+mod policy;
 mod process;
+
+pub use guarded::GuardedBash;
+pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use process::{Ended, Finished, Running};

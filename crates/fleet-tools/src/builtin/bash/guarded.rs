@@ -1,0 +1,87 @@
+//! The Bash tool under a [`CommandPolicy`], for agents that must not change the project.
+//!
+//! It is still "Bash" to the model (same name, same input), so agent definitions that list
+//! `Bash` get it unchanged; the description says what it refuses. A refused command is
+//! answered with an error result before any process starts. Under the read-only policy the
+//! tool also reports itself read-only, so plan mode lets it through and its calls may run
+//! beside other read-only calls.
+
+use super::policy::{check_command, CommandPolicy};
+use crate::{Access, Tool, ToolContext, ToolError, ToolFuture};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A Bash tool that runs only commands its policy allows.
+pub struct GuardedBash {
+    inner: Arc<dyn Tool>,
+    policy: CommandPolicy,
+}
+
+impl std::fmt::Debug for GuardedBash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardedBash")
+            .field("inner", &self.inner.name())
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+impl GuardedBash {
+    /// Wraps `inner` (the real Bash tool), which runs whatever passes `policy`.
+    pub fn new(inner: Arc<dyn Tool>, policy: CommandPolicy) -> Self {
+        Self { inner, policy }
+    }
+
+    pub fn policy(&self) -> &CommandPolicy {
+        &self.policy
+    }
+}
+
+impl Tool for GuardedBash {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn aliases(&self) -> &[&str] {
+        self.inner.aliases()
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "{}\n\nRestricted: {} Other commands are refused without running.",
+            self.inner.description(),
+            self.policy.summary()
+        )
+    }
+
+    fn input_schema(&self) -> Value {
+        self.inner.input_schema()
+    }
+
+    fn is_read_only(&self) -> bool {
+        matches!(self.policy, CommandPolicy::ReadOnly)
+    }
+
+    fn access(&self, input: &Value, ctx: &ToolContext) -> Access {
+        self.inner.access(input, ctx)
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        // An input without a string `command` is left to the inner tool, whose validation
+        // error names the field; it runs nothing either.
+        let refused = input
+            .get("command")
+            .and_then(Value::as_str)
+            .and_then(|command| check_command(command, &self.policy, &ctx.cwd).err());
+        match refused {
+            Some(refusal) => {
+                let error = ToolError::PermissionDenied {
+                    tool: self.inner.name().to_string(),
+                    reason: format!("{refusal}. {}", self.policy.summary()),
+                };
+                Box::pin(async move { Err(error) })
+            }
+            None => self.inner.call(input, ctx),
+        }
+    }
+}
