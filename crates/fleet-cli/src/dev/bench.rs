@@ -97,6 +97,7 @@ fn scenario_json(agents: usize, latency_ms: u64) -> Value {
         .collect();
     json!({
         "validate_requests": false,
+        "request_log": "count_only",
         "cache": {"enabled": false},
         "rules": [
             {"name": "child", "when": {"system_contains": CHILD_MARK}, "delay_ms": latency_ms,

@@ -6,7 +6,8 @@ use crate::definitions::{AgentDefinition, Restriction};
 use crate::subagent::tool::AgentTool;
 use crate::tasks::{TaskOutputTool, TaskStopTool};
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind};
-use fleet_tools::{Tool, ToolPool};
+use fleet_tools::{CommandPolicy, GuardedBash, Tool, ToolPool};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 impl Spawner {
@@ -35,7 +36,11 @@ impl Spawner {
         if keep("TaskOutput") {
             tools.push(Arc::new(TaskOutputTool::new(self.tasks.clone())));
         }
-        let pool = restrict(ToolPool::new(tools), restriction);
+        let pool = restrict(
+            ToolPool::new(tools),
+            restriction,
+            &self.config.workspace.root,
+        );
         let _ = view
             .tool_names
             .set(pool.names().into_iter().map(str::to_string).collect());
@@ -59,19 +64,46 @@ pub(crate) fn child_keeps(parent: &ParentView, def: &AgentDefinition, name: &str
         .any(|entry| entry.specifier.is_none() && entry.matches_name(name))
 }
 
-/// Applies a built-in's restriction to its pool.
-fn restrict(mut pool: ToolPool, restriction: Restriction) -> ToolPool {
-    match restriction {
-        Restriction::None => pool,
-        Restriction::ReadOnly => {
-            pool.retain(|tool| tool.is_read_only() && !matches!(tool.name(), "Agent"));
-            pool
-        }
-        Restriction::TempWritesOnly => {
-            pool.retain(|tool| !matches!(tool.name(), "Edit" | "Write" | "Agent"));
-            pool
-        }
+/// Applies a built-in's restriction to its pool: Bash is swapped for a guarded Bash that
+/// refuses what the restriction forbids before any process starts.
+fn restrict(pool: ToolPool, restriction: Restriction, project: &Path) -> ToolPool {
+    let policy = match restriction {
+        Restriction::None => return pool,
+        Restriction::ReadOnly => CommandPolicy::ReadOnly,
+        Restriction::TempWritesOnly => CommandPolicy::WritesOnlyUnder(vec![scratch_dir(project)]),
+    };
+    let tools = pool
+        .iter()
+        .filter(|tool| match restriction {
+            Restriction::ReadOnly => {
+                tool.name() == "Bash" || (tool.is_read_only() && tool.name() != "Agent")
+            }
+            _ => !matches!(tool.name(), "Edit" | "Write" | "Agent"),
+        })
+        .map(|tool| -> Arc<dyn Tool> {
+            if tool.name() == "Bash" {
+                Arc::new(GuardedBash::new(tool.clone(), policy.clone()))
+            } else {
+                tool.clone()
+            }
+        })
+        .collect();
+    ToolPool::new(tools)
+}
+
+/// Where an agent restricted to scratch writes may write: the system temp dir — unless the
+/// project itself lives there (a checkout in /tmp), in which case a `fleet-scratch` folder in
+/// it, so that the project stays out of reach.
+pub(crate) fn scratch_dir(project: &Path) -> PathBuf {
+    let temp = std::env::temp_dir();
+    let temp = temp.canonicalize().unwrap_or(temp);
+    if !project.starts_with(&temp) {
+        return temp;
     }
+    let scratch = temp.join("fleet-scratch");
+    // If it cannot be made, commands writing there fail on their own, with the OS's reason.
+    let _ = std::fs::create_dir_all(&scratch);
+    scratch
 }
 
 /// The pool shape, for sharing tool definitions between children of one agent type (a

@@ -94,7 +94,7 @@ async fn explore_is_not_given_tools_that_change_things() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    for read_only in ["Read", "Glob", "Grep"] {
+    for read_only in ["Read", "Glob", "Grep", "Bash"] {
         assert!(tools.iter().any(|t| t == read_only), "{tools:?}");
     }
     for changing in ["Edit", "Write", "Agent"] {
@@ -229,4 +229,92 @@ async fn a_definition_asking_for_isolation_is_refused_until_fleet_can_isolate() 
     );
     assert_eq!(spawner.ledger().stats().spawned, 0);
     assert_eq!(server.request_count(), 2, "no child request was made");
+}
+
+/// A built-in child of `agent_type` runs `commands` with Bash, one per call of one reply.
+async fn child_bash(
+    agent_type: &str,
+    dir: &std::path::Path,
+    commands: &[&str],
+) -> Vec<fleet_protocol::ToolResultEvent> {
+    let home = tempfile::tempdir().unwrap();
+    let calls = commands.iter().fold(Rule::new(), |rule, command| {
+        rule.then_tool_use("Bash", json!({"command": command, "description": "run"}))
+    });
+    let server = FakeModelServer::start(Scenario::with_rules([
+        calls.when_system_contains(CHILD).when_tool_result(false),
+        Rule::text("VERDICT: PASS")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
+        agent_call(json!({"description": "check", "prompt": "check", "subagent_type": agent_type}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let (events, _) = run(tree(&server, dir, home.path(), Setup::default()), "go").await;
+    tool_results_of(&events, false)
+}
+
+#[tokio::test]
+async fn explore_may_run_only_commands_that_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
+    let results = child_bash(
+        "Explore",
+        dir.path(),
+        &["ls", "rm keep.txt", "echo hi > new.txt"],
+    )
+    .await;
+    assert!(
+        !results[0].is_error && results[0].content.contains("keep.txt"),
+        "{}",
+        results[0].content
+    );
+    assert!(results[1].is_error, "{}", results[1].content);
+    assert!(results[2].is_error, "{}", results[2].content);
+    assert!(dir.path().join("keep.txt").exists());
+    assert!(!dir.path().join("new.txt").exists());
+}
+
+#[tokio::test]
+async fn verification_runs_checks_but_writes_only_under_the_temp_dir() {
+    // The project is under the temp dir here, so the agent's scratch space is a folder of its
+    // own there rather than the whole temp dir.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
+    let scratch = std::env::temp_dir()
+        .canonicalize()
+        .unwrap()
+        .join("fleet-scratch")
+        .join(format!("verify-{}", std::process::id()));
+    let write_scratch = format!("echo probe > {}", scratch.display());
+    let results = child_bash(
+        "verification",
+        dir.path(),
+        &[
+            "cat keep.txt",
+            &write_scratch,
+            "echo changed > keep.txt",
+            "rm keep.txt",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].content);
+    assert!(!results[1].is_error, "{}", results[1].content);
+    assert!(
+        results[2].is_error && results[3].is_error,
+        "{} / {}",
+        results[2].content,
+        results[3].content
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("keep.txt")).unwrap(),
+        "x"
+    );
+    assert_eq!(std::fs::read_to_string(&scratch).unwrap().trim(), "probe");
+    let _ = std::fs::remove_file(scratch);
 }
