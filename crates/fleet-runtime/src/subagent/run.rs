@@ -9,7 +9,7 @@ use super::{new_agent_id, ParentView, Spawner};
 use crate::agent::Agent;
 use crate::config::AgentConfig;
 use crate::context::{AgentContext, SubagentContext};
-use crate::definitions::AgentDefinition;
+use crate::definitions::{AgentDefinition, Isolation};
 use crate::inbox::Inbox;
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
@@ -52,8 +52,13 @@ impl Spawner {
             .map_err(ToolError::Failed)?;
         let def = self.definition(input.subagent_type.as_deref())?;
         if let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) {
+            let isolation = match isolation {
+                Isolation::Worktree => "worktree",
+                Isolation::Remote => "remote",
+            };
             return Err(ToolError::Failed(format!(
-                "Agent type {:?} asks for isolation ({isolation:?}), which this version of fleet                  cannot provide yet; use another agent type or do the work yourself.",
+                "Agent type {:?} asks for isolation: {isolation}, which this version of fleet \
+                 cannot provide yet; use another agent type or do the work yourself.",
                 def.name
             )));
         }
