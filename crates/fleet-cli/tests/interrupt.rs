@@ -98,3 +98,67 @@ async fn interrupting_during_bash_kills_the_command_and_its_children() {
     assert_eq!(result["subtype"], "error_during_execution");
     assert_eq!(server.request_count(), 1, "no turn after the interrupt");
 }
+
+#[tokio::test]
+async fn interrupting_while_a_background_agent_works_stops_it_and_its_commands() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let command = "sleep 300 & echo $! > bg.pid; wait";
+    let server = server(Scenario::with_rules([
+        Rule::tool_use("Bash", json!({"command": command, "timeout": 600000}))
+            .when_system_contains("running as a subagent")
+            .when_tool_result(false),
+        Rule::text("MAIN-WAITING").when_tool_result_contains("Started background agent"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "long job", "prompt": "run it", "run_in_background": true}),
+        )
+        .when_tool_result(false),
+    ]))
+    .await;
+    let mut cmd = project.command(
+        &server,
+        &[
+            "-p",
+            "start it",
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+    );
+    let repo = project.repo.clone();
+    let (out, sleeper) = tokio::task::spawn_blocking(move || {
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let sleeper = wait_for(&repo.join("bg.pid"));
+        assert!(alive(&sleeper));
+        let status = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        (child.wait_with_output().unwrap(), sleeper)
+    })
+    .await
+    .unwrap();
+    let mut gone = false;
+    for _ in 0..100 {
+        if !alive(&sleeper) {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(gone, "the background agent's sleep {sleeper} survived");
+    let lines = json_lines(&out);
+    let notified = lines
+        .iter()
+        .find(|l| l["subtype"] == "task_notification")
+        .expect("the killed task is reported");
+    assert_eq!(notified["status"], "killed");
+    assert_eq!(result_of(&lines)["result"], "MAIN-WAITING");
+}
