@@ -160,5 +160,9 @@ async fn interrupting_while_a_background_agent_works_stops_it_and_its_commands()
         .find(|l| l["subtype"] == "task_notification")
         .expect("the killed task is reported");
     assert_eq!(notified["status"], "killed");
-    assert_eq!(result_of(&lines)["result"], "MAIN-WAITING");
+    let result = result_of(&lines);
+    assert_eq!(result["result"], "MAIN-WAITING");
+    // The result carries the tree's final figures, the kill on the way out included.
+    assert_eq!(result["subagent_stats"]["killed"]["user"], 1);
+    assert_eq!(result["usage_by_agent"][1]["status"], "killed");
 }

@@ -97,6 +97,8 @@ impl Session {
             }
             if let Some(spawner) = &spawner {
                 spawner.tasks().stop_all(KilledBy::User).await;
+                sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
+                    .await;
             }
             agent
         });

@@ -97,6 +97,10 @@ impl Encoder {
                 self.block_index.remove(&agent.agent_id);
                 None
             }
+            EventKind::TreeTotals(tree) => {
+                self.results.set_tree(tree);
+                None
+            }
             EventKind::Finished(result) => {
                 if self.session_id.is_empty() {
                     self.session_id.clone_from(&result.session_id);

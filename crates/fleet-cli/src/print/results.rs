@@ -30,6 +30,11 @@ impl HeldResults {
         self.held.push((result, session_id.to_string()));
     }
 
+    /// The tree's final figures, for every result printed from now on.
+    pub(super) fn set_tree(&mut self, tree: &TreeReport) {
+        self.tree = Some(tree.clone());
+    }
+
     /// Every held result as its output object, oldest first; they are forgotten, so a second
     /// call returns nothing.
     pub(super) fn take(&mut self) -> Vec<Value> {

@@ -54,6 +54,30 @@ mod tests {
     use serde_json::{json, Value};
 
     #[test]
+    fn the_final_tree_totals_replace_those_of_the_last_result() {
+        let mut result = run_result(ResultSubtype::Success, "done");
+        result.tree = Some(fleet_protocol::TreeReport {
+            total_cost_usd: 1.0,
+            ..Default::default()
+        });
+        let mut totals = fleet_protocol::TreeReport {
+            total_cost_usd: 2.5,
+            ..Default::default()
+        };
+        totals.subagent_stats.killed.user = 1;
+        let lines = print(
+            &[
+                main_event(EventKind::Finished(result)),
+                main_event(EventKind::TreeTotals(totals)),
+            ],
+            &PrintOptions::default(),
+        );
+        assert_eq!(lines.len(), 1, "the totals print no line of their own");
+        assert_eq!(lines[0]["total_cost_usd"], 2.5);
+        assert_eq!(lines[0]["subagent_stats"]["killed"]["user"], 1);
+    }
+
+    #[test]
     fn with_stream_json_input_each_result_prints_when_its_run_ends() {
         let buf = SharedBuf::default();
         let options = PrintOptions {

@@ -1,6 +1,6 @@
 //! Limits: depth, concurrency, budget.
 
-use super::common::{result, Rendezvous};
+use super::common::Rendezvous;
 use super::harness::*;
 use fleet_runtime::SpawnLimits;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
@@ -158,7 +158,7 @@ async fn the_budget_binds_the_whole_tree() {
     );
     assert_eq!(spawner.ledger().stats().refused.budget, 1);
     assert_eq!(
-        result(&events).subtype,
+        main_results(&events).last().unwrap().subtype,
         fleet_protocol::ResultSubtype::ErrorMaxBudgetUsd
     );
 }

@@ -249,6 +249,10 @@ impl TextPrinter {
 
 impl Printer for TextPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
+        if let EventKind::TreeTotals(tree) = &event.kind {
+            self.tree = Some(tree.clone());
+            return Ok(());
+        }
         if !self.verbose {
             self.quiet_event(event);
             return Ok(());
