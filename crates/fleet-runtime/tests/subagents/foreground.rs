@@ -196,3 +196,39 @@ async fn fleet_subagent_model_wins_over_the_call_and_the_definition() {
     run(tree(&server2, dir.path(), home.path(), setup), "go").await;
     assert_eq!(child_model(&server2), "claude-custom-1");
 }
+
+#[tokio::test]
+async fn a_child_whose_model_fails_is_a_failed_result_not_a_failed_parent() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("unused")
+            .fault_status(400)
+            .fault_message("prompt is too long")
+            .when_system_contains(CHILD),
+        agent_call(json!({"description": "big job", "prompt": "do it"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result(true),
+    ]))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (events, spawner) = run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+    let failed = tool_results_of(&events, true).remove(0);
+    assert!(failed.is_error);
+    assert!(
+        failed.content.contains("did not finish") && failed.content.contains("prompt is too long"),
+        "{}",
+        failed.content
+    );
+    assert_eq!(failed.structured.unwrap()["status"], "failed");
+    assert_eq!(main_results(&events)[0].result, "DONE");
+    let stats = spawner.ledger().stats();
+    assert_eq!((stats.completed, stats.failed), (0, 1));
+}
