@@ -76,6 +76,10 @@ async fn a_background_agent_prints_the_reference_lines_in_order() {
     let lines = json_lines(&out);
     let ours: Vec<String> = lines.iter().map(kind).collect();
     assert_eq!(ours, REFERENCE);
+    let agents = lines[0]["agents"].as_array().unwrap();
+    for name in ["general-purpose", "Explore", "Plan", "verification"] {
+        assert!(agents.iter().any(|a| a == name), "{agents:?}");
+    }
 
     // The subagent's line names it and the call that started it.
     let launch_id = lines[1]["message"]["content"][0]["id"]

@@ -123,6 +123,9 @@ pub struct SessionInfo {
     pub tools: Vec<String>,
     pub permission_mode: String,
     pub additional_directories: Vec<String>,
+    /// The agent types the Agent tool can start (empty without subagents).
+    #[serde(default)]
+    pub agents: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

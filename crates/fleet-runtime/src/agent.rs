@@ -134,6 +134,7 @@ impl Agent {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
+            agents: Vec::new(),
         }
     }
 

@@ -79,7 +79,8 @@ impl Session {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
         let task = tokio::spawn(async move {
-            sink.emit(EventKind::Started(agent.session_info())).await;
+            sink.emit(EventKind::Started(info(&agent, spawner.as_deref())))
+                .await;
             loop {
                 let prompt = tokio::select! {
                     biased;
@@ -138,7 +139,8 @@ async fn settle(
         let waiting = inbox.drain();
         if !waiting.is_empty() {
             agent.set_origin(origin_of(&waiting));
-            sink.emit(EventKind::Started(agent.session_info())).await;
+            sink.emit(EventKind::Started(info(agent, Some(spawner))))
+                .await;
             agent.run(merge(waiting), sink, cancel).await;
             continue;
         }
@@ -150,4 +152,18 @@ async fn settle(
             _ = inbox.wait() => {}
         }
     }
+}
+
+/// What `Started` reports: the agent's setup, and the agent types it can start.
+fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::SessionInfo {
+    let mut info = agent.session_info();
+    if let Some(spawner) = spawner {
+        info.agents = spawner
+            .agents()
+            .names()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+    }
+    info
 }

@@ -128,6 +128,7 @@ impl Encoder {
             "model": info.model,
             "permissionMode": info.permission_mode,
             "additional_directories": info.additional_directories,
+            "agents": info.agents,
             "fleet_version": env!("CARGO_PKG_VERSION"),
             "uuid": new_uuid(),
         })

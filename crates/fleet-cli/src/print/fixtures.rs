@@ -129,6 +129,7 @@ pub fn started() -> EventKind {
         tools: vec!["Bash".into(), "Edit".into(), "Read".into()],
         permission_mode: "acceptEdits".into(),
         additional_directories: Vec::new(),
+        agents: Vec::new(),
     })
 }
 

@@ -183,6 +183,7 @@ mod tests {
                 "model",
                 "permissionMode",
                 "additional_directories",
+                "agents",
                 "fleet_version",
                 "uuid"
             ]
