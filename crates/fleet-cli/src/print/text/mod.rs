@@ -250,7 +250,10 @@ impl TextPrinter {
 impl Printer for TextPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
         if let EventKind::TreeTotals(tree) = &event.kind {
-            self.tree = Some(tree.clone());
+            // Only the narrated (verbose) trace ends with a summary of the tree.
+            if self.verbose {
+                self.tree = Some(tree.clone());
+            }
             return Ok(());
         }
         if !self.verbose {
