@@ -98,20 +98,15 @@ async fn a_foreground_subagent_runs_reports_and_leaves_a_transcript() {
 
 #[tokio::test]
 async fn the_invoking_request_id_goes_with_the_childs_first_request_only() {
-    let server = FakeModelServer::start(Scenario::with_rules([
-        Rule::tool_use("Glob", json!({"pattern": "*.none"}))
-            .when_system_contains(CHILD)
-            .when_tool_result(false),
-        Rule::text("child done")
-            .when_system_contains(CHILD)
-            .when_tool_result(true),
-        agent_call(json!({"description": "look", "prompt": "Look around"}))
-            .when_system_contains(PARENT)
-            .when_tool_result(false),
-        Rule::text("DONE")
-            .when_system_contains(PARENT)
-            .when_tool_result(true),
-    ]))
+    let server = FakeModelServer::start(delegation(
+        [
+            Rule::tool_use("Glob", json!({"pattern": "*.none"}))
+                .when_system_contains(CHILD)
+                .when_tool_result(false),
+            child_done(),
+        ],
+        json!({"description": "look", "prompt": "Look around"}),
+    ))
     .await
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -199,18 +194,13 @@ async fn fleet_subagent_model_wins_over_the_call_and_the_definition() {
 
 #[tokio::test]
 async fn a_child_whose_model_fails_is_a_failed_result_not_a_failed_parent() {
-    let server = FakeModelServer::start(Scenario::with_rules([
-        Rule::text("unused")
+    let server = FakeModelServer::start(delegation(
+        [Rule::text("unused")
             .fault_status(400)
             .fault_message("prompt is too long")
-            .when_system_contains(CHILD),
-        agent_call(json!({"description": "big job", "prompt": "do it"}))
-            .when_system_contains(PARENT)
-            .when_tool_result(false),
-        Rule::text("DONE")
-            .when_system_contains(PARENT)
-            .when_tool_result(true),
-    ]))
+            .when_system_contains(CHILD)],
+        json!({"description": "big job", "prompt": "do it"}),
+    ))
     .await
     .unwrap();
     let dir = tempfile::tempdir().unwrap();

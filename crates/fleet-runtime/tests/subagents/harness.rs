@@ -169,3 +169,28 @@ pub(crate) fn background_scenario(child_delay_ms: u64, child: Rule) -> Scenario 
             .when_tool_result(false),
     ])
 }
+
+/// Child rules, then the parent's two turns: one making the Agent call `call`, and "DONE"
+/// once it has the result.
+pub(crate) fn delegation(
+    child: impl IntoIterator<Item = Rule>,
+    call: serde_json::Value,
+) -> Scenario {
+    Scenario::with_rules(
+        child.into_iter().chain([
+            agent_call(call)
+                .when_system_contains(PARENT)
+                .when_tool_result(false),
+            Rule::text("DONE")
+                .when_system_contains(PARENT)
+                .when_tool_result(true),
+        ]),
+    )
+}
+
+/// A child's last turn: it reports once its tool calls are answered.
+pub(crate) fn child_done() -> Rule {
+    Rule::text("child done")
+        .when_system_contains(CHILD)
+        .when_tool_result(true)
+}

@@ -11,20 +11,15 @@ use tokio::sync::Barrier;
 
 #[tokio::test]
 async fn spawning_deeper_than_the_limit_is_refused_with_a_clear_result() {
-    let server = FakeModelServer::start(Scenario::with_rules([
-        agent_call(json!({"description": "deeper", "prompt": "go deeper"}))
-            .when_system_contains(CHILD)
-            .when_tool_result(false),
-        Rule::text("child done")
-            .when_system_contains(CHILD)
-            .when_tool_result(true),
-        agent_call(json!({"description": "first", "prompt": "start"}))
-            .when_system_contains(PARENT)
-            .when_tool_result(false),
-        Rule::text("DONE")
-            .when_system_contains(PARENT)
-            .when_tool_result(true),
-    ]))
+    let server = FakeModelServer::start(delegation(
+        [
+            agent_call(json!({"description": "deeper", "prompt": "go deeper"}))
+                .when_system_contains(CHILD)
+                .when_tool_result(false),
+            child_done(),
+        ],
+        json!({"description": "first", "prompt": "start"}),
+    ))
     .await
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -69,9 +64,7 @@ async fn agent_calls_of_one_reply_run_together_up_to_the_concurrency_limit() {
         Rule::tool_use("Rendezvous", json!({"name": "x"}))
             .when_system_contains(CHILD)
             .when_tool_result(false),
-        Rule::text("child done")
-            .when_system_contains(CHILD)
-            .when_tool_result(true),
+        child_done(),
         three(3)
             .when_system_contains(PARENT)
             .when_tool_result(false),

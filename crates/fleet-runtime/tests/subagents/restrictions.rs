@@ -62,9 +62,7 @@ async fn explore_is_not_given_tools_that_change_things() {
         )
         .when_system_contains(CHILD)
         .when_tool_result(false),
-        Rule::text("child done")
-            .when_system_contains(CHILD)
-            .when_tool_result(true),
+        child_done(),
         agent_call(
             json!({"description": "explore", "prompt": "explore", "subagent_type": "Explore"}),
         )
@@ -142,27 +140,22 @@ async fn a_tools_entry_with_a_specifier_limits_the_tool_to_it() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
-    let server = FakeModelServer::start(Scenario::with_rules([
-        Rule::tool_use(
-            "Bash",
-            json!({"command": "git status --short", "description": "status"}),
-        )
-        .then_tool_use(
-            "Bash",
-            json!({"command": "rm keep.txt", "description": "remove"}),
-        )
-        .when_system_contains(CHILD)
-        .when_tool_result(false),
-        Rule::text("child done")
+    let server = FakeModelServer::start(delegation(
+        [
+            Rule::tool_use(
+                "Bash",
+                json!({"command": "git status --short", "description": "status"}),
+            )
+            .then_tool_use(
+                "Bash",
+                json!({"command": "rm keep.txt", "description": "remove"}),
+            )
             .when_system_contains(CHILD)
-            .when_tool_result(true),
-        agent_call(json!({"description": "git", "prompt": "look", "subagent_type": "git-only"}))
-            .when_system_contains(PARENT)
             .when_tool_result(false),
-        Rule::text("DONE")
-            .when_system_contains(PARENT)
-            .when_tool_result(true),
-    ]))
+            child_done(),
+        ],
+        json!({"description": "git", "prompt": "look", "subagent_type": "git-only"}),
+    ))
     .await
     .unwrap();
     let mut def = AgentDefinition::new(
@@ -241,18 +234,15 @@ async fn child_bash(
     let calls = commands.iter().fold(Rule::new(), |rule, command| {
         rule.then_tool_use("Bash", json!({"command": command, "description": "run"}))
     });
-    let server = FakeModelServer::start(Scenario::with_rules([
-        calls.when_system_contains(CHILD).when_tool_result(false),
-        Rule::text("VERDICT: PASS")
-            .when_system_contains(CHILD)
-            .when_tool_result(true),
-        agent_call(json!({"description": "check", "prompt": "check", "subagent_type": agent_type}))
-            .when_system_contains(PARENT)
-            .when_tool_result(false),
-        Rule::text("DONE")
-            .when_system_contains(PARENT)
-            .when_tool_result(true),
-    ]))
+    let server = FakeModelServer::start(delegation(
+        [
+            calls.when_system_contains(CHILD).when_tool_result(false),
+            Rule::text("VERDICT: PASS")
+                .when_system_contains(CHILD)
+                .when_tool_result(true),
+        ],
+        json!({"description": "check", "prompt": "check", "subagent_type": agent_type}),
+    ))
     .await
     .unwrap();
     let (events, _) = run(tree(&server, dir, home.path(), Setup::default()), "go").await;
