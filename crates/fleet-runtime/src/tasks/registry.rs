@@ -273,6 +273,18 @@ impl TaskRegistry {
         stopped
     }
 
+    /// The task's state, or an error listing the tasks there are.
+    pub fn get(&self, task_id: &str) -> Result<TaskSnapshot, TaskError> {
+        let entries = self.lock();
+        match entries.get(task_id) {
+            Some(entry) => Ok(snapshot(entry)),
+            None => {
+                let known: Vec<&str> = entries.keys().map(String::as_str).collect();
+                Err(unknown(task_id, &known))
+            }
+        }
+    }
+
     pub fn snapshot(&self, task_id: &str) -> Option<TaskSnapshot> {
         self.lock().get(task_id).map(snapshot)
     }
@@ -284,16 +296,7 @@ impl TaskRegistry {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            let current = {
-                let entries = self.lock();
-                match entries.get(task_id) {
-                    Some(entry) => snapshot(entry),
-                    None => {
-                        let known: Vec<&str> = entries.keys().map(String::as_str).collect();
-                        return Err(unknown(task_id, &known));
-                    }
-                }
-            };
+            let current = self.get(task_id)?;
             if current.status.is_terminal() {
                 return Ok(current);
             }

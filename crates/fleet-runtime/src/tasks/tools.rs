@@ -41,11 +41,12 @@ fn caller_id() -> String {
         .unwrap_or_else(|| "main".to_string())
 }
 
-/// Refuses to touch another agent's task, so a subagent cannot stop its siblings.
-fn check_owner(snapshot: &TaskSnapshot) -> Result<(), ToolError> {
-    let caller = caller_id();
-    if snapshot.owner_id == caller {
-        Ok(())
+/// The task `task_id` if the caller started it: an agent may not touch another agent's
+/// tasks, so a subagent cannot stop its siblings.
+fn owned(registry: &TaskRegistry, task_id: &str) -> Result<TaskSnapshot, ToolError> {
+    let snapshot = registry.get(task_id).map_err(task_error)?;
+    if snapshot.owner_id == caller_id() {
+        Ok(snapshot)
     } else {
         Err(ToolError::failed(format!(
             "Task {} was started by another agent; you can only stop or read tasks you started.",
@@ -85,13 +86,7 @@ impl TypedTool for TaskStopTool {
     }
 
     async fn run(&self, input: StopInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let current = self.registry.snapshot(&input.task_id).ok_or_else(|| {
-            task_error(TaskError::Unknown {
-                id: input.task_id.clone(),
-                known: String::new(),
-            })
-        })?;
-        check_owner(&current)?;
+        owned(&self.registry, &input.task_id)?;
         let stopped = self
             .registry
             .stop(&input.task_id, KilledBy::Parent)
@@ -136,13 +131,7 @@ impl TypedTool for TaskOutputTool {
     }
 
     async fn run(&self, input: OutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let current = self.registry.snapshot(&input.task_id).ok_or_else(|| {
-            task_error(TaskError::Unknown {
-                id: input.task_id.clone(),
-                known: String::new(),
-            })
-        })?;
-        check_owner(&current)?;
+        let current = owned(&self.registry, &input.task_id)?;
         let snapshot = if input.block.unwrap_or(true) && !current.status.is_terminal() {
             let wait =
                 Duration::from_millis(input.timeout.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
