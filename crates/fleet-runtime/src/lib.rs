@@ -17,6 +17,7 @@ pub mod inbox;
 pub mod ledger;
 pub mod limits;
 pub mod session;
+mod settle;
 pub mod sink;
 pub mod subagent;
 pub mod system_prompt;

@@ -6,8 +6,8 @@
 //! after that).
 
 use crate::agent::Agent;
+use crate::settle::Settle;
 use crate::sink::EventSink;
-use crate::subagent::run::{merge, origin_of};
 use crate::subagent::Spawner;
 use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message};
 use std::sync::Arc;
@@ -128,30 +128,17 @@ async fn settle(
     sink: &EventSink,
     cancel: &CancellationToken,
 ) {
-    let inbox = spawner.main_inbox();
-    loop {
-        if cancel.is_cancelled() {
-            return;
-        }
-        // Counted before draining: a task stops counting only once its notification is in
-        // the inbox, so the drain sees it.
-        let outstanding = spawner.tasks().outstanding("main");
-        let waiting = inbox.drain();
-        if !waiting.is_empty() {
-            agent.set_origin(origin_of(&waiting));
-            sink.emit(EventKind::Started(info(agent, Some(spawner))))
-                .await;
-            agent.run(merge(waiting), sink, cancel).await;
-            continue;
-        }
-        if outstanding == 0 {
-            return;
-        }
-        tokio::select! {
-            _ = cancel.cancelled() => return,
-            _ = inbox.wait() => {}
-        }
+    let announce = |agent: &Agent| info(agent, Some(spawner));
+    Settle {
+        owner: "main",
+        tasks: spawner.tasks(),
+        inbox: spawner.main_inbox(),
+        sink,
+        cancel,
+        announce: Some(&announce),
     }
+    .run(agent, |_| {})
+    .await;
 }
 
 /// What `Started` reports: the agent's setup, and the agent types it can start.

@@ -9,7 +9,7 @@
 mod input;
 mod pool;
 mod report;
-pub(crate) mod run;
+mod run;
 mod scoped;
 mod tap;
 mod tool;

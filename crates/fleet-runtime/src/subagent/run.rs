@@ -13,12 +13,10 @@ use crate::definitions::{AgentDefinition, Isolation};
 use crate::inbox::Inbox;
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
+use crate::settle::Settle;
 use crate::sink::EventSink;
 use crate::tasks::NewTask;
-use fleet_protocol::{
-    AgentRef, ContentBlock, KilledBy, Message, Role, RunOrigin, RunResult, TaskNotification,
-    TaskStatus, TaskUsage,
-};
+use fleet_protocol::{AgentRef, KilledBy, Message, RunResult, TaskStatus, TaskUsage};
 use fleet_store::SidechainWriter;
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use std::path::PathBuf;
@@ -350,59 +348,25 @@ async fn run_to_end(
             let mut outcome = ChildOutcome::default();
             let result = agent.run(prompt, &sink, &cancel).await;
             outcome.add(&result, &spawner, &agent_id);
-            loop {
-                if cancel.is_cancelled() {
-                    tasks.stop_owned_by(&agent_id, KilledBy::Parent).await;
-                    break;
-                }
-                let outstanding = tasks.outstanding(&agent_id);
-                let waiting = inbox.drain();
-                if !waiting.is_empty() {
-                    let origin = origin_of(&waiting);
-                    agent.set_origin(origin);
-                    let result = agent.run(merge(waiting), &sink, &cancel).await;
-                    outcome.add(&result, &spawner, &agent_id);
-                    continue;
-                }
-                if outstanding == 0 {
-                    break;
-                }
-                tokio::select! {
-                    _ = cancel.cancelled() => {}
-                    _ = inbox.wait() => {}
-                }
+            Settle {
+                owner: &agent_id,
+                tasks: &tasks,
+                inbox: &inbox,
+                sink: &sink,
+                cancel: &cancel,
+                announce: None,
+            }
+            .run(&mut agent, |result| {
+                outcome.add(result, &spawner, &agent_id)
+            })
+            .await;
+            if cancel.is_cancelled() {
+                tasks.stop_owned_by(&agent_id, KilledBy::Parent).await;
             }
             outcome.transcript_error = tap.take_error();
             outcome
         })
         .await
-}
-
-/// Several waiting notifications as one user turn.
-pub(crate) fn merge(messages: Vec<Message>) -> Message {
-    if messages.len() == 1 {
-        if let Some(only) = messages.into_iter().next() {
-            return only;
-        }
-        return Message::user_text("");
-    }
-    let blocks = messages
-        .iter()
-        .map(|m| ContentBlock::text(m.text()))
-        .collect();
-    Message::with_blocks(Role::User, blocks)
-}
-
-/// The task ids of the notifications in `messages`.
-pub(crate) fn origin_of(messages: &[Message]) -> RunOrigin {
-    RunOrigin {
-        kind: "task-notification".into(),
-        task_ids: messages
-            .iter()
-            .filter_map(|m| TaskNotification::parse(&m.text()))
-            .map(|n| n.task_id)
-            .collect(),
-    }
 }
 
 impl ChildOutcome {

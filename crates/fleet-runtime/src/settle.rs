@@ -1,0 +1,82 @@
+//! After a run: waiting for the agent's own background tasks and running it again on their
+//! notifications, until none is left. The session does this for the main agent, and every
+//! subagent does it before it reports, so no task is left without someone to hear from it.
+
+use crate::agent::Agent;
+use crate::inbox::Inbox;
+use crate::sink::EventSink;
+use crate::tasks::TaskRegistry;
+use fleet_protocol::{
+    ContentBlock, EventKind, Message, Role, RunOrigin, RunResult, SessionInfo, TaskNotification,
+};
+use tokio_util::sync::CancellationToken;
+
+/// Who is settling, and what it does around each run.
+pub(crate) struct Settle<'a> {
+    pub owner: &'a str,
+    pub tasks: &'a TaskRegistry,
+    pub inbox: &'a Inbox,
+    pub sink: &'a EventSink,
+    pub cancel: &'a CancellationToken,
+    /// Announced (`Started`) before each run, for the main agent.
+    pub announce: Option<&'a (dyn Fn(&Agent) -> SessionInfo + Sync)>,
+}
+
+impl Settle<'_> {
+    /// Runs `agent` on each batch of notifications until the owner has no task outstanding
+    /// or the cancel token fires; `each_run` sees every run's result.
+    pub async fn run(&self, agent: &mut Agent, mut each_run: impl FnMut(&RunResult)) {
+        loop {
+            if self.cancel.is_cancelled() {
+                return;
+            }
+            // Counted before draining: a task stops counting only once its notification is
+            // in the inbox, so the drain sees it.
+            let outstanding = self.tasks.outstanding(self.owner);
+            let waiting = self.inbox.drain();
+            if !waiting.is_empty() {
+                agent.set_origin(origin_of(&waiting));
+                if let Some(announce) = self.announce {
+                    self.sink.emit(EventKind::Started(announce(agent))).await;
+                }
+                let result = agent.run(merge(waiting), self.sink, self.cancel).await;
+                each_run(&result);
+                continue;
+            }
+            if outstanding == 0 {
+                return;
+            }
+            tokio::select! {
+                _ = self.cancel.cancelled() => return,
+                _ = self.inbox.wait() => {}
+            }
+        }
+    }
+}
+
+/// Several waiting notifications as one user turn.
+fn merge(messages: Vec<Message>) -> Message {
+    if messages.len() == 1 {
+        if let Some(only) = messages.into_iter().next() {
+            return only;
+        }
+        return Message::user_text("");
+    }
+    let blocks = messages
+        .iter()
+        .map(|m| ContentBlock::text(m.text()))
+        .collect();
+    Message::with_blocks(Role::User, blocks)
+}
+
+/// The task ids of the notifications in `messages`.
+fn origin_of(messages: &[Message]) -> RunOrigin {
+    RunOrigin {
+        kind: "task-notification".into(),
+        task_ids: messages
+            .iter()
+            .filter_map(|m| TaskNotification::parse(&m.text()))
+            .map(|n| n.task_id)
+            .collect(),
+    }
+}
