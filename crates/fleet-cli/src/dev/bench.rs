@@ -10,11 +10,11 @@ use fleet_model::{AnthropicClient, AnthropicConfig, Auth, Catalog};
 use fleet_protocol::{AgentEvent, Message};
 use fleet_runtime::definitions::AgentCatalog;
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
+use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
 use fleet_runtime::{AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
 use fleet_store::FleetHome;
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleSet};
-use fleet_tools::{ToolContext, ToolPool, Workspace};
+use fleet_tools::{ToolContext, Workspace};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -150,26 +150,22 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let spawner = Spawner::new(
         SpawnerConfig {
-            client: client.clone(),
-            catalog: catalog.clone(),
-            agents: Arc::new(AgentCatalog::builtin_only()),
-            base_tools: ToolPool::builtin(),
-            shared_system: Vec::new(),
-            workspace: workspace.clone(),
             limits: SpawnLimits {
                 max_depth: 3,
                 max_concurrent: args.agents,
             },
-            max_budget_usd: None,
-            model_override: None,
-            resolve_aliases: true,
-            features: Features::default(),
             max_tokens: 1024,
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(dir.join("fleet-home")),
                 project: project.clone(),
                 session_id: "bench".into(),
             }),
+            ..SpawnerConfig::new(
+                client.clone(),
+                catalog.clone(),
+                Arc::new(AgentCatalog::builtin_only()),
+                workspace.clone(),
+            )
         },
         sink.clone(),
     );

@@ -9,7 +9,7 @@ use anyhow::bail;
 use fleet_model::Provider;
 use fleet_protocol::AgentEvent;
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
+use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
 use fleet_runtime::{
     Agent, AgentConfig, Approver, Environment, EventSink, SpawnLimits, Spawner, SpawnerConfig,
@@ -79,20 +79,13 @@ pub fn agent(
     let agents = agents::load(cwd, args.agents.clone())?;
     let spawner = Spawner::new(
         SpawnerConfig {
-            client: choice.client.clone(),
-            catalog: catalog.clone(),
-            agents: Arc::new(agents),
-            base_tools: ToolPool::builtin(),
             shared_system,
-            workspace: workspace.clone(),
             limits: SpawnLimits::from_env().map_err(anyhow::Error::msg)?,
             max_budget_usd: args.max_budget_usd,
             model_override: std::env::var("FLEET_SUBAGENT_MODEL")
                 .ok()
                 .filter(|m| !m.trim().is_empty()),
             resolve_aliases: choice.client.provider() == Provider::Anthropic,
-            features: Features::default(),
-            max_tokens: 32_000,
             transcripts: persist
                 .then(|| FleetHome::from_env().ok())
                 .flatten()
@@ -101,6 +94,12 @@ pub fn agent(
                     project: cwd.to_path_buf(),
                     session_id: session_id.to_string(),
                 }),
+            ..SpawnerConfig::new(
+                choice.client.clone(),
+                catalog.clone(),
+                Arc::new(agents),
+                workspace.clone(),
+            )
         },
         sink.clone(),
     );

@@ -67,6 +67,33 @@ pub struct SpawnerConfig {
     pub transcripts: Option<TranscriptTarget>,
 }
 
+impl SpawnerConfig {
+    /// The built-in tools, default limits, no budget and no transcripts; set the rest with
+    /// struct update syntax.
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        catalog: Arc<Catalog>,
+        agents: Arc<AgentCatalog>,
+        workspace: Arc<Workspace>,
+    ) -> Self {
+        Self {
+            client,
+            catalog,
+            agents,
+            base_tools: ToolPool::builtin(),
+            shared_system: Vec::new(),
+            workspace,
+            limits: SpawnLimits::default(),
+            max_budget_usd: None,
+            model_override: None,
+            resolve_aliases: true,
+            features: Features::default(),
+            max_tokens: 32_000,
+            transcripts: None,
+        }
+    }
+}
+
 impl std::fmt::Debug for SpawnerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SpawnerConfig")

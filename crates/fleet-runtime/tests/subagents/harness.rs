@@ -5,7 +5,7 @@ use fleet_model::Catalog;
 use fleet_protocol::{AgentEvent, EventKind, Message};
 use fleet_runtime::definitions::AgentCatalog;
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{Features, MainAgent, TranscriptTarget};
+use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
 use fleet_runtime::{Agent, AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
 use fleet_store::FleetHome;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
@@ -67,23 +67,23 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let spawner = Spawner::new(
         SpawnerConfig {
-            client: client(server),
-            catalog: catalog.clone(),
-            agents: Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
             base_tools: base,
             shared_system: vec!["ENVIRONMENT".into()],
-            workspace: workspace.clone(),
             limits: setup.limits,
             max_budget_usd: setup.budget,
             model_override: setup.model_override,
-            resolve_aliases: true,
-            features: Features::default(),
             max_tokens: 1024,
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(home),
                 project: dir.to_path_buf(),
                 session_id: "sess-1".into(),
             }),
+            ..SpawnerConfig::new(
+                client(server),
+                catalog.clone(),
+                Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
+                workspace.clone(),
+            )
         },
         sink.clone(),
     );
