@@ -537,6 +537,7 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
                 "Read",
                 "Write",
                 "Agent",
+                "SendMessage",
                 "TaskStop",
                 "TaskOutput",
             ],

@@ -11,6 +11,7 @@ use crate::config::AgentConfig;
 use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
 use crate::dispatch::{Call, Dispatcher};
 use crate::sink::EventSink;
+use crate::subagent::{ForkBase, ForkPoint};
 use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
 use fleet_protocol::TaskStatus;
 use fleet_protocol::{
@@ -37,6 +38,8 @@ pub struct Agent {
     tool_definitions: Arc<Vec<ToolDefinition>>,
     /// Set for the next run only: what started it, when not a prompt.
     origin: Option<RunOrigin>,
+    /// The unchanging part of this agent's requests, made once when it may be forked.
+    fork_base: Option<Arc<ForkBase>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -76,14 +79,25 @@ impl Agent {
         ctx: ToolContext,
         session_id: impl Into<String>,
     ) -> Self {
+        let tool_definitions = config
+            .tool_definitions
+            .clone()
+            .unwrap_or_else(|| Arc::new(config.tools.definitions()));
+        let fork_base = config.fork_source.as_ref().map(|_| {
+            Arc::new(ForkBase {
+                model: config.model.clone(),
+                max_tokens: config.max_tokens,
+                system: config.system.clone(),
+                tools: tool_definitions.clone(),
+                thinking: config.thinking.clone(),
+            })
+        });
         Self {
             client,
             catalog,
-            tool_definitions: config
-                .tool_definitions
-                .clone()
-                .unwrap_or_else(|| Arc::new(config.tools.definitions())),
+            tool_definitions,
             origin: None,
+            fork_base,
             config,
             ctx,
             messages: Vec::new(),
@@ -205,6 +219,7 @@ impl Agent {
             if let Some(ledger) = &self.config.ledger {
                 ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
             }
+            self.publish_fork_point(&calls);
             self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials)
                 .await;
             if cancel.is_cancelled() {
@@ -309,6 +324,26 @@ impl Agent {
                 _ = cancel.cancelled() => return Err(interrupted()),
                 _ = tokio::time::sleep(delay) => {}
             }
+        }
+    }
+
+    /// Leaves a copy of the conversation (ending with the reply just committed) for the
+    /// tools of this reply that want one — only then, since the copy costs the whole history.
+    fn publish_fork_point(&self, calls: &[Call]) {
+        let (Some(source), Some(base)) = (&self.config.fork_source, &self.fork_base) else {
+            return;
+        };
+        let wanted = calls.iter().any(|call| {
+            self.config
+                .tools
+                .get(&call.name)
+                .is_some_and(|tool| tool.wants_conversation())
+        });
+        if wanted {
+            source.publish(ForkPoint {
+                base: base.clone(),
+                messages: self.messages.clone(),
+            });
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::approval::Approver;
 use crate::inbox::Inbox;
 use crate::ledger::Ledger;
+use crate::subagent::ForkSource;
 use fleet_protocol::{ThinkingConfig, ToolDefinition};
 use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolPool;
@@ -35,6 +36,9 @@ pub struct AgentConfig {
     /// The definitions of `tools`, when the caller already has them (deriving schemas is
     /// the costly part of starting an agent, and many subagents share one pool shape).
     pub tool_definitions: Option<Arc<Vec<ToolDefinition>>>,
+    /// Where the agent leaves a copy of its conversation when a reply calls a tool that
+    /// wants one (the Agent tool, to fork); `None` when forking is off.
+    pub fork_source: Option<Arc<ForkSource>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -66,6 +70,7 @@ impl AgentConfig {
             inbox: None,
             ledger: None,
             tool_definitions: None,
+            fork_source: None,
         }
     }
 }

@@ -70,6 +70,13 @@ impl AgentContext {
         }
     }
 
+    /// The agent type it runs as (`fork` for a fork).
+    pub fn agent_type(&self) -> &str {
+        match self {
+            Self::Subagent(s) => &s.agent_type,
+        }
+    }
+
     pub fn depth(&self) -> u32 {
         match self {
             Self::Subagent(s) => s.depth,

@@ -25,6 +25,8 @@ struct Inner {
     per_model: BTreeMap<String, ModelUsage>,
     total_cost_usd: f64,
     stats: SubagentStats,
+    /// Agents resumed after they had ended.
+    reopened: std::collections::BTreeSet<String>,
 }
 
 /// How an Agent tool call asked to run, for the statistics.
@@ -111,15 +113,26 @@ impl Ledger {
         }
     }
 
-    /// The agent's final state: completed, failed or killed.
+    /// A stopped agent runs again (resumed by a message): running until it finishes anew.
+    pub fn reopen(&self, agent_id: &str) {
+        let mut inner = self.lock();
+        if let Some(agent) = inner.agent_mut(agent_id) {
+            agent.status = TaskStatus::Running.as_str().to_string();
+        }
+        inner.reopened.insert(agent_id.to_string());
+    }
+
+    /// The agent's final state: completed, failed or killed. The spawn statistics count each
+    /// agent's first ending only, so a resumed agent is not counted twice.
     pub fn finish(&self, agent_id: &str, status: TaskStatus, killed_by: Option<KilledBy>) {
         let mut inner = self.lock();
+        let reopened = inner.reopened.contains(agent_id);
         let Some(agent) = inner.agent_mut(agent_id) else {
             return;
         };
         agent.status = status.as_str().to_string();
         let is_main = agent.parent_agent_id.is_none();
-        if is_main {
+        if is_main || reopened {
             return;
         }
         let stats = &mut inner.stats;

@@ -1,5 +1,5 @@
 //! After a run: waiting for the agent's own background tasks and running it again on their
-//! notifications, until none is left. The session does this for the main agent, and every
+//! notifications (and on messages sent to it), until none is left. The session does this for the main agent, and every
 //! subagent does it before it reports, so no task is left without someone to hear from it.
 
 use crate::agent::Agent;
@@ -69,14 +69,21 @@ fn merge(messages: Vec<Message>) -> Message {
     Message::with_blocks(Role::User, blocks)
 }
 
-/// The task ids of the notifications in `messages`.
+/// What started a run on `messages`: task notifications (with their task ids), or messages
+/// from other agents when there is no notification among them.
 fn origin_of(messages: &[Message]) -> RunOrigin {
+    let task_ids: Vec<String> = messages
+        .iter()
+        .filter_map(|m| TaskNotification::parse(&m.text()))
+        .map(|n| n.task_id)
+        .collect();
     RunOrigin {
-        kind: "task-notification".into(),
-        task_ids: messages
-            .iter()
-            .filter_map(|m| TaskNotification::parse(&m.text()))
-            .map(|n| n.task_id)
-            .collect(),
+        kind: if task_ids.is_empty() {
+            "message"
+        } else {
+            "task-notification"
+        }
+        .into(),
+        task_ids,
     }
 }

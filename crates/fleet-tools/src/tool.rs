@@ -78,6 +78,12 @@ pub trait Tool: Send + Sync {
     fn aliases(&self) -> &[&str] {
         &[]
     }
+    /// Whether a call needs to see the conversation that made it (the Agent tool forking its
+    /// caller). The agent loop then publishes a copy before answering the reply; for other
+    /// tools that copy would be wasted work.
+    fn wants_conversation(&self) -> bool {
+        false
+    }
     fn parallelism(&self) -> Parallelism {
         if self.is_read_only() {
             Parallelism::Shared

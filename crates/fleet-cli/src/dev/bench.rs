@@ -181,8 +181,7 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
     );
     let mut agent_config = AgentConfig::new(model, tools, permissions);
     agent_config.system = vec!["You coordinate jobs.".into()];
-    agent_config.inbox = Some(spawner.main_inbox().clone());
-    agent_config.ledger = Some(spawner.ledger().clone());
+    spawner.attach_main(&mut agent_config);
     let agent = fleet_runtime::Agent::new(
         client,
         catalog,

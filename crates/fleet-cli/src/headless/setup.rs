@@ -9,7 +9,7 @@ use anyhow::bail;
 use fleet_model::Provider;
 use fleet_protocol::AgentEvent;
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
+use fleet_runtime::subagent::{MainAgent, TranscriptTarget, ORCHESTRATION_TOOLS};
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
 use fleet_runtime::{
     Agent, AgentConfig, Approver, Environment, EventSink, SpawnLimits, Spawner, SpawnerConfig,
@@ -31,9 +31,6 @@ pub struct Built {
     pub sink: EventSink,
     pub events: mpsc::Receiver<AgentEvent>,
 }
-
-/// Tools only the agent tree has, beside the built-ins.
-const TREE_TOOLS: [&str; 3] = ["Agent", "TaskStop", "TaskOutput"];
 
 pub fn agent(
     args: &PrintArgs,
@@ -118,8 +115,7 @@ pub fn agent(
     config.max_turns = args.max_turns;
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
-    config.inbox = Some(spawner.main_inbox().clone());
-    config.ledger = Some(spawner.ledger().clone());
+    spawner.attach_main(&mut config);
     let ctx = ToolContext::new(cwd.to_path_buf(), workspace);
     let agent = Agent::new(choice.client, catalog, config, ctx, session_id);
     Ok(Built {
@@ -145,7 +141,7 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
         .into_iter()
         .map(str::to_string)
         .collect();
-    known.extend(TREE_TOOLS.iter().map(|t| t.to_string()));
+    known.extend(ORCHESTRATION_TOOLS.iter().map(|t| t.to_string()));
     let wanted: Option<Vec<String>> = match &args.tools {
         None => None,
         Some(list) => {

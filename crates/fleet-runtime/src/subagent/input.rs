@@ -25,15 +25,32 @@ pub struct AgentInput {
     pub cwd: Option<String>,
 }
 
+/// How a session's agents delegate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Orchestration {
+    /// Subagents of any type, in the foreground or the background.
+    #[default]
+    Plain,
+    /// An Agent call without `subagent_type` forks the caller; every child runs in the
+    /// background (`FLEET_FORK_SUBAGENT`).
+    Fork,
+    /// The main agent only orchestrates workers, which all run in the background and cannot
+    /// start workers of their own (`FLEET_COORDINATOR_MODE`, `--coordinator`).
+    Coordinator,
+}
+
 /// Which optional parts of the Agent tool this session offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Features {
     pub background: bool,
     /// `isolation: worktree | remote` (later).
     pub isolation: bool,
-    /// `name` / `team_name` for teammates (later).
+    /// `team_name` for teammates (later).
     pub teams: bool,
+    /// `name`, so SendMessage can reach the agent by name.
+    pub names: bool,
     pub cwd: bool,
+    pub orchestration: Orchestration,
 }
 
 impl Default for Features {
@@ -42,8 +59,26 @@ impl Default for Features {
             background: true,
             isolation: false,
             teams: false,
+            names: true,
             cwd: true,
+            orchestration: Orchestration::Plain,
         }
+    }
+}
+
+impl Features {
+    /// Forks and coordinator workers always run in the background, so the model is not
+    /// offered the choice.
+    pub fn always_background(&self) -> bool {
+        self.orchestration != Orchestration::Plain
+    }
+
+    pub fn fork(&self) -> bool {
+        self.orchestration == Orchestration::Fork
+    }
+
+    pub fn coordinator(&self) -> bool {
+        self.orchestration == Orchestration::Coordinator
     }
 }
 
@@ -61,12 +96,14 @@ impl AgentInput {
         if self.isolation.is_some() && !features.isolation {
             return Err(unsupported("isolation"));
         }
-        if (self.name.is_some() || self.team_name.is_some()) && !features.teams {
-            return Err(unsupported(if self.name.is_some() {
-                "name"
-            } else {
-                "team_name"
-            }));
+        if self.name.is_some() && !(features.names || features.teams) {
+            return Err(unsupported("name"));
+        }
+        if self.team_name.is_some() && !features.teams {
+            return Err(unsupported("team_name"));
+        }
+        if let Some(name) = &self.name {
+            check_name(name)?;
         }
         if self.cwd.is_some() && !features.cwd {
             return Err(unsupported("cwd"));
@@ -81,6 +118,25 @@ impl AgentInput {
     }
 }
 
+/// A name must be usable as a SendMessage address: not empty, no spaces, not an agent id's
+/// shape or a reserved word.
+fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !matches!(name, "main" | "*");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`name` {name:?} cannot be used: use 1-64 letters, digits, '-', '_' or '.', \
+             other than \"main\"."
+        ))
+    }
+}
+
 /// The JSON Schema for `features`.
 pub fn schema(features: Features) -> Value {
     let mut properties = Map::new();
@@ -88,19 +144,30 @@ pub fn schema(features: Features) -> Value {
         "description".into(),
         json!({"type": "string", "description": "A short (3-5 word) description of the task"}),
     );
+    let (prompt, subagent_type) = if features.fork() {
+        (
+            "The task. A fork sees this conversation, so a short directive is enough; any other agent type sees none of it, so tell it everything it needs to know",
+            "The type of agent to use; leave it out to fork yourself",
+        )
+    } else {
+        (
+            "The task for the agent: everything it needs to know, since it does not see this conversation",
+            "The type of agent to use (default general-purpose)",
+        )
+    };
     properties.insert(
         "prompt".into(),
-        json!({"type": "string", "description": "The task for the agent: everything it needs to know, since it does not see this conversation"}),
+        json!({"type": "string", "description": prompt}),
     );
     properties.insert(
         "subagent_type".into(),
-        json!({"type": "string", "description": "The type of agent to use (default general-purpose)"}),
+        json!({"type": "string", "description": subagent_type}),
     );
     properties.insert(
         "model".into(),
         json!({"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Model for this agent; defaults to the agent type's model, else yours"}),
     );
-    if features.background {
+    if features.background && !features.always_background() {
         properties.insert(
             "run_in_background".into(),
             json!({"type": "boolean", "description": "Run the agent in the background; you get a <task-notification> when it finishes"}),
@@ -112,11 +179,13 @@ pub fn schema(features: Features) -> Value {
             json!({"type": "string", "enum": ["worktree", "remote"], "description": "Run in a separate git worktree, or on a remote worker"}),
         );
     }
-    if features.teams {
+    if features.names || features.teams {
         properties.insert(
             "name".into(),
             json!({"type": "string", "description": "Name for this agent, so SendMessage can reach it"}),
         );
+    }
+    if features.teams {
         properties.insert(
             "team_name".into(),
             json!({"type": "string", "description": "Team to join"}),
@@ -145,7 +214,18 @@ mod tests {
         let all = schema(Features::default());
         assert!(all["properties"].get("run_in_background").is_some());
         assert!(all["properties"].get("isolation").is_none());
-        assert!(all["properties"].get("name").is_none());
+        assert!(all["properties"].get("team_name").is_none());
+        assert!(all["properties"].get("name").is_some());
+        for orchestration in [Orchestration::Fork, Orchestration::Coordinator] {
+            let forced = schema(Features {
+                orchestration,
+                ..Features::default()
+            });
+            assert!(
+                forced["properties"].get("run_in_background").is_none(),
+                "{orchestration:?} runs every child in the background"
+            );
+        }
         let no_bg = schema(Features {
             background: false,
             ..Features::default()

@@ -6,7 +6,11 @@
 //! agent that holds them ([`ParentView`]), so a spawn always knows who its parent is without
 //! any global state.
 
+mod build;
+mod directory;
+mod fork;
 mod input;
+mod message;
 mod pool;
 mod report;
 mod run;
@@ -14,10 +18,20 @@ mod scoped;
 mod tap;
 mod tool;
 
-pub use input::{AgentInput, Features};
+pub use fork::{
+    fork_prompt, instruction as fork_instruction, is_fork_conversation, ForkBase, ForkPoint,
+    ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
+};
+pub use input::{AgentInput, Features, Orchestration};
+pub use message::SendMessageTool;
 pub use tool::AgentTool;
 
+/// The tools that direct other agents. Coordinator workers get none of them: only the
+/// coordinator starts, messages and stops workers.
+pub const ORCHESTRATION_TOOLS: [&str; 4] = ["Agent", "SendMessage", "TaskStop", "TaskOutput"];
+
 use crate::approval::Approver;
+use crate::config::AgentConfig;
 use crate::definitions::{AgentCatalog, AgentDefinition, ModelSetting, Restriction};
 use crate::inbox::Inbox;
 use crate::ledger::Ledger;
@@ -117,6 +131,8 @@ pub struct ParentView {
     /// Who answers "ask" decisions for the agent; a foreground child asks the same person.
     pub approver: Option<Arc<dyn Approver>>,
     pub cwd: PathBuf,
+    /// The agent's latest conversation, for forking it.
+    pub fork_source: Arc<ForkSource>,
 }
 
 impl std::fmt::Debug for ParentView {
@@ -151,6 +167,8 @@ pub struct Spawner {
     ledger: Arc<Ledger>,
     slots: Slots,
     main_inbox: Arc<Inbox>,
+    main_fork_source: Arc<ForkSource>,
+    directory: directory::Directory,
     /// Tool definitions by pool shape: most subagents share a handful of shapes, and deriving
     /// schemas is the costly part of starting one.
     definitions: Mutex<HashMap<String, Arc<Vec<ToolDefinition>>>>,
@@ -169,6 +187,8 @@ impl Spawner {
             tasks,
             ledger,
             main_inbox: Arc::new(Inbox::new()),
+            main_fork_source: Arc::default(),
+            directory: directory::Directory::default(),
             definitions: Mutex::new(HashMap::new()),
         })
     }
@@ -193,9 +213,10 @@ impl Spawner {
         self.config.max_budget_usd
     }
 
-    /// The main agent's tools: the base tools plus Agent, TaskStop and TaskOutput, keeping
-    /// those `keep` accepts (the `--tools` / `--disallowedTools` choice). Registers the main
-    /// agent in the ledger.
+    /// The main agent's tools: the base tools plus Agent, SendMessage, TaskStop and
+    /// TaskOutput, keeping those `keep` accepts (the `--tools` / `--disallowedTools` choice).
+    /// In coordinator mode only Agent, SendMessage and TaskStop; the base tools `keep`
+    /// accepts are then what workers may be given. Registers the main agent in the ledger.
     pub fn main_tools(self: &Arc<Self>, main: MainAgent, keep: impl Fn(&str) -> bool) -> ToolPool {
         self.ledger.register("main", "main", None, 0, &main.model);
         let view = Arc::new(ParentView {
@@ -207,8 +228,44 @@ impl Spawner {
             inbox: self.main_inbox.clone(),
             approver: main.approver,
             cwd: main.cwd,
+            fork_source: self.main_fork_source.clone(),
         });
-        self.assemble(&view, keep, Restriction::None)
+        if !self.config.features.coordinator() {
+            return self.assemble(&view, keep, Restriction::None);
+        }
+        // What the coordinator's children may be given is what workers may have, not the
+        // coordinator's own tools (set first: `assemble` leaves names already set alone).
+        let _ = view.tool_names.set(self.worker_tools(&keep));
+        self.assemble(
+            &view,
+            |name| matches!(name, "Agent" | "SendMessage" | "TaskStop"),
+            Restriction::None,
+        )
+    }
+
+    /// The tools a coordinator's workers may have: the base tools `keep` accepts.
+    pub fn worker_tools(&self, keep: &impl Fn(&str) -> bool) -> Vec<String> {
+        self.config
+            .base_tools
+            .names()
+            .into_iter()
+            .filter(|name| keep(name) && !ORCHESTRATION_TOOLS.contains(name))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Connects the main agent's config to the tree: its inbox, the ledger, and (in fork
+    /// mode) the copy of its conversation that forks start from.
+    pub fn attach_main(&self, config: &mut AgentConfig) {
+        config.inbox = Some(self.main_inbox.clone());
+        config.ledger = Some(self.ledger.clone());
+        if self.config.features.fork() {
+            config.fork_source = Some(self.main_fork_source.clone());
+        }
+    }
+
+    pub fn features(&self) -> Features {
+        self.config.features
     }
 
     /// The definitions for `pool`, derived once per pool shape.

@@ -3,6 +3,7 @@
 
 use super::{ParentView, Spawner};
 use crate::definitions::{AgentDefinition, Restriction};
+use crate::subagent::message::SendMessageTool;
 use crate::subagent::tool::AgentTool;
 use crate::tasks::{TaskOutputTool, TaskStopTool};
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind};
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 impl Spawner {
-    /// Builds the pool for the agent `view` describes: base tools and the task tools that
+    /// Builds the pool for the agent `view` describes: base tools and the tree's tools that
     /// `keep` accepts, shaped by `restriction`. Records the names on the view, since they
     /// bound what the agent's own children may get.
     pub(crate) fn assemble(
@@ -29,6 +30,9 @@ impl Spawner {
             .collect();
         if keep("Agent") {
             tools.push(Arc::new(AgentTool::new(self.clone(), view.clone())));
+        }
+        if keep("SendMessage") {
+            tools.push(Arc::new(SendMessageTool::new(self.clone(), view.clone())));
         }
         if keep("TaskStop") {
             tools.push(Arc::new(TaskStopTool::new(self.tasks.clone())));

@@ -1,8 +1,7 @@
 //! What the Agent tool answers: the text the model reads and the structured copy printers
 //! show (`tool_use_result`), for a finished foreground child and a launched background one.
 
-use super::input::AgentInput;
-use crate::definitions::AgentDefinition;
+use super::build::{Blueprint, Kind};
 use fleet_protocol::{RunResult, Usage};
 use fleet_tools::ToolOutput;
 use serde_json::json;
@@ -48,7 +47,7 @@ impl ChildOutcome {
 /// A foreground child that ran to its end.
 pub(crate) fn completed(
     agent_id: &str,
-    def: &AgentDefinition,
+    bp: &Blueprint,
     outcome: &ChildOutcome,
     elapsed: Duration,
 ) -> ToolOutput {
@@ -57,7 +56,7 @@ pub(crate) fn completed(
     let result = outcome.result_text();
     let text = format!(
         "{result}\n\n[agent {agent_id} ({}): {} tool uses, {} tokens, {:.1}s]",
-        def.name,
+        bp.kind.type_name(),
         outcome.tool_uses,
         outcome.total_tokens(),
         elapsed.as_secs_f64()
@@ -65,7 +64,8 @@ pub(crate) fn completed(
     let structured = json!({
         "status": if failed { "failed" } else { "completed" },
         "agentId": agent_id,
-        "agentType": def.name,
+        "agentType": bp.kind.type_name(),
+        "name": bp.name,
         "result": result,
         "usage": outcome.usage,
         "total_cost_usd": outcome.cost_usd,
@@ -85,18 +85,22 @@ pub(crate) fn completed(
 /// A background child that has just been started.
 pub(crate) fn launched(
     agent_id: &str,
-    def: &AgentDefinition,
-    input: &AgentInput,
-    model: &str,
+    bp: &Blueprint,
+    prompt: &str,
     output_file: &str,
 ) -> ToolOutput {
+    let what = match &bp.kind {
+        Kind::Fork(_) => format!("Forked {agent_id}"),
+        Kind::Defined(def) => format!("Started background agent {agent_id} ({})", def.name),
+    };
     let mut text = format!(
-        "Started background agent {agent_id} ({}): {}.\n\
+        "{what}: {}.\n\
          It works on its own; when it finishes you will receive a <task-notification> with its \
          result. Do not wait for it or check on it in a loop, and do not do its work yourself \
-         meanwhile: carry on with other work, or end your turn if there is none. Use TaskOutput \
-         to look at its progress or TaskStop to stop it.",
-        def.name, input.description
+         meanwhile: carry on with other work, or end your turn if there is none. Use \
+         SendMessage to give it more instructions, TaskOutput to look at its progress or \
+         TaskStop to stop it.",
+        bp.description
     );
     if !output_file.is_empty() {
         text.push_str(&format!("\nIts transcript is written to {output_file}."));
@@ -105,9 +109,11 @@ pub(crate) fn launched(
         "isAsync": true,
         "status": "async_launched",
         "agentId": agent_id,
-        "description": input.description,
-        "resolvedModel": model,
-        "prompt": input.prompt,
+        "agentType": bp.kind.type_name(),
+        "name": bp.name,
+        "description": bp.description,
+        "resolvedModel": bp.model,
+        "prompt": prompt,
         "outputFile": output_file,
         "canReadOutputFile": !output_file.is_empty(),
     }))

@@ -1,41 +1,26 @@
-//! Starting a subagent: checking the limits, building it, and running it in the foreground
-//! (the caller waits) or as a background task (the caller gets a notification later).
+//! Starting a subagent: checking the limits, choosing what it runs as (an agent type or a fork
+//! of its caller), and running it in the foreground (the caller waits) or as a background task
+//! (the caller gets a notification later).
 
+use super::build::{Blueprint, Child, Kind, Start};
+use super::directory::{AgentRecord, Run};
+use super::fork::{fork_prompt, is_fork_conversation, ForkPoint, FORK_TYPE};
 use super::input::AgentInput;
-use super::pool::{child_keeps, child_permissions, shape};
 use super::report::{self, ChildOutcome};
-use super::tap::ChildTap;
 use super::{new_agent_id, ParentView, Spawner};
-use crate::agent::Agent;
-use crate::config::AgentConfig;
-use crate::context::{AgentContext, SubagentContext};
+use crate::context::AgentContext;
 use crate::definitions::{AgentDefinition, Isolation};
 use crate::inbox::Inbox;
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
-use crate::sink::EventSink;
 use crate::tasks::NewTask;
-use fleet_protocol::{AgentRef, KilledBy, Message, RunResult, TaskStatus, TaskUsage};
-use fleet_store::SidechainWriter;
+use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus, TaskUsage};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-/// A child ready to run.
-struct Child {
-    agent: Agent,
-    agent_id: String,
-    inbox: Arc<Inbox>,
-    sink: EventSink,
-    tap: Arc<ChildTap>,
-    context: Arc<AgentContext>,
-    prompt: Message,
-    output_file: String,
-    depth: u32,
-}
 
 impl Spawner {
     /// Runs one Agent tool call for the agent `parent`.
@@ -45,51 +30,177 @@ impl Spawner {
         input: AgentInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        input
-            .check_features(self.config.features)
-            .map_err(ToolError::Failed)?;
-        let def = self.definition(input.subagent_type.as_deref())?;
-        if let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) {
-            let isolation = match isolation {
-                Isolation::Worktree => "worktree",
-                Isolation::Remote => "remote",
-            };
-            return Err(ToolError::Failed(format!(
-                "Agent type {:?} asks for isolation: {isolation}, which this version of fleet \
-                 cannot provide yet; use another agent type or do the work yourself.",
-                def.name
-            )));
+        let features = self.config.features;
+        input.check_features(features).map_err(ToolError::Failed)?;
+        let fork = self.fork_point(parent, &input)?;
+        let (kind, history, prompt) = match &fork {
+            Some(point) => (
+                Kind::Fork(point.base.clone()),
+                point.messages.clone(),
+                fork_prompt(&point.messages, &input.prompt),
+            ),
+            None => {
+                let def = self.definition(input.subagent_type.as_deref())?;
+                self.check_isolation(&def)?;
+                let prompt = match &def.initial_prompt {
+                    Some(first) => format!("{first}\n\n{}", input.prompt),
+                    None => input.prompt.clone(),
+                };
+                (
+                    Kind::Defined(Box::new(def)),
+                    Vec::new(),
+                    Message::user_text(prompt),
+                )
+            }
+        };
+        if let Some(name) = &input.name {
+            self.directory
+                .check_name_free(name)
+                .map_err(ToolError::Failed)?;
         }
         let depth = parent.depth + 1;
-        let background = input.run_in_background.unwrap_or(false) || def.background;
-        let slot = self.admit(parent, depth)?;
+        let background = features.always_background()
+            || input.run_in_background == Some(true)
+            || matches!(&kind, Kind::Defined(def) if def.background);
+        let slot = self.admit(depth)?;
         let requested = match input.run_in_background {
             Some(true) => RequestedMode::Background,
             Some(false) => RequestedMode::Foreground,
             None => RequestedMode::Unset,
         };
+        let (model, cwd) = match &kind {
+            Kind::Defined(def) => (
+                self.child_model(parent, def, input.model.as_deref()),
+                self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?,
+            ),
+            Kind::Fork(base) => (base.model.clone(), ctx.cwd.clone()),
+        };
+        let bp = Arc::new(Blueprint {
+            kind,
+            parent: parent.clone(),
+            description: input.description.clone(),
+            name: input.name.clone(),
+            model,
+            cwd,
+            depth,
+        });
+        let run = Run {
+            inbox: Arc::new(Inbox::new()),
+            // A background child lives on its own root: interrupting its parent leaves it be.
+            cancel: if background {
+                CancellationToken::new()
+            } else {
+                ctx.cancel.child_token()
+            },
+        };
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
-        let child = self.build(parent, &def, &input, ctx, &tool_use_id, depth)?;
-        self.ledger.spawned(&def.name, depth, requested, background);
+        let child = self.build(
+            &bp,
+            Start {
+                agent_id: new_agent_id(),
+                write_history: !history.is_empty(),
+                history,
+                prompt,
+                tool_use_id: tool_use_id.clone(),
+                request_id: ctx.request_id.clone(),
+                transcript_after: None,
+                run: run.clone(),
+            },
+        )?;
+        let record = self
+            .directory
+            .add(&child.agent_id, bp.clone(), run)
+            .map_err(ToolError::Failed)?;
+        let type_name = bp.kind.type_name();
+        self.ledger.register(
+            &child.agent_id,
+            type_name,
+            Some(&parent.agent_id),
+            depth,
+            &bp.model,
+        );
+        self.ledger.spawned(type_name, depth, requested, background);
         if background {
-            self.launch(parent, def, input, child, slot, tool_use_id)
-                .await
-        } else {
-            let cancel = ctx.cancel.child_token();
-            let started = Instant::now();
-            let agent_id = child.agent_id.clone();
-            let outcome = run_to_end(self.clone(), child, cancel.clone()).await;
-            drop(slot);
-            let status = outcome.status(cancel.is_cancelled());
-            self.ledger
-                .finish(&agent_id, status, Some(KilledBy::Parent));
-            Ok(report::completed(
-                &agent_id,
-                &def,
-                &outcome,
-                started.elapsed(),
-            ))
+            let task_id = child.agent_id.clone();
+            let output_file = child.output_file.clone();
+            self.launch(parent, &bp, &input.prompt, child, record, slot, tool_use_id)
+                .await;
+            return Ok(report::launched(&task_id, &bp, &input.prompt, &output_file));
         }
+        let started = Instant::now();
+        let agent_id = child.agent_id.clone();
+        let cancel = child.run.cancel.clone();
+        let outcome = run_to_end(self.clone(), child, &record).await;
+        drop(slot);
+        let status = outcome.status(cancel.is_cancelled());
+        self.ledger
+            .finish(&agent_id, status, Some(KilledBy::Parent));
+        record.set_stopped();
+        Ok(report::completed(
+            &agent_id,
+            &bp,
+            &outcome,
+            started.elapsed(),
+        ))
+    }
+
+    /// The parent's conversation when this call forks it: `subagent_type: "fork"`, or no
+    /// type while fork mode is on. A fork's own attempt to fork is refused.
+    fn fork_point(
+        &self,
+        parent: &ParentView,
+        input: &AgentInput,
+    ) -> Result<Option<Arc<ForkPoint>>, ToolError> {
+        let requested = input.subagent_type.as_deref().map(str::trim);
+        let wants_fork = match requested {
+            Some(name) if name.eq_ignore_ascii_case(FORK_TYPE) => true,
+            Some("") | None => self.config.features.fork(),
+            Some(_) => false,
+        };
+        if !wants_fork {
+            return Ok(None);
+        }
+        if !self.config.features.fork() {
+            return Err(ToolError::Failed(format!(
+                "Forking is off in this session (FLEET_FORK_SUBAGENT=1 turns it on{}). Use \
+                 one of the agent types: {}.",
+                if self.config.features.coordinator() {
+                    "; it is always off in coordinator mode"
+                } else {
+                    ""
+                },
+                self.config.agents.names().join(", ")
+            )));
+        }
+        let point = parent.fork_source.latest();
+        // How the agent was started says it is a fork; its messages say so too if that was
+        // lost (the fallback).
+        let in_fork = AgentContext::current().is_some_and(|c| c.agent_type() == FORK_TYPE)
+            || point
+                .as_ref()
+                .is_some_and(|p| is_fork_conversation(&p.messages));
+        if in_fork {
+            return Err(ToolError::Failed(
+                "Forking is not available inside a fork: you are already a forked worker. Do \
+                 the work directly with your tools, or name a subagent_type to delegate part \
+                 of it."
+                    .into(),
+            ));
+        }
+        if input.model.is_some() || input.cwd.is_some() {
+            return Err(ToolError::Failed(
+                "A fork runs on your model in your folder, with your conversation; leave out \
+                 `model` and `cwd`, or name a subagent_type."
+                    .into(),
+            ));
+        }
+        point.map(Some).ok_or_else(|| {
+            ToolError::Failed(
+                "Cannot fork: this agent's conversation is not available to copy. Name a \
+                 subagent_type instead."
+                    .into(),
+            )
+        })
     }
 
     fn definition(&self, requested: Option<&str>) -> Result<AgentDefinition, ToolError> {
@@ -98,22 +209,44 @@ impl Spawner {
             .filter(|n| !n.is_empty())
             .unwrap_or("general-purpose");
         self.config.agents.get(name).cloned().ok_or_else(|| {
+            let fork = if self.config.features.fork() {
+                " (or leave subagent_type out to fork yourself)"
+            } else {
+                ""
+            };
             ToolError::Failed(format!(
-                "Unknown subagent_type {name:?}. Available agent types: {}.",
+                "Unknown subagent_type {name:?}. Available agent types: {}{fork}.",
                 self.config.agents.names().join(", ")
             ))
         })
     }
 
-    /// Checks depth, budget and concurrency; a refusal is counted and explained.
-    fn admit(&self, parent: &ParentView, depth: u32) -> Result<SlotGuard, ToolError> {
+    fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
+        let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) else {
+            return Ok(());
+        };
+        let isolation = match isolation {
+            Isolation::Worktree => "worktree",
+            Isolation::Remote => "remote",
+        };
+        Err(ToolError::Failed(format!(
+            "Agent type {:?} asks for isolation: {isolation}, which this version of fleet \
+             cannot provide yet; use another agent type or do the work yourself.",
+            def.name
+        )))
+    }
+
+    /// Checks depth, budget and concurrency for an agent at `depth`; a refusal is counted and
+    /// explained.
+    pub(crate) fn admit(&self, depth: u32) -> Result<SlotGuard, ToolError> {
         let limits = self.config.limits;
         if depth > limits.max_depth {
             self.ledger.refused(Refusal::Depth);
             return Err(ToolError::Failed(format!(
                 "Cannot start a subagent: the nesting limit is {} levels (FLEET_MAX_SPAWN_DEPTH) and \
                  this agent is already at depth {}. Do this part of the work yourself.",
-                limits.max_depth, parent.depth
+                limits.max_depth,
+                depth - 1
             )));
         }
         if let Some(budget) = self.config.max_budget_usd {
@@ -133,115 +266,6 @@ impl Spawner {
                  (FLEET_MAX_CONCURRENT_SUBAGENTS). Wait for some to finish, then try again.",
                 self.slots.max()
             ))
-        })
-    }
-
-    fn build(
-        self: &Arc<Self>,
-        parent: &Arc<ParentView>,
-        def: &AgentDefinition,
-        input: &AgentInput,
-        ctx: &ToolContext,
-        tool_use_id: &str,
-        depth: u32,
-    ) -> Result<Child, ToolError> {
-        let agent_id = new_agent_id();
-        let model = self.child_model(parent, def, input.model.as_deref());
-        let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
-        let permissions = Arc::new(child_permissions(&parent.permissions, def).map_err(|err| {
-            ToolError::Failed(format!("Agent type {:?} has a bad rule: {err}", def.name))
-        })?);
-        let inbox = Arc::new(Inbox::new());
-        let view = Arc::new(ParentView {
-            agent_id: agent_id.clone(),
-            depth,
-            model: model.clone(),
-            permissions: permissions.clone(),
-            tool_names: OnceLock::new(),
-            inbox: inbox.clone(),
-            approver: parent.approver.clone(),
-            cwd: cwd.clone(),
-        });
-        let tools = self.assemble(
-            &view,
-            |name| child_keeps(parent, def, name),
-            def.restriction,
-        );
-        let tools = super::scoped::apply(tools, def, &permissions).map_err(|err| {
-            ToolError::Failed(format!(
-                "Agent type {:?} has a bad tools entry: {err}",
-                def.name
-            ))
-        })?;
-        let definitions = self.definitions_for(&tools, &shape(&tools, def));
-
-        let mut config = AgentConfig::new(model.clone(), tools, permissions);
-        config.max_tokens = self.config.max_tokens;
-        config.system = std::iter::once(def.prompt.clone())
-            .chain(std::iter::once(SUBAGENT_NOTES.to_string()))
-            .chain(self.config.shared_system.iter().cloned())
-            .collect();
-        config.max_turns = def.max_turns;
-        config.inbox = Some(inbox.clone());
-        config.ledger = Some(self.ledger.clone());
-        config.tool_definitions = Some(definitions);
-        config.approver = parent.approver.clone();
-
-        let writer = match &self.config.transcripts {
-            Some(target) => Some(
-                SidechainWriter::new(&target.home, &target.project, &target.session_id, &agent_id)
-                    .map_err(|err| ToolError::Failed(format!("Cannot start a subagent: {err}")))?,
-            ),
-            None => None,
-        };
-        let output_file = writer
-            .as_ref()
-            .map(|w| w.path().display().to_string())
-            .unwrap_or_default();
-        let tap = Arc::new(ChildTap {
-            transcript: writer.map(Mutex::new),
-            transcript_error: Mutex::new(None),
-            task: OnceLock::new(),
-        });
-        let agent_ref = AgentRef::subagent(&agent_id, tool_use_id, &def.name, &input.description);
-        let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
-        let tool_ctx = ToolContext::new(cwd, self.config.workspace.clone());
-        let session_id = self
-            .config
-            .transcripts
-            .as_ref()
-            .map(|t| t.session_id.clone())
-            .unwrap_or_default();
-        let agent = Agent::new(
-            self.config.client.clone(),
-            self.config.catalog.clone(),
-            config,
-            tool_ctx,
-            session_id,
-        );
-        self.ledger
-            .register(&agent_id, &def.name, Some(&parent.agent_id), depth, &model);
-        let context = Arc::new(AgentContext::Subagent(SubagentContext::new(
-            &agent_id,
-            &def.name,
-            def.is_builtin(),
-            depth,
-            ctx.request_id.clone(),
-        )));
-        let prompt = match &def.initial_prompt {
-            Some(first) => format!("{first}\n\n{}", input.prompt),
-            None => input.prompt.clone(),
-        };
-        Ok(Child {
-            agent,
-            agent_id,
-            inbox,
-            sink,
-            tap,
-            context,
-            prompt: Message::user_text(prompt),
-            output_file,
-            depth,
         })
     }
 
@@ -273,41 +297,42 @@ impl Spawner {
         Ok(dir)
     }
 
-    /// Registers a background task and starts the child on its own cancellation root.
-    async fn launch(
+    /// Registers a background task owned by `owner` and starts the child. The task ends,
+    /// and `owner` is notified, when the child's run has ended.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn launch(
         self: &Arc<Self>,
-        parent: &Arc<ParentView>,
-        def: AgentDefinition,
-        input: AgentInput,
+        owner: &ParentView,
+        bp: &Blueprint,
+        prompt: &str,
         child: Child,
+        record: Arc<AgentRecord>,
         slot: SlotGuard,
         tool_use_id: String,
-    ) -> Result<ToolOutput, ToolError> {
-        let cancel = CancellationToken::new();
+    ) {
         let task_id = child.agent_id.clone();
-        let model = child.agent.config().model.clone();
         // From now on the child's progress shows on its task.
         let _ = child.tap.task.set((self.tasks.clone(), task_id.clone()));
         self.tasks
             .register(NewTask {
                 task_id: task_id.clone(),
-                owner_id: parent.agent_id.clone(),
-                owner_inbox: parent.inbox.clone(),
+                owner_id: owner.agent_id.clone(),
+                owner_inbox: owner.inbox.clone(),
                 tool_use_id,
-                description: input.description.clone(),
-                subagent_type: def.name.clone(),
-                prompt: input.prompt.clone(),
-                model: model.clone(),
+                description: bp.description.clone(),
+                subagent_type: bp.kind.type_name().to_string(),
+                prompt: prompt.to_string(),
+                model: bp.model.clone(),
                 depth: child.depth,
                 output_file: child.output_file.clone(),
-                cancel: cancel.clone(),
+                cancel: child.run.cancel.clone(),
             })
             .await;
-        let output = report::launched(&task_id, &def, &input, &model, &child.output_file);
         let spawner = self.clone();
         tokio::spawn(async move {
             let _ = spawner.tasks.set_running(&task_id);
-            let outcome = run_to_end(spawner.clone(), child, cancel.clone()).await;
+            let cancel = child.run.cancel.clone();
+            let outcome = run_to_end(spawner.clone(), child, &record).await;
             drop(slot);
             let status = outcome.status(cancel.is_cancelled());
             let usage = TaskUsage {
@@ -320,22 +345,20 @@ impl Spawner {
                 .tasks
                 .finish(&task_id, status, outcome.result_text(), usage, None)
                 .await;
+            // Only now may a message resume it: its task has ended and its transcript is whole.
+            record.set_stopped();
         });
-        Ok(output)
     }
 }
 
-/// Runs the child on its prompt, then lets it react to its own background tasks until none
-/// are left, so nothing it started is orphaned. Returns the last run's result and totals.
-async fn run_to_end(
-    spawner: Arc<Spawner>,
-    child: Child,
-    cancel: CancellationToken,
-) -> ChildOutcome {
+/// Runs the child on its prompt, then lets it react to its own background tasks and to
+/// messages sent to it until none are left, so nothing it started is orphaned and nothing
+/// sent to it is dropped. Returns the runs' result and totals.
+async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -> ChildOutcome {
     let Child {
         mut agent,
         agent_id,
-        inbox,
+        run,
         sink,
         tap,
         context,
@@ -346,20 +369,26 @@ async fn run_to_end(
     context
         .scope(async move {
             let mut outcome = ChildOutcome::default();
-            let result = agent.run(prompt, &sink, &cancel).await;
+            let cancel = &run.cancel;
+            let result = agent.run(prompt, &sink, cancel).await;
             outcome.add(&result, &spawner, &agent_id);
-            Settle {
-                owner: &agent_id,
-                tasks: &tasks,
-                inbox: &inbox,
-                sink: &sink,
-                cancel: &cancel,
-                announce: None,
+            loop {
+                Settle {
+                    owner: &agent_id,
+                    tasks: &tasks,
+                    inbox: &run.inbox,
+                    sink: &sink,
+                    cancel,
+                    announce: None,
+                }
+                .run(&mut agent, |result| {
+                    outcome.add(result, &spawner, &agent_id)
+                })
+                .await;
+                if record.try_close(&run) {
+                    break;
+                }
             }
-            .run(&mut agent, |result| {
-                outcome.add(result, &spawner, &agent_id)
-            })
-            .await;
             if cancel.is_cancelled() {
                 tasks.stop_owned_by(&agent_id, KilledBy::Parent).await;
             }
@@ -392,9 +421,3 @@ impl ChildOutcome {
         }
     }
 }
-
-/// Told to every subagent after its own prompt.
-const SUBAGENT_NOTES: &str = "You are running as a subagent: another agent gave you this task \
-and receives only your final message, not your tool calls or their output. Make that message \
-complete on its own: what you found or changed, with absolute file paths and the key lines, and \
-anything you could not do. Do not ask questions back; decide sensibly and say what you assumed.";

@@ -4,7 +4,7 @@
 use crate::sink::EventTap;
 use crate::tasks::TaskRegistry;
 use crate::transcript;
-use fleet_protocol::{AgentEvent, ContentBlock, EventKind};
+use fleet_protocol::{AgentEvent, CommittedMessage, ContentBlock, EventKind};
 use fleet_store::SidechainWriter;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -21,17 +21,7 @@ impl EventTap for ChildTap {
     fn observe(&self, event: &AgentEvent) {
         match &event.kind {
             EventKind::MessageCommitted(committed) => {
-                if let Some(writer) = &self.transcript {
-                    let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
-                    if let Err(err) = writer.append(transcript::entry(committed)) {
-                        tracing::warn!(agent = %event.agent.agent_id, "subagent transcript: {err}");
-                        let mut slot = self
-                            .transcript_error
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner());
-                        slot.get_or_insert_with(|| err.to_string());
-                    }
-                }
+                self.record(committed);
                 if let (Some((tasks, id)), Some(reply)) = (self.task.get(), &committed.reply) {
                     let tokens = reply.usage.input_tokens
                         + reply.usage.output_tokens
@@ -70,6 +60,22 @@ impl EventTap for ChildTap {
 }
 
 impl ChildTap {
+    /// Appends one message to the transcript; the first failure is kept for the result.
+    pub fn record(&self, committed: &CommittedMessage) {
+        let Some(writer) = &self.transcript else {
+            return;
+        };
+        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(err) = writer.append(transcript::entry(committed)) {
+            tracing::warn!(path = %writer.path().display(), "subagent transcript: {err}");
+            let mut slot = self
+                .transcript_error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert_with(|| err.to_string());
+        }
+    }
+
     pub fn take_error(&self) -> Option<String> {
         self.transcript_error
             .lock()

@@ -30,6 +30,10 @@ impl Tool for AgentTool {
     }
 
     fn description(&self) -> String {
+        let features = self.spawner.config.features;
+        if features.coordinator() {
+            return self.coordinator_description();
+        }
         let mut text = String::from(
             "Starts a subagent: a separate agent with its own context that works on a task and \
              reports back. Use it for work that is self-contained — broad searches, research, \
@@ -42,21 +46,26 @@ impl Tool for AgentTool {
              at once and a <task-notification> message when it finishes; such notifications \
              arrive as user-role messages but come from fleet, not from the user.\n\
              - Its final message is returned to you; the user does not see it, so relay what \
-             matters.\n\nAgent types (subagent_type):\n",
+             matters.\n",
         );
-        for def in self.spawner.agents().agents() {
-            let tools = match &def.tools {
-                None => "all tools".to_string(),
-                Some(list) => list
-                    .iter()
-                    .map(|t| t.to_rule_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            };
-            let description = def.description.lines().next().unwrap_or_default();
-            let _ = writeln!(text, "- {}: {description} (Tools: {tools})", def.name);
+        if features.fork() {
+            text.push_str(
+                "- Leave out subagent_type to fork yourself: the fork carries on from this very \
+                 conversation (same instructions, tools and model; it reuses the prompt cache), \
+                 so `prompt` only needs the directive. Forks always run in the background; \
+                 several in one message work in parallel. A fork cannot fork again.\n\
+                 - Every agent runs in the background; you get a <task-notification> when it \
+                 finishes.\n",
+            );
         }
+        text.push_str("\nAgent types (subagent_type):\n");
+        self.list_types(&mut text);
         text
+    }
+
+    /// A fork starts from the conversation that made the call.
+    fn wants_conversation(&self) -> bool {
+        self.spawner.config.features.fork()
     }
 
     fn input_schema(&self) -> Value {
@@ -82,5 +91,36 @@ impl Tool for AgentTool {
             let input: AgentInput = parse_input("Agent", input)?;
             self.spawner.spawn(&self.parent, input, ctx).await
         })
+    }
+}
+
+impl AgentTool {
+    fn coordinator_description(&self) -> String {
+        let mut text = String::from(
+            "Starts a worker: an agent with its own context and the coding tools (not this \
+             one), which works on one task in the background and reports back with a \
+             <task-notification>. Workers see none of this conversation: the prompt must hold \
+             everything — goal, exact files and lines, constraints, what to report. Start \
+             independent workers together by making several Agent calls in one message. Give \
+             a worker a `name` to continue it later with SendMessage.\n\nAgent types \
+             (subagent_type, default general-purpose):\n",
+        );
+        self.list_types(&mut text);
+        text
+    }
+
+    fn list_types(&self, text: &mut String) {
+        for def in self.spawner.agents().agents() {
+            let tools = match &def.tools {
+                None => "all tools".to_string(),
+                Some(list) => list
+                    .iter()
+                    .map(|t| t.to_rule_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let description = def.description.lines().next().unwrap_or_default();
+            let _ = writeln!(text, "- {}: {description} (Tools: {tools})", def.name);
+        }
     }
 }

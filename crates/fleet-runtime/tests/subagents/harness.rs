@@ -98,8 +98,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
     );
     let mut config = AgentConfig::new("claude-sonnet-4-5", tools, permissions);
     config.system = vec![PARENT.into()];
-    config.inbox = Some(spawner.main_inbox().clone());
-    config.ledger = Some(spawner.ledger().clone());
+    spawner.attach_main(&mut config);
     config.max_budget_usd = setup.budget;
     let ctx = ToolContext::new(dir.to_path_buf(), workspace);
     let agent = Agent::new(client(server), catalog, config, ctx, "sess-1");

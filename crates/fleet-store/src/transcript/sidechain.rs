@@ -48,6 +48,13 @@ impl SidechainWriter {
             .join(format!("agent-{agent_id}.jsonl"))
     }
 
+    /// Continues a transcript whose last entry is `last_uuid` (resuming the agent), so the
+    /// `parentUuid` chain runs on unbroken.
+    pub fn continuing_after(mut self, last_uuid: Option<String>) -> Self {
+        self.last_uuid = last_uuid;
+        self
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -1,0 +1,253 @@
+//! Building a child agent — from an agent definition or as a fork of its parent, the first
+//! time or again to resume it — ready to run.
+
+use super::directory::Run;
+use super::fork::{ForkBase, FORK_MAX_TURNS, FORK_TYPE};
+use super::pool::{child_keeps, child_permissions, shape};
+use super::tap::ChildTap;
+use super::{ParentView, Spawner, ORCHESTRATION_TOOLS};
+use crate::agent::Agent;
+use crate::config::AgentConfig;
+use crate::context::{AgentContext, SubagentContext};
+use crate::definitions::{AgentDefinition, Restriction};
+use crate::sink::EventSink;
+use fleet_protocol::{AgentRef, CommittedMessage, Message};
+use fleet_store::SidechainWriter;
+use fleet_tools::permissions::Permissions;
+use fleet_tools::{ToolContext, ToolError};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What a child runs as.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    Defined(Box<AgentDefinition>),
+    /// A fork: its parent's system prompt, tools and model.
+    Fork(Arc<ForkBase>),
+}
+
+impl Kind {
+    pub fn type_name(&self) -> &str {
+        match self {
+            Self::Defined(def) => &def.name,
+            Self::Fork(_) => FORK_TYPE,
+        }
+    }
+}
+
+/// Everything needed to build a child again: kept for as long as the session, so a stopped
+/// agent can be resumed.
+#[derive(Debug)]
+pub(crate) struct Blueprint {
+    pub kind: Kind,
+    /// The agent that started it (its tools and permissions bound the child's).
+    pub parent: Arc<ParentView>,
+    pub description: String,
+    pub name: Option<String>,
+    pub model: String,
+    pub cwd: PathBuf,
+    pub depth: u32,
+}
+
+/// One run of a child: who it is and what it starts from.
+pub(crate) struct Start {
+    pub agent_id: String,
+    /// The conversation before `prompt`: a fork's inheritance, or a resumed agent's transcript.
+    pub history: Vec<Message>,
+    /// Whether `history` goes into the transcript first (a fork's; a resumed agent's history
+    /// came from there).
+    pub write_history: bool,
+    pub prompt: Message,
+    pub tool_use_id: String,
+    /// The API request id of the reply that asked for this run.
+    pub request_id: Option<String>,
+    /// The transcript's last entry, when continuing it.
+    pub transcript_after: Option<String>,
+    pub run: Run,
+}
+
+/// A child ready to run.
+pub(crate) struct Child {
+    pub agent: Agent,
+    pub agent_id: String,
+    pub run: Run,
+    pub sink: EventSink,
+    pub tap: Arc<ChildTap>,
+    pub context: Arc<AgentContext>,
+    pub prompt: Message,
+    pub output_file: String,
+    pub depth: u32,
+}
+
+impl Spawner {
+    pub(crate) fn build(
+        self: &Arc<Self>,
+        bp: &Blueprint,
+        start: Start,
+    ) -> Result<Child, ToolError> {
+        let Start {
+            agent_id,
+            history,
+            write_history,
+            prompt,
+            tool_use_id,
+            request_id,
+            transcript_after,
+            run,
+        } = start;
+        let parent = &bp.parent;
+        let permissions = Arc::new(match &bp.kind {
+            Kind::Defined(def) => child_permissions(&parent.permissions, def).map_err(|err| {
+                ToolError::Failed(format!("Agent type {:?} has a bad rule: {err}", def.name))
+            })?,
+            Kind::Fork(_) => Permissions::clone(&parent.permissions),
+        });
+        let view = Arc::new(ParentView {
+            agent_id: agent_id.clone(),
+            depth: bp.depth,
+            model: bp.model.clone(),
+            permissions: permissions.clone(),
+            tool_names: OnceLock::new(),
+            inbox: run.inbox.clone(),
+            approver: parent.approver.clone(),
+            cwd: bp.cwd.clone(),
+            fork_source: Default::default(),
+        });
+        let coordinator = self.config.features.coordinator();
+        let mut config = match &bp.kind {
+            Kind::Defined(def) => {
+                let tools = self.assemble(
+                    &view,
+                    |name| {
+                        child_keeps(parent, def, name)
+                            && !(coordinator && ORCHESTRATION_TOOLS.contains(&name))
+                    },
+                    def.restriction,
+                );
+                let tools = super::scoped::apply(tools, def, &permissions).map_err(|err| {
+                    ToolError::Failed(format!(
+                        "Agent type {:?} has a bad tools entry: {err}",
+                        def.name
+                    ))
+                })?;
+                let definitions = self.definitions_for(&tools, &shape(&tools, def));
+                let mut config = AgentConfig::new(bp.model.clone(), tools, permissions);
+                config.max_tokens = self.config.max_tokens;
+                config.system = [def.prompt.clone(), SUBAGENT_NOTES.to_string()]
+                    .into_iter()
+                    .chain(self.config.shared_system.iter().cloned())
+                    .collect();
+                config.max_turns = def.max_turns;
+                config.tool_definitions = Some(definitions);
+                config
+            }
+            Kind::Fork(base) => {
+                // The parent's exact tools, so the request's tool array is the parent's.
+                let tools = self.assemble(
+                    &view,
+                    |name| parent.tool_names().iter().any(|held| held == name),
+                    Restriction::None,
+                );
+                let mut config = AgentConfig::new(base.model.clone(), tools, permissions);
+                config.max_tokens = base.max_tokens;
+                config.system = base.system.clone();
+                config.thinking = base.thinking.clone();
+                config.max_turns = Some(FORK_MAX_TURNS);
+                config.tool_definitions = Some(base.tools.clone());
+                config
+            }
+        };
+        config.inbox = Some(run.inbox.clone());
+        config.ledger = Some(self.ledger.clone());
+        config.approver = parent.approver.clone();
+        if self.config.features.fork() {
+            config.fork_source = Some(view.fork_source.clone());
+        }
+
+        let (writer, output_file) = self.transcript(&agent_id, transcript_after)?;
+        let tap = Arc::new(ChildTap {
+            transcript: writer.map(Mutex::new),
+            transcript_error: Mutex::new(None),
+            task: OnceLock::new(),
+        });
+        if write_history {
+            for message in &history {
+                tap.record(&CommittedMessage {
+                    message: message.clone(),
+                    reply: None,
+                    tool_results: Vec::new(),
+                });
+            }
+        }
+        let type_name = bp.kind.type_name();
+        let agent_ref = AgentRef::subagent(&agent_id, &tool_use_id, type_name, &bp.description);
+        let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
+        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone());
+        let session_id = self
+            .config
+            .transcripts
+            .as_ref()
+            .map(|t| t.session_id.clone())
+            .unwrap_or_default();
+        let agent = Agent::new(
+            self.config.client.clone(),
+            self.config.catalog.clone(),
+            config,
+            tool_ctx,
+            session_id,
+        )
+        .with_history(history);
+        let builtin = match &bp.kind {
+            Kind::Defined(def) => def.is_builtin(),
+            Kind::Fork(_) => true,
+        };
+        let context = Arc::new(AgentContext::Subagent(SubagentContext::new(
+            &agent_id, type_name, builtin, bp.depth, request_id,
+        )));
+        Ok(Child {
+            agent,
+            agent_id,
+            run,
+            sink,
+            tap,
+            context,
+            prompt,
+            output_file,
+            depth: bp.depth,
+        })
+    }
+
+    /// The child's transcript writer and its path (empty when transcripts are off).
+    fn transcript(
+        &self,
+        agent_id: &str,
+        after: Option<String>,
+    ) -> Result<(Option<SidechainWriter>, String), ToolError> {
+        let Some(target) = &self.config.transcripts else {
+            return Ok((None, String::new()));
+        };
+        let writer =
+            SidechainWriter::new(&target.home, &target.project, &target.session_id, agent_id)
+                .map_err(|err| ToolError::Failed(format!("Cannot start a subagent: {err}")))?
+                .continuing_after(after);
+        let path = writer.path().display().to_string();
+        Ok((Some(writer), path))
+    }
+
+    /// Where a child's transcript is, when transcripts are kept.
+    pub(crate) fn transcript_path(&self, agent_id: &str) -> Option<PathBuf> {
+        let target = self.config.transcripts.as_ref()?;
+        Some(SidechainWriter::path_for(
+            &target.home,
+            &target.project,
+            &target.session_id,
+            agent_id,
+        ))
+    }
+}
+
+/// Told to every subagent after its own prompt (forks get their parent's prompt instead).
+const SUBAGENT_NOTES: &str = "You are running as a subagent: another agent gave you this task \
+and receives only your final message, not your tool calls or their output. Make that message \
+complete on its own: what you found or changed, with absolute file paths and the key lines, and \
+anything you could not do. Do not ask questions back; decide sensibly and say what you assumed.";

@@ -1,0 +1,234 @@
+//! SendMessage: continuing an agent. A running agent gets the message at its next turn; a
+//! stopped one is resumed from its transcript with the message as a new user turn, in the
+//! background, and its owner is notified when it is done.
+
+use super::build::{Blueprint, Start};
+use super::directory::{AgentRecord, Delivery, Run};
+use super::{ParentView, Spawner};
+use fleet_protocol::Message;
+use fleet_store::Transcript;
+use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::sync::Arc;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendMessageInput {
+    /// The agent to reach: the agentId the Agent tool returned, or the `name` it was given.
+    pub to: String,
+    /// The message: new instructions, a correction, or a follow-up task.
+    pub message: String,
+    /// A 5-10 word preview of the message, for the user's view.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+pub struct SendMessageTool {
+    spawner: Arc<Spawner>,
+    sender: Arc<ParentView>,
+}
+
+impl SendMessageTool {
+    pub(crate) fn new(spawner: Arc<Spawner>, sender: Arc<ParentView>) -> Self {
+        Self { spawner, sender }
+    }
+}
+
+impl TypedTool for SendMessageTool {
+    type Input = SendMessageInput;
+    const NAME: &'static str = "SendMessage";
+    /// Sending changes nothing by itself; what the recipient does is checked against its own
+    /// permissions.
+    const READ_ONLY: bool = true;
+
+    fn description(&self) -> String {
+        "Sends a message to an agent you started, to continue it: `to` is its agentId or name.\n\
+         - A running agent reads the message at its next turn.\n\
+         - A stopped agent (completed, failed or killed) is resumed with its whole earlier \
+         conversation and the message as a new turn; it runs in the background and you get a \
+         <task-notification> when it is done.\n\
+         Continue an agent when it already holds the context the next step needs (it explored \
+         exactly the files to change, or is fixing its own failure); start a fresh one when \
+         its context would mislead (broad research before narrow work, or checking someone \
+         else's work)."
+            .into()
+    }
+
+    fn access(&self, _input: &SendMessageInput, _ctx: &ToolContext) -> Access {
+        Access::Other
+    }
+
+    async fn run(
+        &self,
+        input: SendMessageInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        if input.message.trim().is_empty() {
+            return Err(ToolError::failed(
+                "`message` is empty: say what the agent should do.",
+            ));
+        }
+        self.spawner.send(&self.sender, input, ctx).await
+    }
+}
+
+impl Spawner {
+    async fn send(
+        self: &Arc<Self>,
+        sender: &Arc<ParentView>,
+        input: SendMessageInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let to = input.to.trim();
+        if to == sender.agent_id {
+            return Err(ToolError::failed("You cannot send a message to yourself."));
+        }
+        if to == "main" {
+            self.main_inbox
+                .push(Message::user_text(letter(sender, "main", &input.message)));
+            return Ok(queued("main", None, &input));
+        }
+        let Some(record) = self.directory.find(to) else {
+            return Err(ToolError::failed(self.unknown_recipient(to, sender)));
+        };
+        let text = letter(sender, &record.blueprint.parent.agent_id, &input.message);
+        loop {
+            match record.deliver(Message::user_text(text.clone())) {
+                Delivery::Queued => {
+                    return Ok(queued(&record.id, record.blueprint.name.as_deref(), &input))
+                }
+                Delivery::Resume(run) => {
+                    return self.resume(sender, &record, run, text, ctx).await;
+                }
+                Delivery::WindingDown => {
+                    tokio::select! {
+                        _ = ctx.cancel.cancelled() => {
+                            return Err(ToolError::failed(
+                                "Interrupted while waiting for the agent to stop.",
+                            ));
+                        }
+                        _ = record.wait_stopped() => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts a new run of the stopped agent `record` on `text`, owned by `sender`.
+    async fn resume(
+        self: &Arc<Self>,
+        sender: &Arc<ParentView>,
+        record: &Arc<AgentRecord>,
+        run: Run,
+        text: String,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let bp = record.blueprint.clone();
+        let started = self
+            .admit(bp.depth)
+            .and_then(|slot| Ok((slot, self.history(&record.id)?)))
+            .and_then(|(slot, (history, last_uuid))| {
+                let child = self.build(
+                    &bp,
+                    Start {
+                        agent_id: record.id.clone(),
+                        history,
+                        write_history: false,
+                        prompt: Message::user_text(text.clone()),
+                        tool_use_id: ctx.tool_use_id.clone().unwrap_or_default(),
+                        request_id: ctx.request_id.clone(),
+                        transcript_after: last_uuid,
+                        run,
+                    },
+                )?;
+                Ok((slot, child))
+            });
+        let (slot, child) = match started {
+            Ok(started) => started,
+            Err(err) => {
+                record.release();
+                return Err(err);
+            }
+        };
+        self.ledger.reopen(&record.id);
+        let output_file = child.output_file.clone();
+        let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
+        self.launch(sender, &bp, &text, child, record.clone(), slot, tool_use_id)
+            .await;
+        Ok(resumed(&record.id, &bp, &output_file))
+    }
+
+    /// The stopped agent's conversation, from its transcript, and the transcript's last entry.
+    fn history(&self, agent_id: &str) -> Result<(Vec<Message>, Option<String>), ToolError> {
+        let path = self.transcript_path(agent_id).ok_or_else(|| {
+            ToolError::failed(format!(
+                "Agent {agent_id} has stopped and cannot be resumed: this session keeps no \
+                 transcripts. Start a new agent with everything it needs in its prompt."
+            ))
+        })?;
+        let loaded = Transcript::load(&path).map_err(|err| {
+            ToolError::failed(format!(
+                "Agent {agent_id} has stopped and cannot be resumed: {err}"
+            ))
+        })?;
+        for warning in loaded.warnings() {
+            tracing::warn!(agent = agent_id, "resuming: {warning}");
+        }
+        Ok((loaded.messages(), loaded.last_uuid().map(str::to_string)))
+    }
+
+    fn unknown_recipient(&self, to: &str, sender: &ParentView) -> String {
+        let mut reachable = self.directory.listing(&sender.agent_id);
+        if sender.agent_id != "main" {
+            reachable.insert(0, "main (the main agent)".into());
+        }
+        if reachable.is_empty() {
+            format!("No agent is called {to:?}, and there is no agent to send to yet: start one with the Agent tool.")
+        } else {
+            format!(
+                "No agent is called {to:?}. Agents you can reach (use the id or the quoted name):\n- {}",
+                reachable.join("\n- ")
+            )
+        }
+    }
+}
+
+/// The message as the recipient reads it: from the agent that started it, as it was written
+/// (its principal speaking); from anyone else, marked with the sender.
+fn letter(sender: &ParentView, recipients_parent: &str, message: &str) -> String {
+    if sender.agent_id == recipients_parent {
+        message.to_string()
+    } else {
+        format!("Message from agent {}:\n\n{message}", sender.agent_id)
+    }
+}
+
+fn queued(agent_id: &str, name: Option<&str>, input: &SendMessageInput) -> ToolOutput {
+    ToolOutput::text(format!(
+        "Message queued for {agent_id}: it reads it at its next turn."
+    ))
+    .with_structured(json!({
+        "success": true,
+        "status": "queued",
+        "agentId": agent_id,
+        "name": name,
+        "summary": input.summary,
+    }))
+}
+
+fn resumed(agent_id: &str, bp: &Blueprint, output_file: &str) -> ToolOutput {
+    ToolOutput::text(format!(
+        "Agent {agent_id} had stopped; it is resumed in the background with your message and \
+         its earlier conversation. You will receive a <task-notification> when it is done."
+    ))
+    .with_structured(json!({
+        "success": true,
+        "status": "resumed",
+        "agentId": agent_id,
+        "name": bp.name,
+        "agentType": bp.kind.type_name(),
+        "outputFile": output_file,
+    }))
+}
