@@ -80,6 +80,10 @@ pub struct PrintArgs {
     /// Agent definitions as JSON (an object keyed by name), taking precedence over files.
     #[arg(long, value_name = "JSON")]
     pub agents: Option<String>,
+    /// Coordinator mode: the main agent only directs background workers (Agent, SendMessage,
+    /// TaskStop). Also FLEET_COORDINATOR_MODE=1.
+    #[arg(long)]
+    pub coordinator: bool,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {

@@ -28,6 +28,9 @@ pub struct Settings {
     pub permissions: Vec<PermissionSource>,
     /// The files that were read, lowest precedence first.
     pub sources: Vec<PathBuf>,
+    /// `forkSubagent`: an Agent call without a type forks the caller (as
+    /// `FLEET_FORK_SUBAGENT=1` does).
+    pub fork_subagent: Option<bool>,
 }
 
 /// The `permissions` object of one settings file, with the folder its `/x` path rules are
@@ -47,6 +50,8 @@ struct File {
     model: Option<String>,
     #[serde(default)]
     permissions: Option<PermissionSettings>,
+    #[serde(default, rename = "forkSubagent")]
+    fork_subagent: Option<bool>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
@@ -143,6 +148,9 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
         }
         if let Some(model) = file.model.filter(|m| !m.trim().is_empty()) {
             settings.model = Some(model);
+        }
+        if file.fork_subagent.is_some() {
+            settings.fork_subagent = file.fork_subagent;
         }
         if let Some(permissions) = file.permissions {
             settings.permissions.push(PermissionSource {

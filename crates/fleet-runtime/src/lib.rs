@@ -10,6 +10,7 @@ pub mod agent;
 pub mod approval;
 pub mod config;
 pub mod context;
+pub mod coordinator;
 pub mod definitions;
 mod dispatch;
 pub mod error;

@@ -4,6 +4,7 @@
 
 mod agents;
 mod approve;
+mod orchestration;
 mod session_file;
 mod setup;
 

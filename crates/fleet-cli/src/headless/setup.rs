@@ -1,15 +1,18 @@
 //! Builds the main agent of a headless run from flags and settings: workspace, permissions,
 //! tools and system prompt.
 
-use super::agents;
+use super::{agents, orchestration};
 use crate::args::PrintArgs;
 use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
 use anyhow::bail;
 use fleet_model::Provider;
 use fleet_protocol::AgentEvent;
+use fleet_runtime::coordinator::{worker_context, COORDINATOR_PROMPT};
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{MainAgent, TranscriptTarget, ORCHESTRATION_TOOLS};
+use fleet_runtime::subagent::{
+    Features, MainAgent, Orchestration, TranscriptTarget, ORCHESTRATION_TOOLS,
+};
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
 use fleet_runtime::{
     Agent, AgentConfig, Approver, Environment, EventSink, SpawnLimits, Spawner, SpawnerConfig,
@@ -41,7 +44,12 @@ pub fn agent(
     approver: Option<Arc<dyn Approver>>,
     persist: bool,
 ) -> anyhow::Result<Built> {
-    let permissions = permissions(args, cwd, settings)?;
+    let mode = orchestration::choose(args, settings)?;
+    let scratchpad = match mode {
+        Orchestration::Coordinator => Some(orchestration::scratchpad(cwd, session_id, persist)?),
+        _ => None,
+    };
+    let permissions = permissions(args, cwd, settings, scratchpad.as_deref())?;
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
     let keep = tool_filter(args)?;
@@ -55,14 +63,15 @@ pub fn agent(
     }
 
     let environment = Environment::detect(cwd);
+    let default_prompt = match mode {
+        Orchestration::Coordinator => COORDINATOR_PROMPT,
+        _ => DEFAULT_PROMPT,
+    };
     let prompt = args
         .system_prompt
         .clone()
-        .unwrap_or_else(|| DEFAULT_PROMPT.to_string());
+        .unwrap_or_else(|| default_prompt.to_string());
     let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
-    if let Some(append) = &args.append_system_prompt {
-        system = system.append(append.clone());
-    }
     // Subagents get the same environment and instruction files after their own prompt.
     let shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
         .environment(environment)
@@ -91,6 +100,10 @@ pub fn agent(
                     project: cwd.to_path_buf(),
                     session_id: session_id.to_string(),
                 }),
+            features: Features {
+                orchestration: mode,
+                ..Features::default()
+            },
             ..SpawnerConfig::new(
                 choice.client.clone(),
                 catalog.clone(),
@@ -100,6 +113,16 @@ pub fn agent(
         },
         sink.clone(),
     );
+    if mode == Orchestration::Coordinator {
+        system = system.append(worker_context(
+            &spawner.worker_tools(&keep),
+            &[],
+            scratchpad.as_deref(),
+        ));
+    }
+    if let Some(append) = &args.append_system_prompt {
+        system = system.append(append.clone());
+    }
     let tools = spawner.main_tools(
         MainAgent {
             model: choice.model.clone(),
@@ -180,8 +203,13 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
 
 /// The permissions of the run: every settings file's rules and folders, then the command
 /// line's. The workspace is the project (the repository root, else the cwd) plus every added
-/// folder.
-fn permissions(args: &PrintArgs, cwd: &Path, settings: &Settings) -> anyhow::Result<Permissions> {
+/// folder, and the coordinator's scratchpad, which every agent may use without being asked.
+fn permissions(
+    args: &PrintArgs,
+    cwd: &Path,
+    settings: &Settings,
+    scratchpad: Option<&Path>,
+) -> anyhow::Result<Permissions> {
     for dir in &args.add_dir {
         if !cwd.join(dir).is_dir() {
             bail!("--add-dir {}: no such folder", dir.display());
@@ -197,12 +225,17 @@ fn permissions(args: &PrintArgs, cwd: &Path, settings: &Settings) -> anyhow::Res
             name: source.file.display().to_string(),
         })
         .collect();
-    let cli = CommandLinePermissions {
+    let mut cli = CommandLinePermissions {
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
         mode: args.mode(),
         add_dirs: args.add_dir.clone(),
     };
+    if let Some(dir) = scratchpad {
+        cli.add_dirs.push(dir.to_path_buf());
+        cli.allowed_tools
+            .push(orchestration::scratchpad_rules(dir).join(","));
+    }
     Ok(Permissions::from_sources(
         Workspace::new(root),
         &sources,

@@ -5,7 +5,7 @@ use fleet_model::Catalog;
 use fleet_protocol::{AgentEvent, EventKind, Message};
 use fleet_runtime::definitions::AgentCatalog;
 use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
+use fleet_runtime::subagent::{Features, MainAgent, Orchestration, TranscriptTarget};
 use fleet_runtime::{Agent, AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
 use fleet_store::FleetHome;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
@@ -34,6 +34,7 @@ pub(crate) struct Setup<'a> {
     pub budget: Option<f64>,
     pub agents: Option<AgentCatalog>,
     pub model_override: Option<String>,
+    pub orchestration: Orchestration,
 }
 
 impl Default for Setup<'_> {
@@ -46,6 +47,7 @@ impl Default for Setup<'_> {
             budget: None,
             agents: None,
             model_override: None,
+            orchestration: Orchestration::Plain,
         }
     }
 }
@@ -73,6 +75,10 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
             max_budget_usd: setup.budget,
             model_override: setup.model_override,
             max_tokens: 1024,
+            features: Features {
+                orchestration: setup.orchestration,
+                ..Features::default()
+            },
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(home),
                 project: dir.to_path_buf(),

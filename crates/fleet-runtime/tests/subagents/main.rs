@@ -1,6 +1,6 @@
 //! Subagents against the fake model server: the Agent tool in the foreground and in the
 //! background, notifications, TaskStop and TaskOutput, limits, tool restrictions, transcripts
-//! and costs.
+//! and costs; forks, coordinator mode and SendMessage.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
@@ -8,6 +8,9 @@ mod common;
 mod harness;
 
 mod background;
+mod coordinator;
 mod foreground;
+mod fork;
 mod limits;
+mod messages;
 mod restrictions;

@@ -1,0 +1,81 @@
+//! How the run's agents delegate — plainly, by forking, or under a coordinator — and, for a
+//! coordinator, the scratchpad its workers share.
+
+use crate::args::PrintArgs;
+use crate::settings::Settings;
+use anyhow::{bail, Context};
+use fleet_runtime::subagent::Orchestration;
+use fleet_store::FleetHome;
+use std::path::{Path, PathBuf};
+
+/// `--coordinator` or `FLEET_COORDINATOR_MODE` wins (forking is always off under a
+/// coordinator); then `FLEET_FORK_SUBAGENT`, which overrides the `forkSubagent` setting.
+pub fn choose(args: &PrintArgs, settings: &Settings) -> anyhow::Result<Orchestration> {
+    if args.coordinator || flag("FLEET_COORDINATOR_MODE")?.unwrap_or(false) {
+        return Ok(Orchestration::Coordinator);
+    }
+    let fork = match flag("FLEET_FORK_SUBAGENT")? {
+        Some(on) => on,
+        None => settings.fork_subagent.unwrap_or(false),
+    };
+    Ok(if fork {
+        Orchestration::Fork
+    } else {
+        Orchestration::Plain
+    })
+}
+
+/// An on/off variable: unset or empty is `None`; anything but the usual spellings is an error
+/// naming the variable.
+fn flag(name: &str) -> anyhow::Result<Option<bool>> {
+    let Ok(value) = std::env::var(name) else {
+        return Ok(None);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" => Ok(None),
+        "1" | "true" | "yes" | "on" => Ok(Some(true)),
+        "0" | "false" | "no" | "off" => Ok(Some(false)),
+        _ => bail!("{name}={value:?}: use 1 to turn it on or 0 to turn it off"),
+    }
+}
+
+/// The coordinator's scratchpad: in the session's folder when the session is kept, else in
+/// the temp dir. Created now, so workers can use it from their first call.
+pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result<PathBuf> {
+    let dir = match FleetHome::from_env().ok().filter(|_| persist) {
+        Some(home) => home.project_dir(cwd).join(session_id).join("scratchpad"),
+        None => std::env::temp_dir().join(format!("fleet-scratchpad-{session_id}")),
+    };
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("creating the scratchpad {}", dir.display()))?;
+    Ok(dir.canonicalize().unwrap_or(dir))
+}
+
+/// Rules letting every agent read and write in `dir` without being asked.
+pub fn scratchpad_rules(dir: &Path) -> Vec<String> {
+    // `//` starts an absolute path in a rule.
+    let path = dir.display().to_string();
+    let path = path.trim_start_matches('/');
+    ["Read", "Edit", "Write"]
+        .iter()
+        .map(|tool| format!("{tool}(//{path}/**)"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratchpad_rules_are_absolute() {
+        let rules = scratchpad_rules(Path::new("/tmp/fleet-scratchpad-x"));
+        assert_eq!(
+            rules,
+            [
+                "Read(//tmp/fleet-scratchpad-x/**)",
+                "Edit(//tmp/fleet-scratchpad-x/**)",
+                "Write(//tmp/fleet-scratchpad-x/**)"
+            ]
+        );
+    }
+}

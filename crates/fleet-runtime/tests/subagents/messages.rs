@@ -1,0 +1,201 @@
+//! SendMessage: to a running agent (queued, read at its next turn), to a stopped one (resumed
+//! from its transcript), and to nobody (an error listing who can be reached).
+
+use super::harness::*;
+use fleet_protocol::EventKind;
+use fleet_testkit::{FakeModelServer, Rule, Scenario};
+use serde_json::{json, Value};
+
+fn send(to: &str, message: &str) -> Rule {
+    Rule::tool_use(
+        "SendMessage",
+        json!({"to": to, "message": message, "summary": "more"}),
+    )
+}
+
+fn notifications(events: &[fleet_protocol::AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TaskNotified(n) => Some(n.result.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn structured_of(events: &[fleet_protocol::AgentEvent], tool: &str) -> Vec<Value> {
+    tool_results_of(events, true)
+        .into_iter()
+        .filter(|r| r.tool_name == tool)
+        .map(|r| r.structured.unwrap_or(Value::Null))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_message_to_a_running_agent_is_read_at_its_next_turn() {
+    let scenario = Scenario::with_rules([
+        // The worker: a slow first step, then an answer that shows whether it got the message.
+        Rule::text("WORKER-GOT-MESSAGE")
+            .when_system_contains(CHILD)
+            .when_last_user_contains("EXTRA-INSTRUCTION"),
+        Rule::text("WORKER-NEVER-TOLD")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
+        Rule::tool_use("Bash", json!({"command": "sleep 1"}))
+            .when_system_contains(CHILD)
+            .when_tool_result(false),
+        // The main agent: start it, message it, wait.
+        Rule::text("MAIN-DONE")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-WAITING")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("Message queued"),
+        send("worker", "EXTRA-INSTRUCTION")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("Started background agent"),
+        agent_call(json!({"description": "slow job", "prompt": "work", "run_in_background": true, "name": "worker"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]);
+    let server = FakeModelServer::start(scenario).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (events, _) = run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+
+    let sent = structured_of(&events, "SendMessage");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["status"], "queued");
+    assert_eq!(sent[0]["name"], "worker");
+    assert_eq!(notifications(&events), ["WORKER-GOT-MESSAGE"]);
+    // It arrived as the parent wrote it: the parent is the worker's principal.
+    let worker_request = server
+        .requests()
+        .into_iter()
+        .find(|r| {
+            r.body.to_string().contains("EXTRA-INSTRUCTION") && r.body.to_string().contains(CHILD)
+        })
+        .unwrap();
+    assert!(!worker_request
+        .body
+        .to_string()
+        .contains("Message from agent"));
+}
+
+#[tokio::test]
+async fn a_message_to_a_stopped_agent_resumes_it_from_its_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = Scenario::with_rules([
+        // The helper: first run reads a file and answers; resumed, it answers the follow-up.
+        Rule::text("SECOND-ANSWER")
+            .when_system_contains(CHILD)
+            .when_last_user_contains("FOLLOW-UP"),
+        Rule::text("FIRST-ANSWER")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
+        Rule::tool_use("Read", json!({"file_path": dir.path().join("facts.txt")}))
+            .when_system_contains(CHILD)
+            .when_tool_result(false),
+        // The main agent: a foreground helper, then a follow-up once it has stopped.
+        Rule::text("MAIN-DONE")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-WAITING")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("is resumed"),
+        send("helper", "FOLLOW-UP")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("FIRST-ANSWER"),
+        agent_call(json!({"description": "look up", "prompt": "read facts.txt", "name": "helper"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]);
+    let server = FakeModelServer::start(scenario).await.unwrap();
+    std::fs::write(dir.path().join("facts.txt"), "SECRET-CONTEXT\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (events, spawner) = run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+
+    let sent = structured_of(&events, "SendMessage");
+    assert_eq!(sent[0]["status"], "resumed", "{sent:?}");
+    assert_eq!(notifications(&events), ["SECOND-ANSWER"]);
+    assert_eq!(main_results(&events).last().unwrap().result, "MAIN-DONE");
+
+    // The resumed run was sent its whole earlier conversation, read back from disk.
+    let resumed = server
+        .requests()
+        .into_iter()
+        .find(|r| r.body.to_string().contains("FOLLOW-UP") && r.body.to_string().contains(CHILD))
+        .unwrap();
+    let body = resumed.body.to_string();
+    assert!(
+        body.contains("SECRET-CONTEXT") && body.contains("FIRST-ANSWER"),
+        "{body}"
+    );
+    let messages = resumed.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "prompt, read, result, answer, follow-up");
+
+    // One transcript, both runs, one unbroken parentUuid chain.
+    let path = sent[0]["outputFile"].as_str().unwrap();
+    let entries: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 6);
+    for pair in entries.windows(2) {
+        assert_eq!(pair[1]["parentUuid"], pair[0]["uuid"]);
+    }
+    // Counted once in the statistics, and its entry shows the last run's end.
+    let stats = spawner.ledger().stats();
+    assert_eq!((stats.spawned, stats.completed), (1, 1));
+    let helper = spawner.ledger().report().agents;
+    assert!(helper
+        .iter()
+        .any(|a| a.agent_type == "general-purpose" && a.status == "completed"));
+}
+
+#[tokio::test]
+async fn an_unknown_recipient_is_an_error_listing_who_can_be_reached() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("child done").when_system_contains(CHILD),
+        Rule::text("DONE")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("No agent is called"),
+        send("nobody", "hello")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("child done"),
+        agent_call(json!({"description": "named one", "prompt": "x", "name": "scout"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (events, _) = run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+    let result = tool_results_of(&events, true)
+        .into_iter()
+        .find(|r| r.tool_name == "SendMessage")
+        .unwrap();
+    assert!(result.is_error);
+    assert!(result.content.contains("\"nobody\""), "{}", result.content);
+    assert!(
+        result
+            .content
+            .contains("\"scout\" (general-purpose, stopped)"),
+        "{}",
+        result.content
+    );
+}
