@@ -1,8 +1,8 @@
 //! Building a child agent — from an agent definition or as a fork of its parent, the first
 //! time or again to resume it — ready to run.
 
-use super::directory::Run;
 use super::fork::{ForkBase, FORK_MAX_TURNS, FORK_TYPE};
+use super::lifecycle::Run;
 use super::pool::{child_keeps, child_permissions, shape};
 use super::tap::ChildTap;
 use super::{ParentView, Spawner, ORCHESTRATION_TOOLS};

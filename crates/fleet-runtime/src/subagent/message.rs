@@ -3,7 +3,8 @@
 //! background, and its owner is notified when it is done.
 
 use super::build::{Blueprint, Start};
-use super::directory::{AgentRecord, Delivery, Run};
+use super::directory::AgentRecord;
+use super::lifecycle::{Delivery, Run};
 use super::{ParentView, Spawner};
 use fleet_protocol::Message;
 use fleet_store::Transcript;
@@ -95,7 +96,7 @@ impl Spawner {
         };
         let text = letter(sender, &record.blueprint.parent.agent_id, &input.message);
         loop {
-            match record.deliver(Message::user_text(text.clone())) {
+            match record.life.deliver(Message::user_text(text.clone())) {
                 Delivery::Queued => {
                     return Ok(queued(&record.id, record.blueprint.name.as_deref(), &input))
                 }
@@ -109,7 +110,7 @@ impl Spawner {
                                 "Interrupted while waiting for the agent to stop.",
                             ));
                         }
-                        _ = record.wait_stopped() => {}
+                        _ = record.life.wait_stopped() => {}
                     }
                 }
             }
@@ -148,7 +149,7 @@ impl Spawner {
         let (slot, child) = match started {
             Ok(started) => started,
             Err(err) => {
-                record.release();
+                record.life.release();
                 return Err(err);
             }
         };

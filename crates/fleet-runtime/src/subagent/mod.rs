@@ -10,6 +10,7 @@ mod build;
 mod directory;
 mod fork;
 mod input;
+mod lifecycle;
 mod message;
 mod pool;
 mod report;

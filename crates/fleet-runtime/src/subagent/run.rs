@@ -3,14 +3,14 @@
 //! (the caller gets a notification later).
 
 use super::build::{Blueprint, Child, Kind, Start};
-use super::directory::{AgentRecord, Run};
+use super::directory::AgentRecord;
 use super::fork::{fork_prompt, is_fork_conversation, ForkPoint, FORK_TYPE};
 use super::input::AgentInput;
+use super::lifecycle::Run;
 use super::report::{self, ChildOutcome};
 use super::{new_agent_id, ParentView, Spawner};
 use crate::context::AgentContext;
 use crate::definitions::{AgentDefinition, Isolation};
-use crate::inbox::Inbox;
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
@@ -84,15 +84,12 @@ impl Spawner {
             cwd,
             depth,
         });
-        let run = Run {
-            inbox: Arc::new(Inbox::new()),
-            // A background child lives on its own root: interrupting its parent leaves it be.
-            cancel: if background {
-                CancellationToken::new()
-            } else {
-                ctx.cancel.child_token()
-            },
-        };
+        // A background child lives on its own root: interrupting its parent leaves it be.
+        let run = Run::new(if background {
+            CancellationToken::new()
+        } else {
+            ctx.cancel.child_token()
+        });
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
         let child = self.build(
             &bp,
@@ -135,7 +132,7 @@ impl Spawner {
         let status = outcome.status(cancel.is_cancelled());
         self.ledger
             .finish(&agent_id, status, Some(KilledBy::Parent));
-        record.set_stopped();
+        record.life.set_stopped();
         Ok(report::completed(
             &agent_id,
             &bp,
@@ -346,7 +343,7 @@ impl Spawner {
                 .finish(&task_id, status, outcome.result_text(), usage, None)
                 .await;
             // Only now may a message resume it: its task has ended and its transcript is whole.
-            record.set_stopped();
+            record.life.set_stopped();
         });
     }
 }
@@ -385,7 +382,7 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                     outcome.add(result, &spawner, &agent_id)
                 })
                 .await;
-                if record.try_close(&run) {
+                if record.life.try_close(&run) {
                     break;
                 }
             }
