@@ -199,3 +199,38 @@ async fn an_unknown_recipient_is_an_error_listing_who_can_be_reached() {
         result.content
     );
 }
+
+#[tokio::test]
+async fn a_subagent_can_write_to_the_main_agent() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("child done")
+            .when_system_contains(CHILD)
+            .when_tool_result(true),
+        send("main", "HELLO-MAIN")
+            .when_system_contains(CHILD)
+            .when_tool_result(false),
+        Rule::text("MAIN-READ-IT")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("HELLO-MAIN"),
+        agent_call(json!({"description": "talker", "prompt": "say hello to main"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (events, _) = run(
+        tree(&server, dir.path(), home.path(), Setup::default()),
+        "go",
+    )
+    .await;
+    assert_eq!(main_results(&events).last().unwrap().result, "MAIN-READ-IT");
+    // Not from the main agent's own child's principal: the sender is named.
+    let request = server
+        .requests()
+        .into_iter()
+        .rfind(|r| r.body.to_string().contains(PARENT))
+        .unwrap();
+    assert!(request.body.to_string().contains("Message from agent a"));
+}
