@@ -99,7 +99,7 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
         "TOOLS".into(),
         "PATH".into(),
     ]];
-    rows.extend(catalog.agents().iter().map(row));
+    rows.extend(catalog.agents().iter().map(|def| row(def)));
     let in_effect = rows.len();
     for hidden in catalog.shadowed() {
         let mut cells = row(hidden);

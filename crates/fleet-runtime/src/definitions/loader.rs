@@ -9,6 +9,7 @@ use super::json::parse_with_warnings;
 use super::parse::ParseError;
 use super::{builtin_agents, parse_agent_file, AgentDefinition, AgentSource, AgentSources};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A file that could not be loaded, or a field that was ignored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +105,8 @@ pub fn scan_folder(folder: &AgentFolder) -> (Vec<ScannedFile>, Vec<LoadWarning>)
 /// The definitions in effect, after precedence.
 #[derive(Debug, Clone, Default)]
 pub struct AgentCatalog {
-    agents: Vec<AgentDefinition>,
+    /// Shared: every agent started from a definition keeps it for as long as the session.
+    agents: Vec<Arc<AgentDefinition>>,
     shadowed: Vec<AgentDefinition>,
     warnings: Vec<LoadWarning>,
 }
@@ -148,14 +150,14 @@ impl AgentCatalog {
             if catalog.agents.iter().any(|d| d.name == def.name) {
                 catalog.shadowed.push(def);
             } else {
-                catalog.agents.push(def);
+                catalog.agents.push(Arc::new(def));
             }
         }
         catalog
     }
 
     /// By exact name, else by a name differing only in case when exactly one does.
-    pub fn get(&self, name: &str) -> Option<&AgentDefinition> {
+    pub fn get(&self, name: &str) -> Option<&Arc<AgentDefinition>> {
         if let Some(def) = self.agents.iter().find(|d| d.name == name) {
             return Some(def);
         }
@@ -169,7 +171,7 @@ impl AgentCatalog {
         }
     }
 
-    pub fn agents(&self) -> &[AgentDefinition] {
+    pub fn agents(&self) -> &[Arc<AgentDefinition>] {
         &self.agents
     }
 

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// What a child runs as.
 #[derive(Debug)]
 pub(crate) enum Kind {
-    Defined(Box<AgentDefinition>),
+    Defined(Arc<AgentDefinition>),
     /// A fork: its parent's system prompt, tools and model.
     Fork(Arc<ForkBase>),
 }

@@ -59,6 +59,12 @@ impl ForkSource {
         *self.lock() = Some(Arc::new(point));
     }
 
+    /// Drops the copy once the agent's run is over: agents it started keep its view alive,
+    /// and a whole conversation should not stay in memory with it.
+    pub fn clear(&self) {
+        *self.lock() = None;
+    }
+
     pub fn latest(&self) -> Option<Arc<ForkPoint>> {
         self.lock().clone()
     }

@@ -46,11 +46,7 @@ impl Spawner {
                     Some(first) => format!("{first}\n\n{}", input.prompt),
                     None => input.prompt.clone(),
                 };
-                (
-                    Kind::Defined(Box::new(def)),
-                    Vec::new(),
-                    Message::user_text(prompt),
-                )
+                (Kind::Defined(def), Vec::new(), Message::user_text(prompt))
             }
         };
         if let Some(name) = &input.name {
@@ -200,7 +196,7 @@ impl Spawner {
         })
     }
 
-    fn definition(&self, requested: Option<&str>) -> Result<AgentDefinition, ToolError> {
+    fn definition(&self, requested: Option<&str>) -> Result<Arc<AgentDefinition>, ToolError> {
         let name = requested
             .map(str::trim)
             .filter(|n| !n.is_empty())
@@ -385,6 +381,9 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                 if record.life.try_close(&run) {
                     break;
                 }
+            }
+            if let Some(source) = &agent.config().fork_source {
+                source.clear();
             }
             if cancel.is_cancelled() {
                 tasks.stop_owned_by(&agent_id, KilledBy::Parent).await;
