@@ -22,10 +22,16 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "bench_fork.rs"]
+mod fork;
+
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
     /// A parent spawns N subagents in one turn; reports wall time and peak RSS.
     Fanout(FanoutArgs),
+    /// K forks of a parent that read H KiB, against K fresh subagents given the same text;
+    /// reports prompt-cache reuse and billed input tokens.
+    Fork(fork::ForkArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -47,6 +53,7 @@ const CHILD_MARK: &str = "running as a subagent";
 pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Fanout(args) => fanout(args).await,
+        BenchCommand::Fork(args) => fork::fork(args).await,
     }
 }
 
