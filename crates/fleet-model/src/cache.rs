@@ -1,8 +1,8 @@
 //! Where to put prompt-cache breakpoints.
 //!
 //! The API caches the request prefix (tools, then system, then messages) up to each block
-//! marked with `cache_control`, and allows four marks per request. Marking the last tool, the
-//! last system block and the last message means the next turn of the same conversation — which
+//! marked with `cache_control`, and allows four marks per request. Marking the last message,
+//! the last system block and the last tool means the next turn of the same conversation — which
 //! only appends messages — finds everything before its new tail already cached.
 
 use fleet_protocol::{
@@ -12,8 +12,11 @@ use fleet_protocol::{
 /// The API's limit on `cache_control` marks in one request.
 pub const MAX_BREAKPOINTS: usize = 4;
 
-/// Adds breakpoints on the last tool, the last system block and the last message, without
-/// going over the API's limit when the caller placed marks of its own.
+/// Adds breakpoints on the last message, the last system block and the last tool, in that
+/// order of importance, without going over the API's limit when the caller placed marks of
+/// its own (a fork's copy of its parent's conversation carries two). The conversation's tail
+/// is the mark that saves the most, and a marked system block already covers the tools before
+/// it, so the tool mark is the one left out when slots run short.
 pub fn apply_breakpoints(request: &mut MessagesRequest) {
     let mut budget = MAX_BREAKPOINTS.saturating_sub(count_breakpoints(request));
     let mut mark = |slot: &mut Option<CacheControl>| {
@@ -22,23 +25,6 @@ pub fn apply_breakpoints(request: &mut MessagesRequest) {
             budget -= 1;
         }
     };
-    if let Some(tool) = request.tools.last_mut() {
-        mark(&mut tool.cache_control);
-    }
-    if let Some(system) = request.system.as_mut() {
-        if let SystemPrompt::Text(text) = system {
-            if text.is_empty() {
-                // An empty text block is rejected by the API; leave the empty prompt alone.
-            } else {
-                *system = SystemPrompt::Blocks(vec![SystemBlock::text(std::mem::take(text))]);
-            }
-        }
-        if let SystemPrompt::Blocks(blocks) = system {
-            if let Some(last) = blocks.last_mut() {
-                mark(&mut last.cache_control);
-            }
-        }
-    }
     if let Some(message) = request.messages.last_mut() {
         if let MessageContent::Text(text) = &mut message.content {
             if !text.is_empty() {
@@ -55,6 +41,23 @@ pub fn apply_breakpoints(request: &mut MessagesRequest) {
                 mark(slot);
             }
         }
+    }
+    if let Some(system) = request.system.as_mut() {
+        if let SystemPrompt::Text(text) = system {
+            if text.is_empty() {
+                // An empty text block is rejected by the API; leave the empty prompt alone.
+            } else {
+                *system = SystemPrompt::Blocks(vec![SystemBlock::text(std::mem::take(text))]);
+            }
+        }
+        if let SystemPrompt::Blocks(blocks) = system {
+            if let Some(last) = blocks.last_mut() {
+                mark(&mut last.cache_control);
+            }
+        }
+    }
+    if let Some(tool) = request.tools.last_mut() {
+        mark(&mut tool.cache_control);
     }
 }
 
@@ -156,6 +159,26 @@ mod tests {
         }
         apply_breakpoints(&mut r);
         assert_eq!(count_breakpoints(&r), MAX_BREAKPOINTS);
+    }
+
+    #[test]
+    fn with_two_slots_left_the_tail_and_the_system_are_marked() {
+        let mut r = request();
+        for m in &mut r.messages[..2] {
+            let mut blocks = m.blocks();
+            if let Some(slot) = blocks.last_mut().and_then(ContentBlock::cache_control_mut) {
+                *slot = Some(CacheControl::ephemeral());
+            }
+            m.content = MessageContent::Blocks(blocks);
+        }
+        apply_breakpoints(&mut r);
+        assert_eq!(count_breakpoints(&r), MAX_BREAKPOINTS);
+        assert!(r.messages[2].blocks()[1].cache_control().is_some());
+        let Some(SystemPrompt::Blocks(system)) = &r.system else {
+            panic!("system should become blocks")
+        };
+        assert!(system[0].cache_control.is_some());
+        assert!(r.tools.iter().all(|t| t.cache_control.is_none()));
     }
 
     #[test]

@@ -76,6 +76,28 @@ impl ForkSource {
     }
 }
 
+/// The conversation a fork starts with: its parent's, ending with the reply that forked it.
+/// The block where the parent's previous request ended carries a cache breakpoint, so the fork
+/// reads that request from the cache however many calls the reply made (the API looks back
+/// only 20 blocks from a breakpoint, and a reply forking many children puts two blocks per
+/// fork between the parent's last breakpoint and the fork's first).
+pub fn fork_history(parent_messages: &[Message]) -> Vec<Message> {
+    let mut history = parent_messages.to_vec();
+    let before_reply = history.len().checked_sub(2);
+    if let Some(message) = before_reply.and_then(|i| history.get_mut(i)) {
+        let mut blocks = message.blocks();
+        if let Some(slot) = blocks
+            .iter_mut()
+            .rev()
+            .find_map(ContentBlock::cache_control_mut)
+        {
+            *slot = Some(CacheControl::ephemeral());
+            message.content = MessageContent::Blocks(blocks);
+        }
+    }
+    history
+}
+
 /// The fork's first user turn: a placeholder result for every tool call of the parent's last
 /// reply (the last one marked as a cache breakpoint), then the instruction and `directive`.
 pub fn fork_prompt(parent_messages: &[Message], directive: &str) -> Message {
@@ -176,6 +198,19 @@ mod tests {
         let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
         assert_eq!(&a[common..common + 3], "AAA");
         assert_eq!(&a[common + 3..], &b[common + 3..]);
+    }
+
+    #[test]
+    fn the_history_marks_where_the_parents_request_ended() {
+        let history = fork_history(&parent());
+        assert_eq!(history.len(), 2);
+        assert_eq!(
+            serde_json::to_value(&history[0]).expect("serialises"),
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "refactor auth", "cache_control": {"type": "ephemeral"}}
+            ]})
+        );
+        assert_eq!(history[1], parent()[1], "the reply itself is unchanged");
     }
 
     #[test]

@@ -20,8 +20,8 @@ mod tap;
 mod tool;
 
 pub use fork::{
-    fork_prompt, instruction as fork_instruction, is_fork_conversation, ForkBase, ForkPoint,
-    ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
+    fork_history, fork_prompt, instruction as fork_instruction, is_fork_conversation, ForkBase,
+    ForkPoint, ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
 };
 pub use input::{AgentInput, Features, Orchestration};
 pub use message::SendMessageTool;

@@ -4,7 +4,7 @@
 
 use super::build::{Blueprint, Child, Kind, Start};
 use super::directory::AgentRecord;
-use super::fork::{fork_prompt, is_fork_conversation, ForkPoint, FORK_TYPE};
+use super::fork::{fork_history, fork_prompt, is_fork_conversation, ForkPoint, FORK_TYPE};
 use super::input::AgentInput;
 use super::lifecycle::Run;
 use super::report::{self, ChildOutcome};
@@ -36,7 +36,7 @@ impl Spawner {
         let (kind, history, prompt) = match &fork {
             Some(point) => (
                 Kind::Fork(point.base.clone()),
-                point.messages.clone(),
+                fork_history(&point.messages),
                 fork_prompt(&point.messages, &input.prompt),
             ),
             None => {
