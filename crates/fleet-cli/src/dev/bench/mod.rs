@@ -22,8 +22,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "bench_fork.rs"]
 mod fork;
+mod fork_report;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {

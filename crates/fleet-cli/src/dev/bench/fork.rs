@@ -10,6 +10,10 @@
 //! would. The figures come from the usage the children's replies report on the event stream,
 //! not from any estimate of our own.
 
+use super::fork_report::{
+    render, share, ChildFigures, PhaseFigures, Report, Totals, CACHE_READ_FACTOR,
+    CACHE_WRITE_FACTOR, TARGET_SHARE,
+};
 use super::{raise_file_limit, start_server, CHILD_MARK};
 use anyhow::{bail, Context};
 use fleet_model::{AnthropicClient, AnthropicConfig, Auth, Catalog};
@@ -20,7 +24,6 @@ use fleet_runtime::subagent::{Features, MainAgent, Orchestration, FORK_TAG, FORK
 use fleet_runtime::{AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleSet};
 use fleet_tools::{ToolContext, Workspace};
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -45,13 +48,6 @@ pub struct ForkArgs {
 /// for them so the whole file is read in one call.
 const MAX_HISTORY_KB: usize = 192;
 
-/// What counts as a fork that reused its parent's cache (the target for H ≥ 32).
-const TARGET_SHARE: f64 = 0.95;
-
-/// Anthropic's price of cache writes and reads relative to fresh input.
-const CACHE_WRITE_FACTOR: f64 = 1.25;
-const CACHE_READ_FACTOR: f64 = 0.1;
-
 /// Opens the history file; the rule that makes the delegating reply looks for it in the
 /// Read result.
 const FILE_MARKER: &str = "fleet-bench-fork history";
@@ -60,7 +56,7 @@ const MODEL: &str = "claude-sonnet-4-5";
 
 /// How the main agent delegates in a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     /// No `subagent_type`: the child inherits the conversation.
     Fork,
     /// `general-purpose`, with the file pasted into each prompt.
@@ -68,7 +64,7 @@ enum Phase {
 }
 
 impl Phase {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Self::Fork => "fork",
             Self::Fresh => "fresh",
@@ -77,7 +73,7 @@ impl Phase {
 
     /// The agent type the runtime must report for this phase's children; anything else
     /// means the calls were not run as intended and the figures would mislead.
-    fn child_type(self) -> &'static str {
+    pub(super) fn child_type(self) -> &'static str {
         match self {
             Self::Fork => FORK_TYPE,
             Self::Fresh => "general-purpose",
@@ -209,80 +205,6 @@ fn directive(i: usize, forks: usize) -> String {
         i + 1,
         TOPICS[i % TOPICS.len()]
     )
-}
-
-/// One child's first request, as its reply's usage reports it.
-#[derive(Debug, Serialize)]
-struct ChildFigures {
-    description: String,
-    agent_id: String,
-    subagent_type: String,
-    #[serde(flatten)]
-    tokens: Totals,
-    /// cache_read / (input + cache_creation + cache_read).
-    cache_read_share: f64,
-}
-
-/// Input tokens summed over some requests: raw, and billed as token-equivalents.
-#[derive(Debug, Default, Serialize)]
-struct Totals {
-    requests: u64,
-    input_tokens: u64,
-    cache_creation_input_tokens: u64,
-    cache_read_input_tokens: u64,
-    billed: f64,
-}
-
-impl Totals {
-    fn add(&mut self, usage: &Usage) {
-        self.requests += 1;
-        self.input_tokens += usage.input_tokens;
-        self.cache_creation_input_tokens += usage.cache_creation();
-        self.cache_read_input_tokens += usage.cache_read();
-        self.billed += billed(usage);
-    }
-}
-
-fn billed(usage: &Usage) -> f64 {
-    usage.input_tokens as f64
-        + CACHE_WRITE_FACTOR * usage.cache_creation() as f64
-        + CACHE_READ_FACTOR * usage.cache_read() as f64
-}
-
-fn share(usage: &Usage) -> f64 {
-    match usage.total_input() {
-        0 => 0.0,
-        total => usage.cache_read() as f64 / total as f64,
-    }
-}
-
-#[derive(Debug, Serialize)]
-struct PhaseFigures {
-    /// Each child's first request, in the order the main agent asked for them.
-    children: Vec<ChildFigures>,
-    /// The children's first requests together: the cost of handing the work over.
-    children_total: Totals,
-    /// Every request of the phase, the main agent's included.
-    session_total: Totals,
-    /// All input of the main agent's request whose reply made the Agent calls: what a fork
-    /// whose request begins with its parent's bytes finds in the cache at the least.
-    parent_request_tokens: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct Report {
-    forks: usize,
-    history_kb: usize,
-    history_bytes: usize,
-    multipliers: Value,
-    target_share: f64,
-    fork: PhaseFigures,
-    fresh: PhaseFigures,
-    /// Billed tokens of the fork children over those of the fresh children.
-    billed_ratio: f64,
-    /// The same over every request of each phase.
-    session_billed_ratio: f64,
-    every_fork_reached_target: bool,
 }
 
 pub(super) async fn fork(args: ForkArgs) -> anyhow::Result<()> {
@@ -489,68 +411,6 @@ async fn run_session(
     })
 }
 
-/// The human-readable report.
-fn render(r: &Report) -> String {
-    let mut out = format!(
-        "fork bench: {} children, {} KiB history ({} bytes)\n\
-         billed = input x1 + cache writes x{CACHE_WRITE_FACTOR} + cache reads x{CACHE_READ_FACTOR}\n",
-        r.forks, r.history_kb, r.history_bytes
-    );
-    let row = |out: &mut String, label: &str, t: &Totals, share: String, tail: String| {
-        let (input, write, read) = (
-            t.input_tokens,
-            t.cache_creation_input_tokens,
-            t.cache_read_input_tokens,
-        );
-        let billed = t.billed;
-        let _ = writeln!(
-            out,
-            "  {label:<16} {input:>8} {write:>12} {read:>11} {share:>10} {billed:>10.1}{tail}"
-        );
-    };
-    for (phase, figures) in [(Phase::Fork, &r.fork), (Phase::Fresh, &r.fresh)] {
-        let _ = writeln!(
-            out,
-            "\nphase {} ({} children; the delegating request held {} input tokens)\n  \
-             {:<16} {:>8} {:>12} {:>11} {:>10} {:>10}",
-            phase.name(),
-            phase.child_type(),
-            figures.parent_request_tokens,
-            "child",
-            "input",
-            "cache write",
-            "cache read",
-            "read share",
-            "billed"
-        );
-        for c in &figures.children {
-            let share = format!("{:.1}%", c.cache_read_share * 100.0);
-            row(&mut out, &c.description, &c.tokens, share, String::new());
-        }
-        for (label, t) in [
-            ("children", &figures.children_total),
-            ("whole session", &figures.session_total),
-        ] {
-            let tail = format!("   ({} requests)", t.requests);
-            row(&mut out, label, t, String::new(), tail);
-        }
-    }
-    let reached = if r.every_fork_reached_target {
-        "yes"
-    } else {
-        "no"
-    };
-    let _ = writeln!(
-        out,
-        "\nbilled fork / fresh: children {:.3}, whole session {:.3}\n\
-         every fork read >= {:.0}% from cache: {reached}",
-        r.billed_ratio,
-        r.session_billed_ratio,
-        TARGET_SHARE * 100.0,
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,18 +431,5 @@ mod tests {
             assert!((80..=140).contains(&d.len()), "{d:?} is {} bytes", d.len());
             assert!(!work.directives[..i].contains(d));
         }
-    }
-
-    #[test]
-    fn billing_weighs_writes_up_and_reads_down() {
-        let usage = Usage {
-            input_tokens: 10,
-            cache_creation_input_tokens: Some(100),
-            cache_read_input_tokens: Some(1000),
-            output_tokens: 5,
-        };
-        assert!((billed(&usage) - (10.0 + 125.0 + 100.0)).abs() < 1e-9);
-        assert!((share(&usage) - 1000.0 / 1110.0).abs() < 1e-9);
-        assert_eq!(share(&Usage::default()), 0.0);
     }
 }
