@@ -79,3 +79,26 @@ fn demo_can_print_stream_json() {
     assert_eq!(last["type"], "result");
     assert_eq!(last["subtype"], "success");
 }
+
+#[test]
+fn coordinator_demo_researches_implements_and_verifies() {
+    let out = demo(&["--coordinator"]);
+    for expected in [
+        "background task",
+        "Grep(world)",
+        "Edit(",
+        "[verification",
+        "Bash(./test.sh)",
+        "./test.sh: 1 passed",
+        "greeting.txt on disk now: hello fleet",
+        "4 subagents",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in {out}");
+    }
+    // Both researchers were started before the first one reported.
+    let second_start = out
+        .find("started: Find the tests")
+        .expect("second researcher");
+    let first_report = out.find("completed").expect("a report");
+    assert!(second_start < first_report, "{out}");
+}

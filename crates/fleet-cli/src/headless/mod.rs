@@ -103,6 +103,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         approver,
         persist,
     )?;
+    let _scratchpad = built.scratchpad;
     let agent = built.agent.with_history(session.history());
     let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
     let feeder = match first_prompt {

@@ -39,16 +39,38 @@ fn flag(name: &str) -> anyhow::Result<Option<bool>> {
     }
 }
 
-/// The coordinator's scratchpad: in the session's folder when the session is kept, else in
+/// The coordinator's scratchpad folder. One in the temp dir (the session is not kept) is
+/// removed when this is dropped, at the end of the run.
+#[derive(Debug)]
+pub struct Scratchpad {
+    pub path: PathBuf,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+/// The scratchpad: in the session's folder when the session is kept, else a fresh folder in
 /// the temp dir. Created now, so workers can use it from their first call.
-pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result<PathBuf> {
-    let dir = match FleetHome::from_env().ok().filter(|_| persist) {
-        Some(home) => home.project_dir(cwd).join(session_id).join("scratchpad"),
-        None => std::env::temp_dir().join(format!("fleet-scratchpad-{session_id}")),
+pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result<Scratchpad> {
+    let Some(home) = FleetHome::from_env().ok().filter(|_| persist) else {
+        let dir = tempfile::Builder::new()
+            .prefix("fleet-scratchpad-")
+            .tempdir()
+            .context("creating the scratchpad in the temp dir")?;
+        let path = dir
+            .path()
+            .canonicalize()
+            .unwrap_or(dir.path().to_path_buf());
+        return Ok(Scratchpad {
+            path,
+            _temporary: Some(dir),
+        });
     };
+    let dir = home.project_dir(cwd).join(session_id).join("scratchpad");
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("creating the scratchpad {}", dir.display()))?;
-    Ok(dir.canonicalize().unwrap_or(dir))
+    Ok(Scratchpad {
+        path: dir.canonicalize().unwrap_or(dir),
+        _temporary: None,
+    })
 }
 
 /// Rules letting every agent read and write in `dir` without being asked.

@@ -33,6 +33,8 @@ pub struct Built {
     pub spawner: Arc<Spawner>,
     pub sink: EventSink,
     pub events: mpsc::Receiver<AgentEvent>,
+    /// The coordinator's scratchpad, kept for as long as the run.
+    pub scratchpad: Option<orchestration::Scratchpad>,
 }
 
 pub fn agent(
@@ -49,7 +51,8 @@ pub fn agent(
         Orchestration::Coordinator => Some(orchestration::scratchpad(cwd, session_id, persist)?),
         _ => None,
     };
-    let permissions = permissions(args, cwd, settings, scratchpad.as_deref())?;
+    let scratch_path = scratchpad.as_ref().map(|s| s.path.as_path());
+    let permissions = permissions(args, cwd, settings, scratch_path)?;
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
     let keep = tool_filter(args)?;
@@ -117,7 +120,7 @@ pub fn agent(
         system = system.append(worker_context(
             &spawner.worker_tools(&keep),
             &[],
-            scratchpad.as_deref(),
+            scratch_path,
         ));
     }
     if let Some(append) = &args.append_system_prompt {
@@ -146,6 +149,7 @@ pub fn agent(
         spawner,
         sink,
         events,
+        scratchpad,
     })
 }
 

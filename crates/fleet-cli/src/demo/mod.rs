@@ -3,7 +3,10 @@
 //! It makes a temporary git repository, starts the fake model server on loopback with a
 //! scripted conversation, and runs the same headless path as `fleet -p` against it: real HTTP
 //! and SSE (with one scripted 529 that is retried), the real agent loop, the real Read, Edit
-//! and Bash tools on real files, and the permission rules deciding each call.
+//! and Bash tools on real files, and the permission rules deciding each call. With
+//! `--coordinator`, the same in coordinator mode ([`coordinator`]).
+
+mod coordinator;
 
 use crate::args::PrintArgs;
 use crate::headless::{self, Run};
@@ -32,6 +35,9 @@ pub struct DemoArgs {
     /// Keep the temporary repository and print where it is.
     #[arg(long)]
     keep: bool,
+    /// Coordinator mode: researchers, an implementer and a verifier, directed by the main agent.
+    #[arg(long)]
+    coordinator: bool,
 }
 
 const MODEL: &str = "claude-sonnet-4-5";
@@ -47,20 +53,34 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
         .path()
         .canonicalize()
         .context("resolving the temporary folder")?;
-    make_repo(&repo)?;
-    let server = FakeModelServer::start(scenario(&repo))
+    make_repo(&repo, args.coordinator)?;
+    let (scenario, prompt) = if args.coordinator {
+        (coordinator::scenario(&repo), coordinator::PROMPT)
+    } else {
+        (scenario(&repo), PROMPT)
+    };
+    let server = FakeModelServer::start(scenario)
         .await
         .context("starting the fake model server")?;
     let client = client(args.provider, server.base_url())?;
+    let (mode, allowed) = if args.coordinator {
+        (None, "Edit Bash(./test.sh)")
+    } else {
+        (
+            Some(fleet_tools::permissions::PermissionMode::AcceptEdits),
+            "Bash(git diff *) Bash(cat *)",
+        )
+    };
     let print = PrintArgs {
         print: true,
-        prompt: Some(PROMPT.into()),
+        prompt: Some(prompt.into()),
         output_format: args.output_format.clone(),
         input_format: "text".into(),
         // The text trace narrates the run; json stays one result object.
         verbose: args.output_format == "text",
-        permission_mode: Some(fleet_tools::permissions::PermissionMode::AcceptEdits),
-        allowed_tools: vec!["Bash(git diff *) Bash(cat *)".into()],
+        permission_mode: mode,
+        allowed_tools: vec![allowed.into()],
+        coordinator: args.coordinator,
         ..PrintArgs::default()
     };
     if args.output_format == "text" {
@@ -69,9 +89,16 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
             server.base_url(),
             repo.display()
         );
-        println!("permission mode acceptEdits, allowed: Bash(git diff *), Bash(cat *)");
-        println!("the main agent starts a background Explore agent and answers after its report\n");
-        println!("> {PROMPT}\n");
+        if args.coordinator {
+            println!("coordinator mode, allowed: Edit, Bash(./test.sh)");
+            println!("the coordinator starts two researchers at once, writes the change itself, has a worker make it and a fresh one verify it\n");
+        } else {
+            println!("permission mode acceptEdits, allowed: Bash(git diff *), Bash(cat *)");
+            println!(
+                "the main agent starts a background Explore agent and answers after its report\n"
+            );
+        }
+        println!("> {prompt}\n");
     }
     let code = headless::execute(Run {
         args: print,
@@ -102,12 +129,18 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-fn make_repo(repo: &Path) -> anyhow::Result<()> {
+fn make_repo(repo: &Path, with_test: bool) -> anyhow::Result<()> {
     std::fs::write(repo.join("greeting.txt"), "hello world\n")?;
     std::fs::write(
         repo.join("README.md"),
         "# demo\nA tiny repository for fleet's demo.\n",
     )?;
+    if with_test {
+        use std::os::unix::fs::PermissionsExt;
+        let script = repo.join("test.sh");
+        std::fs::write(&script, coordinator::TEST_SCRIPT)?;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
     for args in [
         &["init", "-q", "-b", "main"][..],
         &["add", "."],
