@@ -14,22 +14,17 @@ use super::fork_report::{
     render, share, ChildFigures, PhaseFigures, Report, Totals, CACHE_READ_FACTOR,
     CACHE_WRITE_FACTOR, TARGET_SHARE,
 };
+use super::session;
 use super::{raise_file_limit, start_server, CHILD_MARK};
 use anyhow::{bail, Context};
-use fleet_model::{AnthropicClient, AnthropicConfig, Auth, Catalog};
-use fleet_protocol::{EventKind, Message, SubagentLabel, Usage};
-use fleet_runtime::definitions::AgentCatalog;
-use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{Features, MainAgent, Orchestration, FORK_TAG, FORK_TYPE};
-use fleet_runtime::{AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
-use fleet_tools::permissions::{PermissionMode, Permissions, RuleSet};
-use fleet_tools::{ToolContext, Workspace};
+use fleet_protocol::{EventKind, SubagentLabel, Usage};
+use fleet_runtime::subagent::{Features, Orchestration, FORK_TAG, FORK_TYPE};
+use fleet_runtime::{SpawnLimits, SpawnerConfig};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct ForkArgs {
@@ -51,8 +46,6 @@ const MAX_HISTORY_KB: usize = 192;
 /// Opens the history file; the rule that makes the delegating reply looks for it in the
 /// Read result.
 const FILE_MARKER: &str = "fleet-bench-fork history";
-
-const MODEL: &str = "claude-sonnet-4-5";
 
 /// How the main agent delegates in a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,70 +272,26 @@ async fn run_session(
     base_url: &str,
 ) -> anyhow::Result<PhaseFigures> {
     let forks = work.directives.len();
-    let workspace = Arc::new(Workspace::new(project));
-    let permissions = Arc::new(Permissions::new(
-        PermissionMode::BypassPermissions,
-        RuleSet::default(),
-        workspace.clone(),
-    ));
-    let mut config = AnthropicConfig::new(base_url, Auth::ApiKey("bench".into()));
-    config.http.idle_timeout = Duration::from_secs(120);
-    let client = Arc::new(AnthropicClient::new(config)?);
-    let catalog = Arc::new(Catalog::builtin());
-    let (sink, events) = EventSink::channel(EVENT_BUFFER);
-    let spawner = Spawner::new(
-        SpawnerConfig {
-            // All K children run at once, whatever FLEET_MAX_CONCURRENT_SUBAGENTS says.
-            limits: SpawnLimits {
-                max_concurrent: forks,
-                ..SpawnLimits::default()
-            },
-            features: Features {
-                orchestration: Orchestration::Fork,
-                ..Features::default()
-            },
-            max_tokens: 1024,
-            ..SpawnerConfig::new(
-                client.clone(),
-                catalog.clone(),
-                Arc::new(AgentCatalog::builtin_only()),
-                workspace.clone(),
-            )
-        },
-        sink.clone(),
-    );
-    let tools = spawner.main_tools(
-        MainAgent {
-            model: MODEL.into(),
-            permissions: permissions.clone(),
-            approver: None,
-            cwd: project.to_path_buf(),
-        },
-        |_| true,
-    );
-    let mut agent_config = AgentConfig::new(MODEL, tools, permissions);
-    agent_config.max_tokens = 1024;
-    agent_config.system = vec![format!(
+    let system = format!(
         "You are a coding agent working in {}. Delegate reviews to other agents when asked.",
         project.display()
-    )];
-    spawner.attach_main(&mut agent_config);
-    let agent = fleet_runtime::Agent::new(
-        client,
-        catalog,
-        agent_config,
-        ToolContext::new(project.to_path_buf(), workspace),
-        "bench-fork",
     );
-
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(Message::user_text(
-        "Read history.rs, then have it reviewed part by part in parallel.",
-    ))
-    .await
-    .context("starting the session")?;
-    drop(tx);
-    let mut handle = Session::spawn_with(agent, rx, sink, events, Some(spawner.clone()));
+    let prepared = session::prepare(base_url, project, &system, |config| SpawnerConfig {
+        // All K children run at once, whatever FLEET_MAX_CONCURRENT_SUBAGENTS says.
+        limits: SpawnLimits {
+            max_concurrent: forks,
+            ..SpawnLimits::default()
+        },
+        features: Features {
+            orchestration: Orchestration::Fork,
+            ..Features::default()
+        },
+        ..config
+    })?;
+    let spawner = prepared.spawner.clone();
+    let mut handle = prepared
+        .start("Read history.rs, then have it reviewed part by part in parallel.")
+        .await?;
     // Each child's label and the usage of its first reply, by agent id.
     let mut first: HashMap<String, (Arc<SubagentLabel>, Usage)> = HashMap::new();
     let mut session_total = Totals::default();

@@ -6,24 +6,19 @@
 //! with the subagent concurrency limit raised to N.
 
 use anyhow::{bail, Context};
-use fleet_model::{AnthropicClient, AnthropicConfig, Auth, Catalog};
-use fleet_protocol::{AgentEvent, Message};
-use fleet_runtime::definitions::AgentCatalog;
-use fleet_runtime::session::EVENT_BUFFER;
-use fleet_runtime::subagent::{MainAgent, TranscriptTarget};
-use fleet_runtime::{AgentConfig, EventSink, Session, SpawnLimits, Spawner, SpawnerConfig};
+use fleet_protocol::AgentEvent;
+use fleet_runtime::subagent::TranscriptTarget;
+use fleet_runtime::{SpawnLimits, SpawnerConfig};
 use fleet_store::FleetHome;
-use fleet_tools::permissions::{PermissionMode, Permissions, RuleSet};
-use fleet_tools::{ToolContext, Workspace};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 mod fork;
 mod fork_report;
+mod session;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
@@ -144,67 +139,25 @@ fn start_server(scenario: &Path) -> anyhow::Result<(Child, String)> {
 async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Result<Value> {
     let project = dir.join("project");
     std::fs::create_dir_all(&project).context("creating the project folder")?;
-    let workspace = Arc::new(Workspace::new(&project));
-    let permissions = Arc::new(Permissions::new(
-        PermissionMode::BypassPermissions,
-        RuleSet::default(),
-        workspace.clone(),
-    ));
-    let mut config = AnthropicConfig::new(base_url, Auth::ApiKey("bench".into()));
-    config.http.idle_timeout = Duration::from_secs(120);
-    let client = Arc::new(AnthropicClient::new(config)?);
-    let catalog = Arc::new(Catalog::builtin());
-    let (sink, events) = EventSink::channel(EVENT_BUFFER);
-    let spawner = Spawner::new(
+    let prepared = session::prepare(base_url, &project, "You coordinate jobs.", |config| {
         SpawnerConfig {
             limits: SpawnLimits {
                 max_depth: 3,
                 max_concurrent: args.agents,
             },
-            max_tokens: 1024,
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(dir.join("fleet-home")),
                 project: project.clone(),
                 session_id: "bench".into(),
             }),
-            ..SpawnerConfig::new(
-                client.clone(),
-                catalog.clone(),
-                Arc::new(AgentCatalog::builtin_only()),
-                workspace.clone(),
-            )
-        },
-        sink.clone(),
-    );
-    let model = "claude-sonnet-4-5".to_string();
-    let tools = spawner.main_tools(
-        MainAgent {
-            model: model.clone(),
-            permissions: permissions.clone(),
-            approver: None,
-            cwd: project.clone(),
-        },
-        |_| true,
-    );
-    let mut agent_config = AgentConfig::new(model, tools, permissions);
-    agent_config.system = vec!["You coordinate jobs.".into()];
-    spawner.attach_main(&mut agent_config);
-    let agent = fleet_runtime::Agent::new(
-        client,
-        catalog,
-        agent_config,
-        ToolContext::new(project.clone(), workspace),
-        "bench",
-    );
+            ..config
+        }
+    })?;
+    let spawner = prepared.spawner.clone();
 
     let baseline = rss_kb("VmRSS")?;
     let started = Instant::now();
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(Message::user_text("Run the jobs."))
-        .await
-        .context("starting the session")?;
-    drop(tx);
-    let mut handle = Session::spawn_with(agent, rx, sink, events, Some(spawner.clone()));
+    let mut handle = prepared.start("Run the jobs.").await?;
     let mut last: Option<AgentEvent> = None;
     while let Some(event) = handle.recv().await {
         if event.agent.is_main() {
