@@ -13,13 +13,7 @@ async fn a_background_subagent_notifies_its_parent_which_answers() {
     let server = FakeModelServer::start(background_scenario(300, Rule::text("CHILD-RESULT-42")))
         .await
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, spawner) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, spawner) = run_throwaway(&server, Setup::default(), "go").await;
 
     let launch = tool_results_of(&events, true).remove(0);
     let structured = launch.structured.unwrap();

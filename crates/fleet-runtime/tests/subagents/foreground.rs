@@ -203,13 +203,7 @@ async fn a_child_whose_model_fails_is_a_failed_result_not_a_failed_parent() {
     ))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, spawner) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, spawner) = run_throwaway(&server, Setup::default(), "go").await;
     let failed = tool_results_of(&events, true).remove(0);
     assert!(failed.is_error);
     assert!(

@@ -225,13 +225,7 @@ async fn asking_for_a_fork_with_forking_off_names_the_switch() {
     ))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, spawner) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, spawner) = run_throwaway(&server, Setup::default(), "go").await;
     let result = tool_results_of(&events, true).remove(0);
     assert!(result.is_error);
     assert!(

@@ -131,6 +131,17 @@ pub(crate) async fn run(tree: Tree, prompt: &str) -> (Vec<AgentEvent>, Arc<Spawn
     (events, spawner)
 }
 
+/// Like [`run`], in a project folder and fleet home that are gone afterwards.
+pub(crate) async fn run_throwaway(
+    server: &FakeModelServer,
+    setup: Setup<'_>,
+    prompt: &str,
+) -> (Vec<AgentEvent>, Arc<Spawner>) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    run(tree(server, dir.path(), home.path(), setup), prompt).await
+}
+
 pub(crate) fn main_results(events: &[AgentEvent]) -> Vec<&fleet_protocol::RunResult> {
     events
         .iter()

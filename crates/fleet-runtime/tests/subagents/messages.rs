@@ -59,13 +59,7 @@ async fn a_message_to_a_running_agent_is_read_at_its_next_turn() {
             .when_tool_result(false),
     ]);
     let server = FakeModelServer::start(scenario).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, _) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
 
     let sent = structured_of(&events, "SendMessage");
     assert_eq!(sent.len(), 1);
@@ -178,13 +172,7 @@ async fn an_unknown_recipient_is_an_error_listing_who_can_be_reached() {
     ]))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, _) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
     let result = tool_results_of(&events, true)
         .into_iter()
         .find(|r| r.tool_name == "SendMessage")
@@ -218,13 +206,7 @@ async fn a_subagent_can_write_to_the_main_agent() {
     ]))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, _) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
     assert_eq!(main_results(&events).last().unwrap().result, "MAIN-READ-IT");
     // Not from the main agent's own child's principal: the sender is named.
     let request = server

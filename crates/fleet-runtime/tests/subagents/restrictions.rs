@@ -74,13 +74,7 @@ async fn explore_is_not_given_tools_that_change_things() {
     ]))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, _) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
     let child_request = server
         .requests()
         .into_iter()
@@ -120,13 +114,7 @@ async fn an_unknown_agent_type_lists_the_available_ones() {
     ]))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let (events, _) = run(
-        tree(&server, dir.path(), home.path(), Setup::default()),
-        "go",
-    )
-    .await;
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
     let err = tool_results_of(&events, true).remove(0);
     assert!(err.is_error);
     for name in ["general-purpose", "Explore", "Plan", "verification"] {
