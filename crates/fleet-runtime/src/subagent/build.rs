@@ -108,6 +108,7 @@ impl Spawner {
             model: bp.model.clone(),
             permissions: permissions.clone(),
             tool_names: OnceLock::new(),
+            grantable: OnceLock::new(),
             inbox: run.inbox.clone(),
             approver: parent.approver.clone(),
             cwd: bp.cwd.clone(),

@@ -125,8 +125,11 @@ pub struct ParentView {
     pub depth: u32,
     pub model: String,
     pub permissions: Arc<Permissions>,
-    /// The tools the agent holds; a child never gets one that is not here.
+    /// The tools the agent holds.
     tool_names: OnceLock<Vec<String>>,
+    /// The tools its children may be given: those it holds, except for a coordinator, which
+    /// holds none of the tools its workers need.
+    grantable: OnceLock<Vec<String>>,
     /// Where notifications of the agent's background tasks are delivered.
     pub inbox: Arc<Inbox>,
     /// Who answers "ask" decisions for the agent; a foreground child asks the same person.
@@ -149,6 +152,15 @@ impl std::fmt::Debug for ParentView {
 impl ParentView {
     pub fn tool_names(&self) -> &[String] {
         self.tool_names.get().map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// A child never gets a tool that is not here.
+    pub fn grantable(&self) -> &[String] {
+        self.grantable
+            .get()
+            .or(self.tool_names.get())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 }
 
@@ -226,6 +238,7 @@ impl Spawner {
             model: main.model,
             permissions: main.permissions,
             tool_names: OnceLock::new(),
+            grantable: OnceLock::new(),
             inbox: self.main_inbox.clone(),
             approver: main.approver,
             cwd: main.cwd,
@@ -234,9 +247,7 @@ impl Spawner {
         if !self.config.features.coordinator() {
             return self.assemble(&view, keep, Restriction::None);
         }
-        // What the coordinator's children may be given is what workers may have, not the
-        // coordinator's own tools (set first: `assemble` leaves names already set alone).
-        let _ = view.tool_names.set(self.worker_tools(&keep));
+        let _ = view.grantable.set(self.worker_tools(&keep));
         self.assemble(
             &view,
             |name| matches!(name, "Agent" | "SendMessage" | "TaskStop"),

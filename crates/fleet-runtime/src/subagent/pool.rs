@@ -52,9 +52,9 @@ impl Spawner {
     }
 }
 
-/// Whether a child defined by `def` may have the tool `name`, given its parent's tools.
+/// Whether a child defined by `def` may have the tool `name`, given what its parent may grant.
 pub(crate) fn child_keeps(parent: &ParentView, def: &AgentDefinition, name: &str) -> bool {
-    if !parent.tool_names().iter().any(|held| held == name) {
+    if !parent.grantable().iter().any(|held| held == name) {
         return false;
     }
     if let Some(wanted) = &def.tools {

@@ -82,12 +82,14 @@ pub(crate) fn completed(
     output.with_structured(structured)
 }
 
-/// A background child that has just been started.
+/// A background child that has just been started, for an agent holding the tools `held`
+/// (the text mentions only those it can use).
 pub(crate) fn launched(
     agent_id: &str,
     bp: &Blueprint,
     prompt: &str,
     output_file: &str,
+    held: &[String],
 ) -> ToolOutput {
     let what = match &bp.kind {
         Kind::Fork(_) => format!("Forked {agent_id}"),
@@ -97,11 +99,26 @@ pub(crate) fn launched(
         "{what}: {}.\n\
          It works on its own; when it finishes you will receive a <task-notification> with its \
          result. Do not wait for it or check on it in a loop, and do not do its work yourself \
-         meanwhile: carry on with other work, or end your turn if there is none. Use \
-         SendMessage to give it more instructions, TaskOutput to look at its progress or \
-         TaskStop to stop it.",
+         meanwhile: carry on with other work, or end your turn if there is none.",
         bp.description
     );
+    let uses: Vec<&str> = [
+        ("SendMessage", "SendMessage to give it more instructions"),
+        ("TaskOutput", "TaskOutput to look at its progress"),
+        ("TaskStop", "TaskStop to stop it"),
+    ]
+    .into_iter()
+    .filter(|(tool, _)| held.iter().any(|h| h == tool))
+    .map(|(_, use_)| use_)
+    .collect();
+    if let Some((last, rest)) = uses.split_last() {
+        let list = if rest.is_empty() {
+            (*last).to_string()
+        } else {
+            format!("{} or {last}", rest.join(", "))
+        };
+        text.push_str(&format!(" Use {list}."));
+    }
     if !output_file.is_empty() {
         text.push_str(&format!("\nIts transcript is written to {output_file}."));
     }

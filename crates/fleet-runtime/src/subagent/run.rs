@@ -118,7 +118,13 @@ impl Spawner {
             let output_file = child.output_file.clone();
             self.launch(parent, &bp, &input.prompt, child, record, slot, tool_use_id)
                 .await;
-            return Ok(report::launched(&task_id, &bp, &input.prompt, &output_file));
+            return Ok(report::launched(
+                &task_id,
+                &bp,
+                &input.prompt,
+                &output_file,
+                parent.tool_names(),
+            ));
         }
         let started = Instant::now();
         let agent_id = child.agent_id.clone();

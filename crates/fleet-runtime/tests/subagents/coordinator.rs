@@ -75,8 +75,17 @@ async fn the_coordinator_orchestrates_and_its_workers_only_work() {
         assert!(!worker_tools.iter().any(|t| t == tool), "{worker_tools:?}");
     }
 
-    let launched = tool_results_of(&events, true).remove(0).structured.unwrap();
-    assert_eq!(launched["status"], "async_launched");
+    let launch = tool_results_of(&events, true).remove(0);
+    assert_eq!(launch.structured.unwrap()["status"], "async_launched");
+    // The launch text names only what the coordinator can do about the worker.
+    assert!(
+        launch
+            .content
+            .contains("Use SendMessage to give it more instructions or TaskStop to stop it."),
+        "{}",
+        launch.content
+    );
+    assert!(!launch.content.contains("TaskOutput"), "{}", launch.content);
     assert!(events
         .iter()
         .any(|e| matches!(&e.kind, EventKind::TaskNotified(n) if n.result == "worker report")));
