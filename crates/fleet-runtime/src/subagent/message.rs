@@ -94,6 +94,9 @@ impl Spawner {
         let Some(record) = self.directory.find(to) else {
             return Err(ToolError::failed(self.unknown_recipient(to, sender)));
         };
+        if record.id == sender.agent_id {
+            return Err(ToolError::failed("You cannot send a message to yourself."));
+        }
         let text = letter(sender, &record.blueprint.parent.agent_id, &input.message);
         loop {
             match record.life.deliver(Message::user_text(text.clone())) {
