@@ -315,6 +315,7 @@ impl Spawner {
         self.tasks
             .register(NewTask {
                 task_id: task_id.clone(),
+                name: bp.name.clone(),
                 owner_id: owner.agent_id.clone(),
                 owner_inbox: owner.inbox.clone(),
                 tool_use_id,

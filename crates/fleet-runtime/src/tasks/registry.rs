@@ -34,6 +34,8 @@ pub enum TaskError {
 #[derive(Debug, Clone)]
 pub struct NewTask {
     pub task_id: String,
+    /// The agent's `name`, which the task tools accept in place of the id.
+    pub name: Option<String>,
     pub owner_id: String,
     pub owner_inbox: Arc<Inbox>,
     pub tool_use_id: String,
@@ -273,10 +275,17 @@ impl TaskRegistry {
         stopped
     }
 
-    /// The task's state, or an error listing the tasks there are.
+    /// The state of the task with this id (or agent name), or an error listing the tasks
+    /// there are.
     pub fn get(&self, task_id: &str) -> Result<TaskSnapshot, TaskError> {
         let entries = self.lock();
-        match entries.get(task_id) {
+        let named = || {
+            entries
+                .values()
+                .filter(|e| e.task.name.as_deref() == Some(task_id))
+                .max_by_key(|e| e.seq)
+        };
+        match entries.get(task_id).or_else(named) {
             Some(entry) => Ok(snapshot(entry)),
             None => {
                 let known: Vec<&str> = entries.keys().map(String::as_str).collect();

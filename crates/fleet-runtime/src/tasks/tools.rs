@@ -17,14 +17,16 @@ const MAX_WAIT_MS: u64 = 600_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopInput {
-    /// The id of the background task to stop (the agentId the Agent tool returned).
+    /// The id of the background task to stop (the agentId the Agent tool returned), or the
+    /// agent's name.
     pub task_id: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputInput {
-    /// The id of the background task (the agentId the Agent tool returned).
+    /// The id of the background task (the agentId the Agent tool returned), or the agent's
+    /// name.
     pub task_id: String,
     /// Wait for the task to finish before answering (default true).
     #[serde(default)]
@@ -86,10 +88,10 @@ impl TypedTool for TaskStopTool {
     }
 
     async fn run(&self, input: StopInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        owned(&self.registry, &input.task_id)?;
+        let task = owned(&self.registry, &input.task_id)?;
         let stopped = self
             .registry
-            .stop(&input.task_id, KilledBy::Parent)
+            .stop(&task.task_id, KilledBy::Parent)
             .await
             .map_err(task_error)?;
         Ok(ToolOutput::text(format!(
@@ -138,7 +140,7 @@ impl TypedTool for TaskOutputTool {
             tokio::select! {
                 biased;
                 _ = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
-                done = self.registry.wait(&input.task_id, wait) => done.map_err(task_error)?,
+                done = self.registry.wait(&current.task_id, wait) => done.map_err(task_error)?,
             }
         } else {
             current

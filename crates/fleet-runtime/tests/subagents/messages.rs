@@ -216,3 +216,64 @@ async fn a_subagent_can_write_to_the_main_agent() {
         .unwrap();
     assert!(request.body.to_string().contains("Message from agent a"));
 }
+
+#[tokio::test]
+async fn a_stopped_worker_is_resumed_by_name_with_its_interrupted_history() {
+    let scenario = Scenario::with_rules([
+        // The worker: a long command (killed), and, resumed, an answer.
+        Rule::text("RESUMED-AFTER-KILL")
+            .when_system_contains(CHILD)
+            .when_last_user_contains("WAKE-UP"),
+        Rule::tool_use("Bash", json!({"command": "sleep 30"}))
+            .when_system_contains(CHILD)
+            .when_tool_result(false),
+        // The main agent: start it, stop it by name, then message it by name.
+        Rule::text("MAIN-DONE")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("RESUMED-AFTER-KILL"),
+        Rule::text("MAIN-WAITING")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("is resumed"),
+        send("sleeper", "WAKE-UP")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("<status>killed</status>"),
+        // Late enough that the worker is inside its command.
+        Rule::tool_use("TaskStop", json!({"task_id": "sleeper"}))
+            .delay_ms(500)
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("Started background agent"),
+        agent_call(json!({"description": "long job", "prompt": "work", "run_in_background": true, "name": "sleeper"}))
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]);
+    let server = FakeModelServer::start(scenario).await.unwrap();
+    let (events, _) = run_throwaway(&server, Setup::default(), "go").await;
+
+    assert_eq!(structured_of(&events, "TaskStop")[0]["status"], "killed");
+    assert_eq!(
+        structured_of(&events, "SendMessage")[0]["status"],
+        "resumed"
+    );
+    assert_eq!(
+        notifications(&events),
+        [
+            "The task was stopped before it finished.",
+            "RESUMED-AFTER-KILL"
+        ]
+    );
+    assert_eq!(main_results(&events).last().unwrap().result, "MAIN-DONE");
+    // The resumed run carries on from the interrupted one: the killed command and its answer.
+    let resumed = server
+        .requests()
+        .into_iter()
+        .find(|r| r.body.to_string().contains("WAKE-UP") && r.body.to_string().contains(CHILD))
+        .unwrap();
+    let messages = resumed.body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.len(),
+        4,
+        "prompt, the sleep call, its result, the message"
+    );
+    assert_eq!(messages[1]["content"][0]["input"]["command"], "sleep 30");
+    assert_eq!(messages[2]["content"][0]["type"], "tool_result");
+}
