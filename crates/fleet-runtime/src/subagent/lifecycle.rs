@@ -32,8 +32,9 @@ enum Life {
     Running(Run),
     /// The run has read its last message and is ending (its task finishing); a message now
     /// waits for it to stop, then starts a new run.
-    Closing,
-    Stopped,
+    Closing(Vec<Message>),
+    /// Holds what a stopped run left unread, for the next run.
+    Stopped(Vec<Message>),
 }
 
 /// What happened to a message.
@@ -67,39 +68,52 @@ impl Lifecycle {
         let mut life = self.lock();
         match &*life {
             Life::Running(run) if run.cancel.is_cancelled() => Delivery::WindingDown,
-            Life::Closing => Delivery::WindingDown,
+            Life::Closing(_) => Delivery::WindingDown,
             Life::Running(run) => {
                 run.inbox.push(message);
                 Delivery::Queued
             }
-            Life::Stopped => {
+            Life::Stopped(unread) => {
                 let run = Run::new(CancellationToken::new());
+                // Messages queued before the last run was stopped come after this one: they
+                // were acknowledged, so the next run reads them.
+                for earlier in unread.iter().cloned() {
+                    run.inbox.push(earlier);
+                }
                 *life = Life::Running(run.clone());
                 Delivery::Resume(run)
             }
         }
     }
 
-    /// Hands back a claim that could not be started.
-    pub fn release(&self) {
-        self.set_stopped();
+    /// Hands back a claim that could not be started, with what its inbox holds.
+    pub fn release(&self, run: &Run) {
+        *self.lock() = Life::Stopped(run.inbox.drain());
+        self.stopped.notify_waiters();
     }
 
     /// Closes the current run to messages unless some are waiting that it should still read
     /// (it was not stopped, and its inbox is not empty): then `false`, and the run must go
-    /// on. After closing, the run ends with [`Self::set_stopped`].
+    /// on. A stopped run's unread messages are kept for the next run. After closing, the run
+    /// ends with [`Self::set_stopped`].
     pub fn try_close(&self, run: &Run) -> bool {
         let mut life = self.lock();
         if !run.cancel.is_cancelled() && !run.inbox.is_empty() {
             return false;
         }
-        *life = Life::Closing;
+        *life = Life::Closing(run.inbox.drain());
         true
     }
 
     /// The run is over; a message now resumes the agent.
     pub fn set_stopped(&self) {
-        *self.lock() = Life::Stopped;
+        let mut life = self.lock();
+        let unread = match std::mem::replace(&mut *life, Life::Stopped(Vec::new())) {
+            Life::Closing(unread) | Life::Stopped(unread) => unread,
+            Life::Running(run) => run.inbox.drain(),
+        };
+        *life = Life::Stopped(unread);
+        drop(life);
         self.stopped.notify_waiters();
     }
 
@@ -119,7 +133,7 @@ impl Lifecycle {
 
     /// Running or still ending.
     pub fn is_running(&self) -> bool {
-        !matches!(&*self.lock(), Life::Stopped)
+        !matches!(&*self.lock(), Life::Stopped(_))
     }
 
     fn lock(&self) -> MutexGuard<'_, Life> {
@@ -166,8 +180,29 @@ mod tests {
             Delivery::Queued
         ));
         assert_eq!(next.inbox.drain().len(), 1);
-        life.release();
+        life.release(&next);
         assert!(!life.is_running());
+    }
+
+    #[test]
+    fn messages_a_stopped_run_left_unread_go_to_the_next_run() {
+        let (life, run) = fresh();
+        assert!(matches!(
+            life.deliver(Message::user_text("early")),
+            Delivery::Queued
+        ));
+        run.cancel.cancel();
+        assert!(life.try_close(&run));
+        life.set_stopped();
+        let Delivery::Resume(next) = life.deliver(Message::user_text("late")) else {
+            panic!("a stopped agent is resumed");
+        };
+        let texts: Vec<String> = next.inbox.drain().iter().map(Message::text).collect();
+        assert_eq!(
+            texts,
+            ["early"],
+            "the queued message was kept; `late` is the prompt"
+        );
     }
 
     #[tokio::test]

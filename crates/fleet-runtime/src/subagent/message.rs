@@ -130,6 +130,8 @@ impl Spawner {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let bp = record.blueprint.clone();
+        // Kept to hand the claim back, with what its inbox holds, if the run cannot start.
+        let claimed = run.clone();
         let started = self
             .admit(bp.depth)
             .and_then(|slot| Ok((slot, self.history(&record.id)?)))
@@ -152,7 +154,7 @@ impl Spawner {
         let (slot, child) = match started {
             Ok(started) => started,
             Err(err) => {
-                record.life.release();
+                record.life.release(&claimed);
                 return Err(err);
             }
         };
