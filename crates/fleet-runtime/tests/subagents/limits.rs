@@ -22,8 +22,6 @@ async fn spawning_deeper_than_the_limit_is_refused_with_a_clear_result() {
     ))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
     let setup = Setup {
         limits: SpawnLimits {
             max_depth: 1,
@@ -31,7 +29,7 @@ async fn spawning_deeper_than_the_limit_is_refused_with_a_clear_result() {
         },
         ..Setup::default()
     };
-    let (events, spawner) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let (events, spawner) = run_throwaway(&server, setup, "go").await;
     let refused = tool_results_of(&events, false).remove(0);
     assert!(refused.is_error);
     assert!(
@@ -49,8 +47,6 @@ async fn spawning_deeper_than_the_limit_is_refused_with_a_clear_result() {
 
 #[tokio::test]
 async fn agent_calls_of_one_reply_run_together_up_to_the_concurrency_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
     let three = |n: usize| {
         (0..n).fold(Rule::new(), |rule, i| {
             rule.then_tool_use(
@@ -81,7 +77,7 @@ async fn agent_calls_of_one_reply_run_together_up_to_the_concurrency_limit() {
         extra_tools: vec![barrier],
         ..Setup::default()
     };
-    let (events, _) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let (events, _) = run_throwaway(&server, setup, "go").await;
     let met: Vec<String> = tool_results_of(&events, false)
         .into_iter()
         .map(|r| r.content)
@@ -109,7 +105,7 @@ async fn agent_calls_of_one_reply_run_together_up_to_the_concurrency_limit() {
         },
         ..Setup::default()
     };
-    let (events, spawner) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let (events, spawner) = run_throwaway(&server, setup, "go").await;
     let results = tool_results_of(&events, true);
     let refused: Vec<_> = results.iter().filter(|r| r.is_error).collect();
     assert_eq!(refused.len(), 1);
@@ -136,13 +132,11 @@ async fn the_budget_binds_the_whole_tree() {
     ]))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
     let setup = Setup {
         budget: Some(0.01),
         ..Setup::default()
     };
-    let (events, spawner) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let (events, spawner) = run_throwaway(&server, setup, "go").await;
     let refused = tool_results_of(&events, true).remove(0);
     assert!(
         refused.is_error && refused.content.contains("budget"),

@@ -195,13 +195,11 @@ async fn a_definition_asking_for_isolation_is_refused_until_fleet_can_isolate() 
         AgentSource::CommandLine,
     );
     def.isolation = Some(Isolation::Worktree);
-    let dir = tempfile::tempdir().unwrap();
-    let home = tempfile::tempdir().unwrap();
     let setup = Setup {
         agents: Some(AgentCatalog::from_definitions(vec![def])),
         ..Setup::default()
     };
-    let (events, spawner) = run(tree(&server, dir.path(), home.path(), setup), "go").await;
+    let (events, spawner) = run_throwaway(&server, setup, "go").await;
     let refused = tool_results_of(&events, true).remove(0);
     assert!(
         refused.is_error && refused.content.contains("isolation"),
