@@ -48,7 +48,10 @@ async fn on_terminal(
 
 fn scenario() -> Scenario {
     Scenario::queue([
-        Rule::tool_use("Bash", json!({"command": "echo ran-for-real"})),
+        Rule::tool_use(
+            "Bash",
+            json!({"command": "touch made.txt && echo ran-for-real"}),
+        ),
         Rule::text("finished"),
     ])
 }
@@ -61,7 +64,7 @@ async fn yes_at_the_prompt_runs_the_call() {
         return;
     };
     assert!(
-        screen.contains("Bash wants to run `echo ran-for-real`"),
+        screen.contains("Bash wants to run `touch made.txt && echo ran-for-real`"),
         "{screen}"
     );
     assert!(

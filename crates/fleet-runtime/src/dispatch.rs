@@ -143,9 +143,10 @@ impl Dispatcher<'_> {
             );
         }
         let access = tool.access(&call.input, self.ctx);
-        let decision =
-            self.permissions
-                .check(tool.name(), tool.is_read_only(), &access, &self.ctx.cwd);
+        let read_only = tool.is_read_only_call(&call.input, self.ctx);
+        let decision = self
+            .permissions
+            .check(tool.name(), read_only, &access, &self.ctx.cwd);
         let reason = note_for(&decision.reason);
         match decision.behavior {
             Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),

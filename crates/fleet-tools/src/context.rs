@@ -1,6 +1,8 @@
 //! What a tool call may know about the agent that makes it.
 
 use crate::file_state::FileState;
+use crate::permissions::ReadGuard;
+use crate::sandbox::AgentSandbox;
 use crate::workspace::Workspace;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +24,10 @@ pub struct ToolContext {
     pub tool_use_id: Option<String>,
     /// The API request id of the reply that made the call, when the provider sent one.
     pub request_id: Option<String>,
+    /// How this agent's Bash processes are confined.
+    pub sandbox: Arc<AgentSandbox>,
+    /// Paths this agent may not read, which Read, Grep and Glob skip.
+    pub read_guard: Arc<ReadGuard>,
 }
 
 impl ToolContext {
@@ -33,7 +39,21 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             tool_use_id: None,
             request_id: None,
+            sandbox: Arc::new(AgentSandbox::off()),
+            read_guard: Arc::new(ReadGuard::none()),
         }
+    }
+
+    /// The same context with its Bash processes confined by `sandbox`.
+    pub fn with_sandbox(mut self, sandbox: Arc<AgentSandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The same context with `guard` deciding which paths may not be read.
+    pub fn with_read_guard(mut self, guard: Arc<ReadGuard>) -> Self {
+        self.read_guard = guard;
+        self
     }
 
     /// The context for answering one call.

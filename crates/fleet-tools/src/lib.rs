@@ -11,6 +11,8 @@ pub mod error;
 pub mod file_state;
 pub mod permissions;
 pub mod pool;
+pub mod sandbox;
+pub mod shell;
 pub mod tool;
 pub mod workspace;
 

@@ -97,6 +97,12 @@ pub trait Tool: Send + Sync {
     fn input_schema(&self) -> Value;
     /// True when the tool never changes anything, so calls may overlap and plan mode allows it.
     fn is_read_only(&self) -> bool;
+    /// True when this one call changes nothing, so the permission check may let it through as
+    /// read-only (Bash with `cat x`). Tools whose every call is alike need not override it.
+    fn is_read_only_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        let _ = (input, ctx);
+        self.is_read_only()
+    }
     /// What this input would touch. An input that does not parse yields `Access::Other`; the
     /// call itself then fails with the validation error.
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access;
@@ -111,6 +117,11 @@ pub trait TypedTool: Send + Sync + 'static {
 
     fn description(&self) -> String;
     fn access(&self, input: &Self::Input, ctx: &ToolContext) -> Access;
+    /// Whether this call changes nothing; [`Self::READ_ONLY`] unless the tool knows better.
+    fn read_only_call(&self, input: &Self::Input, ctx: &ToolContext) -> bool {
+        let _ = (input, ctx);
+        Self::READ_ONLY
+    }
     fn run(
         &self,
         input: Self::Input,
@@ -162,6 +173,13 @@ impl<T: TypedTool> Tool for T {
 
     fn is_read_only(&self) -> bool {
         T::READ_ONLY
+    }
+
+    fn is_read_only_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        match serde_json::from_value::<T::Input>(input.clone()) {
+            Ok(parsed) => TypedTool::read_only_call(self, &parsed, ctx),
+            Err(_) => T::READ_ONLY,
+        }
     }
 
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access {

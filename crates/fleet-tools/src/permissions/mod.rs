@@ -20,11 +20,13 @@ pub(crate) mod call;
 mod check;
 mod mode;
 mod path_match;
+mod read_guard;
 mod rule;
 mod settings;
 
 pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
+pub use read_guard::ReadGuard;
 pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
 pub use settings::{
     CommandLinePermissions, PermissionSettings, PermissionsBuilder, SettingsSource,

@@ -62,6 +62,10 @@ impl Tool for GuardedBash {
         matches!(self.policy, CommandPolicy::ReadOnly)
     }
 
+    fn is_read_only_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        self.is_read_only() || self.inner.is_read_only_call(input, ctx)
+    }
+
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access {
         self.inner.access(input, ctx)
     }

@@ -156,6 +156,12 @@ impl TypedTool for BashTool {
         Access::Command(input.command.clone())
     }
 
+    /// A command the read-only classifier accepts needs no prompt: it runs under the read-only
+    /// sandbox, so a misjudged command still cannot change anything.
+    fn read_only_call(&self, input: &Input, ctx: &ToolContext) -> bool {
+        check_command(&input.command, &CommandPolicy::ReadOnly, &ctx.cwd).is_ok()
+    }
+
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if input.command.trim().is_empty() {
             return Err(invalid(
