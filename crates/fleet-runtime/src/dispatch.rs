@@ -234,5 +234,6 @@ fn note_for(reason: &DecisionReason) -> impl Fn(&str) -> PermissionNote + '_ {
         DecisionReason::Rule(rule) => note(decision, "rule", Some(rule.to_string())),
         DecisionReason::Mode(_) => note(decision, "mode", None),
         DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
+        DecisionReason::Protected(_) => note(decision, "protected", None),
     }
 }

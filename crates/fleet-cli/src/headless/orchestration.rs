@@ -6,6 +6,7 @@ use crate::settings::Settings;
 use anyhow::{bail, Context};
 use fleet_runtime::subagent::Orchestration;
 use fleet_store::FleetHome;
+use fleet_tools::permissions::folder_rule;
 use std::path::{Path, PathBuf};
 
 /// `--coordinator` or `FLEET_COORDINATOR_MODE` wins (forking is always off under a
@@ -73,20 +74,24 @@ pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result
     })
 }
 
-/// Rules letting every agent read and write in `dir` without being asked.
+/// Rules letting every agent read and write in `dir` without being asked. The path is
+/// escaped, so a `FLEET_HOME` holding `*`, `[` or `)` names only the scratchpad.
 pub fn scratchpad_rules(dir: &Path) -> Vec<String> {
-    // `//` starts an absolute path in a rule.
-    let path = dir.display().to_string();
-    let path = path.trim_start_matches('/');
     ["Read", "Edit", "Write"]
         .iter()
-        .map(|tool| format!("{tool}(//{path}/**)"))
+        .map(|tool| folder_rule(tool, dir))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratchpad_rules_escape_pattern_characters() {
+        let rules = scratchpad_rules(Path::new("/tmp/x*y[1]/pad"));
+        assert_eq!(rules[0], "Read(//tmp/x\\*y\\[1\\]/pad/**)");
+    }
 
     #[test]
     fn scratchpad_rules_are_absolute() {

@@ -20,7 +20,7 @@ use fleet_runtime::{
 };
 use fleet_store::FleetHome;
 use fleet_tools::permissions::{
-    split_rule_list, CommandLinePermissions, Permissions, SettingsSource,
+    split_rule_list, CommandLinePermissions, Permissions, RuleKind, SettingsSource,
 };
 use fleet_tools::{ToolContext, ToolPool, Workspace};
 use std::path::Path;
@@ -237,13 +237,20 @@ fn permissions(
     };
     if let Some(dir) = scratchpad {
         cli.add_dirs.push(dir.to_path_buf());
-        cli.allowed_tools
-            .push(orchestration::scratchpad_rules(dir).join(","));
     }
-    Ok(Permissions::from_sources(
-        Workspace::new(root),
-        &sources,
-        &cli,
-        cwd,
-    )?)
+    let mut permissions = Permissions::from_sources(Workspace::new(&root), &sources, &cli, cwd)?;
+    // Added as rules, not as flag text: a flag list is split on spaces and commas, which a
+    // scratchpad path may hold.
+    for rule in scratchpad
+        .map(orchestration::scratchpad_rules)
+        .unwrap_or_default()
+    {
+        permissions.rules.add(
+            RuleKind::Allow,
+            &rule,
+            root.clone(),
+            "the coordinator scratchpad",
+        )?;
+    }
+    Ok(permissions)
 }

@@ -2,6 +2,7 @@
 
 use super::call::Call;
 use super::mode::PermissionMode;
+use super::protected;
 use super::rule::{Rule, RuleKind, RuleSet};
 use crate::tool::Access;
 use crate::workspace::Workspace;
@@ -19,6 +20,9 @@ pub enum DecisionReason {
     Mode(PermissionMode),
     /// A write resolved outside the project and its added folders; holds the resolved path.
     OutsideWorkspace(PathBuf),
+    /// A write to a path that decides what runs later (`.git/hooks`, `.claude/settings.json`,
+    /// a shell rc file): always asked about, unless an allow rule names it.
+    Protected(PathBuf),
 }
 
 impl fmt::Display for DecisionReason {
@@ -29,6 +33,7 @@ impl fmt::Display for DecisionReason {
             Self::OutsideWorkspace(path) => {
                 write!(f, "{} is outside the workspace", path.display())
             }
+            Self::Protected(path) => write!(f, "{} is a protected path", path.display()),
         }
     }
 }
@@ -155,6 +160,20 @@ impl Decision {
                 resolved.display(),
                 resolved.display()
             ),
+            (Behavior::Deny, DecisionReason::Protected(path)) => format!(
+                "Permission to use {subject} was denied: {} is a protected path (settings, git \
+                 hooks and config, editor tasks, MCP servers and shell start-up files decide \
+                 what runs later), so a write there always needs a person's approval, and there \
+                 is nobody to ask. Leave it alone, or have the user allow it with a rule naming \
+                 the path, such as `Edit({})`.",
+                path.display(),
+                path_specifier(path)
+            ),
+            (Behavior::Ask, DecisionReason::Protected(path)) => format!(
+                "Permission to use {subject} needs approval: {} is a protected path, and writes \
+                 there always ask.",
+                path.display()
+            ),
             (Behavior::Ask, DecisionReason::Rule(rule)) => format!(
                 "Permission to use {subject} needs approval: it matches ask rule `{rule}` in {}.",
                 rule.source()
@@ -169,12 +188,14 @@ impl Decision {
     }
 }
 
-/// A path as a specifier that names exactly it: `//abs` for an absolute path.
+/// A path as a specifier that names exactly it: `//abs` for an absolute path, with pattern
+/// characters in it escaped.
 fn path_specifier(path: &Path) -> String {
+    let text = super::path_match::escape(&path.to_string_lossy());
     if path.is_absolute() {
-        format!("/{}", path.display())
+        format!("/{text}")
     } else {
-        path.display().to_string()
+        text
     }
 }
 
@@ -203,7 +224,8 @@ impl Permissions {
     /// Decides one call of `tool` (read-only or not) that would touch `access`; `cwd` is the
     /// calling agent's working directory.
     ///
-    /// In order: a deny rule anywhere wins; plan mode refuses anything not read-only; an ask
+    /// In order: a deny rule anywhere wins; plan mode refuses anything not read-only; a write
+    /// to a protected path asks (in every mode) unless an allow rule names the path; an ask
     /// rule asks (in bypassPermissions too — an ask rule is the user saying "check with me",
     /// which a blanket mode should not silence); a write resolving outside the workspace is
     /// refused unless an allow rule names its path; an allow rule allows; then the mode
@@ -229,6 +251,9 @@ impl Permissions {
         }
         if self.mode == PermissionMode::Plan && !read_only {
             return (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan));
+        }
+        if let Some(path) = protected::unnamed_protected_write(call, &self.rules) {
+            return (Behavior::Ask, DecisionReason::Protected(path));
         }
         if let Some(rule) = self.rules.asking(call) {
             return (Behavior::Ask, DecisionReason::Rule(rule.clone()));

@@ -2,7 +2,8 @@
 //! files and the command line, and the workspace boundary for writes.
 //!
 //! Evaluation order: a matching deny rule anywhere wins; plan mode then refuses anything not
-//! read-only; ask rules ask (in bypassPermissions too); a write that resolves (through `..` and
+//! read-only; a write to a protected path (see [`protected_name`]) asks unless an allow rule
+//! names that path; ask rules ask (in bypassPermissions too); a write that resolves (through `..` and
 //! symlinks) outside the workspace is denied unless an allow rule names its path; allow rules
 //! allow; the mode decides the rest; dontAsk turns every ask into a deny. See
 //! [`Permissions::check`].
@@ -20,12 +21,15 @@ pub(crate) mod call;
 mod check;
 mod mode;
 mod path_match;
+mod protected;
 mod read_guard;
 mod rule;
 mod settings;
 
 pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
+pub use path_match::{escape as escape_path, folder_rule};
+pub use protected::{protected_name, PROTECTED_DIRS, PROTECTED_FILES};
 pub use read_guard::ReadGuard;
 pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
 pub use settings::{

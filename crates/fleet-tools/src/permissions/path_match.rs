@@ -160,18 +160,53 @@ impl PathPattern {
     }
 }
 
-/// Splits an anchored body into its leading wildcard-free folders and the rest.
+/// Splits an anchored body into its leading wildcard-free folders and the rest. A component
+/// whose special characters are all escaped (`a\*b`) is literal: that is how a path holding
+/// `*`, `[` or `{` is written into a rule (see [`escape`]).
 fn split_literal(body: &str) -> (PathBuf, String) {
     let components: Vec<&str> = body.split('/').collect();
-    let literal = components
+    let literal: Vec<String> = components
         .iter()
-        .take_while(|c| !c.contains(WILDCARDS))
-        .count();
-    let prefix: PathBuf = components[..literal]
-        .iter()
-        .filter(|c| !c.is_empty())
+        .map_while(|c| unescape_literal(c))
         .collect();
-    (prefix, components[literal..].join("/"))
+    let prefix: PathBuf = literal.iter().filter(|c| !c.is_empty()).collect();
+    (prefix, components[literal.len()..].join("/"))
+}
+
+/// The literal name a component spells, or `None` when it holds an unescaped wildcard.
+fn unescape_literal(component: &str) -> Option<String> {
+    let mut name = String::with_capacity(component.len());
+    let mut chars = component.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => name.push(chars.next()?),
+            c if WILDCARDS.contains(&c) => return None,
+            c => name.push(c),
+        }
+    }
+    Some(name)
+}
+
+/// `path` written so that a path specifier matches exactly it: every character a pattern
+/// would read as a wildcard or escape (`* ? [ ] { } \\`) gets a backslash. Folders chosen by
+/// users or the system (`$FLEET_HOME`, a temp dir) can hold any of them, and a rule built by
+/// pasting such a path would otherwise cover more than it names.
+pub fn escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rule for `tool` covering the absolute folder `dir` and everything under it, whatever
+/// characters its path holds: `Read(//tmp/a\*b/**)`.
+pub fn folder_rule(tool: &str, dir: &Path) -> String {
+    let path = escape(&dir.to_string_lossy());
+    format!("{tool}(//{}/**)", path.trim_start_matches('/'))
 }
 
 /// One gitignore line matched relative to a folder. An anchored rest gets a leading `/` so
@@ -200,6 +235,19 @@ fn compile(rest: &str, anchored: bool) -> Result<Gitignore, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_components_stay_literal() {
+        assert_eq!(
+            split_literal("tmp/a\\*b/**"),
+            (PathBuf::from("tmp/a*b"), "**".into())
+        );
+        assert_eq!(
+            split_literal("x/\\[1\\]/y/*.rs"),
+            (PathBuf::from("x/[1]/y"), "*.rs".into())
+        );
+        assert_eq!(escape("/h/[x]{a,b}*?\\"), "/h/\\[x\\]\\{a,b\\}\\*\\?\\\\");
+    }
 
     #[test]
     fn literal_prefix_stops_at_the_first_wildcard() {

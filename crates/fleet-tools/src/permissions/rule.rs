@@ -3,7 +3,7 @@
 
 use super::bash_match::BashPattern;
 use super::call::Call;
-use super::path_match::PathPattern;
+use super::path_match::{Candidate, PathPattern};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -197,9 +197,16 @@ impl Rule {
         }
     }
 
+    /// Whether this is an `Edit(...)`/`Write(...)` allow rule whose path pattern covers where
+    /// `candidate` really lands.
+    pub(crate) fn allows_write_to(&self, candidate: &Candidate, call: &Call<'_>) -> bool {
+        matches!(self.tool.as_str(), "Edit" | "Write")
+            && matches!(&self.matcher, Matcher::Path(p) if p.matches_resolved(candidate, call.anchors(&self.base)))
+    }
+
     /// The path of `call` this rule's specifier is about: reads for `Read`, writes for `Edit`
     /// and `Write`, the tool's own path for `Glob` and `Grep`.
-    fn path_in_scope<'c>(&self, call: &'c Call<'_>) -> Option<&'c super::path_match::Candidate> {
+    fn path_in_scope<'c>(&self, call: &'c Call<'_>) -> Option<&'c Candidate> {
         match self.tool.as_str() {
             "Read" => call.read.as_ref(),
             "Edit" | "Write" => call.write.as_ref(),

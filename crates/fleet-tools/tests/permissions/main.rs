@@ -6,6 +6,7 @@
 mod bash;
 mod modes;
 mod paths;
+mod protected;
 mod rules;
 
 use fleet_tools::permissions::{Decision, DecisionReason, PermissionMode, Permissions, RuleKind};

@@ -137,3 +137,28 @@ fn tool_rules_and_mcp_servers() {
         );
     }
 }
+
+#[test]
+fn a_folder_rule_names_only_its_folder_whatever_characters_the_path_holds() {
+    let fx = fixture();
+    for name in [
+        "pad*", "pad?", "[pad]", "{pad,x}", "pad)", "pa d,(x)", "pad\\",
+    ] {
+        let dir = fx.root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let sibling = fx.root.join("padX");
+        std::fs::create_dir_all(&sibling).unwrap();
+        let rule = fleet_tools::permissions::folder_rule("Edit", &dir);
+        let perms = fx.perms(PermissionMode::DontAsk, &[&rule], &[], &[]);
+        let inside = check(&fx, &perms, &write(dir.join("notes.md")));
+        assert!(inside.is_allowed(), "{rule}: {inside:?}");
+        for other in [sibling.join("notes.md"), fx.root.join("pa").join("x")] {
+            let decision = check(&fx, &perms, &write(other.clone()));
+            assert!(
+                decision.is_denied(),
+                "{rule} must not cover {}: {decision:?}",
+                other.display()
+            );
+        }
+    }
+}
