@@ -19,7 +19,7 @@ pub(crate) mod bash_split;
 pub(crate) mod call;
 mod check;
 mod mode;
-mod path_match;
+pub(crate) mod path_match;
 mod read_guard;
 mod rule;
 mod settings;

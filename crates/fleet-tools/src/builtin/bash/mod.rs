@@ -21,7 +21,7 @@ mod process;
 pub use guarded::GuardedBash;
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
-use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use process::{Ended, Finished, Running};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -162,6 +162,11 @@ impl TypedTool for BashTool {
         check_command(&input.command, &CommandPolicy::ReadOnly, &ctx.cwd).is_ok()
     }
 
+    /// With `autoAllowBashIfSandboxed`, a command the sandbox will confine needs no prompt.
+    fn sandboxed_call(&self, input: &Input, ctx: &ToolContext) -> bool {
+        ctx.sandbox.auto_allows(&input.command, &ctx.cwd)
+    }
+
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if input.command.trim().is_empty() {
             return Err(invalid(
@@ -173,12 +178,26 @@ impl TypedTool for BashTool {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        let mut running =
-            process::spawn(&input.command, &ctx.cwd, self.max_output).map_err(|err| {
-                ToolError::failed(format!(
-                    "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
-                ))
+        let plan = ctx
+            .sandbox
+            .plan(&input.command, &ctx.cwd)
+            .map_err(|refusal| ToolError::PermissionDenied {
+                tool: Self::NAME.to_string(),
+                reason: refusal.to_string(),
             })?;
+        let mut running = process::spawn(
+            &input.command,
+            &ctx.cwd,
+            self.max_output,
+            ctx.sandbox.environment(),
+            &plan,
+            ctx.sandbox.launcher_hint(),
+        )
+        .map_err(|err| {
+            ToolError::failed(format!(
+                "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
+            ))
+        })?;
         let stop = async {
             tokio::select! {
                 () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Interrupt::Timeout,
@@ -201,8 +220,25 @@ impl TypedTool for BashTool {
                 return Err(ToolError::Cancelled);
             }
         };
-        Ok(result(running.finish(), note, self.max_output))
+        let mut output = result(running.finish(), note, self.max_output);
+        if let Some(policy) = plan.policy.as_ref().filter(|_| output.is_error) {
+            let printed = output.structured.as_ref().map(printed).unwrap_or_default();
+            if let Some(explained) = sandbox::violation::explain(policy, &printed, &ctx.cwd) {
+                output.content.push('\n');
+                output.content.push_str(&explained);
+            }
+        }
+        Ok(output)
     }
+}
+
+/// What a command printed, both streams, from its structured result.
+fn printed(structured: &serde_json::Value) -> String {
+    ["stdout", "stderr"]
+        .iter()
+        .filter_map(|key| structured[*key].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn stop_group(running: &mut Running) -> Result<(), ToolError> {
