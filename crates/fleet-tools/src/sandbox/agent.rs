@@ -155,7 +155,11 @@ impl AgentSandbox {
                 config: &self.config,
                 permissions: self.permissions.as_ref(),
                 cwd,
-                home: self.permissions.as_ref().and_then(|p| p.home.as_deref()).or(home().as_deref()),
+                home: self
+                    .permissions
+                    .as_ref()
+                    .and_then(|p| p.home.as_deref())
+                    .or(home().as_deref()),
             })
         });
         let mut policy = SandboxPolicy {
@@ -219,9 +223,13 @@ impl AgentSandbox {
             .as_ref()
             .map(|p| p.workspace.clone())
             .unwrap_or_else(|| Arc::new(Workspace::new(cwd)));
-        Permissions::new(PermissionMode::Default, self.config.excluded.clone(), workspace)
-            .check("Bash", false, &Access::Command(command.to_string()), cwd)
-            .is_allowed()
+        Permissions::new(
+            PermissionMode::Default,
+            self.config.excluded.clone(),
+            workspace,
+        )
+        .check("Bash", false, &Access::Command(command.to_string()), cwd)
+        .is_allowed()
     }
 
     /// The private temp folder, made at the first confined command and removed with `self`.

@@ -32,7 +32,9 @@ fn warn(message: &str) {
 /// that cannot sandbox says so once, not once per command.
 pub fn warn_once(key: &'static str, message: &str) {
     static GIVEN: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut given = GIVEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !given.contains(&key) {
         given.push(key);
         warn(message);
@@ -63,9 +65,11 @@ pub fn launcher(explicit: Option<&Path>) -> Result<PathBuf, String> {
         ));
     }
     if !support().files {
-        return Err("this kernel does not enforce Landlock (Linux 5.13 or later with \
+        return Err(
+            "this kernel does not enforce Landlock (Linux 5.13 or later with \
                     Landlock enabled is needed)"
-            .to_string());
+                .to_string(),
+        );
     }
     locate(explicit)
 }
@@ -78,7 +82,9 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, String> {
     let key = explicit
         .map(Path::to_path_buf)
         .or_else(|| std::env::var_os(launcher::LAUNCHER_ENV).map(PathBuf::from));
-    let mut found = FOUND.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some((_, result)) = found.iter().find(|(k, _)| *k == key) {
         return result.clone();
     }

@@ -111,7 +111,11 @@ pub fn rules(grants: &[Grant], denials: &[Denial], tree: &impl Tree) -> Vec<Gran
             EntryKind::Symlink => {}
             EntryKind::File => {
                 let denied = union(inside.iter().copied());
-                push(&mut out, &grant.path, (grant.access & !denied) & file_rights());
+                push(
+                    &mut out,
+                    &grant.path,
+                    (grant.access & !denied) & file_rights(),
+                );
             }
         }
     }
@@ -187,7 +191,10 @@ mod tests {
                     EntryKind::File
                 };
                 let clean = p.trim_end_matches(['/', '@']);
-                map.insert(PathBuf::from(if clean.is_empty() { "/" } else { clean }), kind);
+                map.insert(
+                    PathBuf::from(if clean.is_empty() { "/" } else { clean }),
+                    kind,
+                );
             }
             Self(map)
         }
@@ -266,7 +273,14 @@ mod tests {
 
     #[test]
     fn ancestors_of_an_unreadable_path_stay_listable() {
-        let tree = Fake::new(&["/", "/home/", "/home/u/", "/home/u/.ssh/", "/home/u/x", "/etc/"]);
+        let tree = Fake::new(&[
+            "/",
+            "/home/",
+            "/home/u/",
+            "/home/u/.ssh/",
+            "/home/u/x",
+            "/etc/",
+        ]);
         let grants = [Grant {
             path: "/".into(),
             access: read(),

@@ -84,7 +84,10 @@ impl EnvPolicy {
     }
 
     /// The environment for a tool process, from `vars` (fleet's own).
-    pub fn apply(&self, vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    pub fn apply(
+        &self,
+        vars: impl Iterator<Item = (OsString, OsString)>,
+    ) -> Vec<(OsString, OsString)> {
         let mut out: Vec<(OsString, OsString)> = vars
             .filter(|(name, _)| {
                 let name = name.to_string_lossy();
@@ -159,7 +162,10 @@ mod tests {
             "TOKENIZERS_PARALLELISM",
         ]);
         let kept = names(EnvPolicy::default().apply(all.into_iter()));
-        assert_eq!(kept, ["PATH", "HOME", "AWS_REGION", "TOKENIZERS_PARALLELISM"]);
+        assert_eq!(
+            kept,
+            ["PATH", "HOME", "AWS_REGION", "TOKENIZERS_PARALLELISM"]
+        );
     }
 
     #[test]
@@ -177,7 +183,10 @@ mod tests {
         let none: EnvPolicy = serde_json::from_str(r#"{"inherit": "none"}"#).unwrap();
         assert!(none.apply(vars(&["PATH"]).into_iter()).is_empty());
         let raw: EnvPolicy = serde_json::from_str(r#"{"ignoreDefaultExcludes": true}"#).unwrap();
-        assert_eq!(names(raw.apply(vars(&["X_TOKEN"]).into_iter())), ["X_TOKEN"]);
+        assert_eq!(
+            names(raw.apply(vars(&["X_TOKEN"]).into_iter())),
+            ["X_TOKEN"]
+        );
     }
 
     #[test]

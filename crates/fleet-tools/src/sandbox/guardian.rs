@@ -75,7 +75,7 @@ fn start(launcher: Option<&Path>) -> Option<ChildStdin> {
             super::availability::warn_once(
                 "guardian",
                 &format!(
-                "processes left running by Bash commands will not be stopped if fleet is \
+                    "processes left running by Bash commands will not be stopped if fleet is \
                  killed: {err}"
                 ),
             );
@@ -106,7 +106,12 @@ pub(super) fn guard_main(args: &[OsString]) -> ExitCode {
     // Signals meant for fleet's terminal or group must not end the guardian early. Blocked
     // here, before the reader thread starts, so every thread inherits the mask.
     let mut blocked = SigSet::empty();
-    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGQUIT] {
+    for signal in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+    ] {
         blocked.add(signal);
     }
     let _ = blocked.thread_block();

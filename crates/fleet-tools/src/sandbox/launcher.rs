@@ -120,11 +120,15 @@ pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 fn find_near_current_exe() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the running binary: {e}"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the running binary: {e}"))?;
     if exe.file_name().is_some_and(|n| n == "fleet") {
         return Ok(exe);
     }
-    let dirs = exe.parent().into_iter().chain(exe.parent().and_then(Path::parent));
+    let dirs = exe
+        .parent()
+        .into_iter()
+        .chain(exe.parent().and_then(Path::parent));
     let mut tried = Vec::new();
     for dir in dirs {
         for name in ["fleet-sandbox", "fleet"] {
@@ -169,7 +173,11 @@ fn probed(path: PathBuf) -> Result<PathBuf, String> {
 }
 
 /// The command that runs `program args…` under `policy` through `launcher`.
-pub fn command(launcher: &Path, policy: &SandboxPolicy, program: &Path) -> (PathBuf, Vec<OsString>) {
+pub fn command(
+    launcher: &Path,
+    policy: &SandboxPolicy,
+    program: &Path,
+) -> (PathBuf, Vec<OsString>) {
     let mut args: Vec<OsString> = vec![
         EXEC_MODE.into(),
         "--parent".into(),

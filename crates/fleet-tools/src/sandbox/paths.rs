@@ -85,7 +85,9 @@ pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
     let workspace = src.permissions.map(|p| p.workspace.as_ref());
     if !no_writes {
         if let Some(workspace) = workspace {
-            paths.writable.extend(workspace.dirs().map(Path::to_path_buf));
+            paths
+                .writable
+                .extend(workspace.dirs().map(Path::to_path_buf));
         }
     }
     paths
@@ -106,9 +108,16 @@ pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
     paths
         .deny_read
         .extend(src.config.deny_read.iter().flat_map(|r| expand(r)));
-    paths.deny_write.extend(protected(workspace, src.cwd, home.as_deref()));
+    paths
+        .deny_write
+        .extend(protected(workspace, src.cwd, home.as_deref()));
     if let Some(home) = &home {
-        let lifted: Vec<PathBuf> = src.config.allow_read.iter().flat_map(|r| expand(r)).collect();
+        let lifted: Vec<PathBuf> = src
+            .config
+            .allow_read
+            .iter()
+            .flat_map(|r| expand(r))
+            .collect();
         paths.deny_read.extend(
             CREDENTIAL_STORES
                 .iter()
@@ -116,7 +125,11 @@ pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
                 .filter(|store| !lifted.iter().any(|l| store.starts_with(l))),
         );
     }
-    for list in [&mut paths.writable, &mut paths.deny_write, &mut paths.deny_read] {
+    for list in [
+        &mut paths.writable,
+        &mut paths.deny_write,
+        &mut paths.deny_read,
+    ] {
         list.sort();
         list.dedup();
     }

@@ -67,11 +67,24 @@ impl SandboxPolicy {
     /// home) stays writable; on a tie the denial wins.
     pub fn allows_write(&self, path: &Path) -> bool {
         let devices = WRITABLE_DEVICES.iter().map(Path::new);
-        devices.chain(self.writable_roots.iter().map(PathBuf::as_path)).any(|root| {
-            path.starts_with(root)
-                && !self
-                    .denied_writes()
-                    .any(|denied| denied.starts_with(root) && path.starts_with(denied))
+        devices
+            .chain(self.writable_roots.iter().map(PathBuf::as_path))
+            .any(|root| {
+                path.starts_with(root)
+                    && !self
+                        .denied_writes()
+                        .any(|denied| denied.starts_with(root) && path.starts_with(denied))
+            })
+    }
+
+    /// Whether `dir` lies on the way to a denied path inside a writable root, so that entries
+    /// cannot be added to it, removed from it or renamed in it (see [`super::carve`]).
+    pub fn is_carved(&self, dir: &Path) -> bool {
+        self.writable_roots.iter().any(|root| {
+            dir.starts_with(root)
+                && self.denied_writes().any(|denied| {
+                    denied.starts_with(root) && denied.starts_with(dir) && denied != dir
+                })
         })
     }
 

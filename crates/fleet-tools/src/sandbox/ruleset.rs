@@ -45,9 +45,18 @@ impl Support {
     /// What a sandbox on this kernel does not confine, in words; empty when nothing is missing.
     pub fn gaps(&self) -> Vec<&'static str> {
         [
-            (self.refer, "renames and links across folders are refused outright"),
-            (self.truncate, "truncating files outside the writable folders"),
-            (self.tcp, "TCP (only the seccomp filter keeps the network off)"),
+            (
+                self.refer,
+                "renames and links across folders are refused outright",
+            ),
+            (
+                self.truncate,
+                "truncating files outside the writable folders",
+            ),
+            (
+                self.tcp,
+                "TCP (only the seccomp filter keeps the network off)",
+            ),
             (self.ioctl, "device ioctls"),
             (
                 self.scopes,
@@ -62,9 +71,7 @@ impl Support {
 }
 
 /// Whether a ruleset built by `build` can be created with every right it asks for.
-fn hard_ruleset(
-    build: impl FnOnce(Ruleset) -> Result<Ruleset, landlock::RulesetError>,
-) -> bool {
+fn hard_ruleset(build: impl FnOnce(Ruleset) -> Result<Ruleset, landlock::RulesetError>) -> bool {
     let ruleset = Ruleset::default().set_compatibility(CompatLevel::HardRequirement);
     let created = build(ruleset).and_then(Ruleset::create);
     match created {

@@ -135,8 +135,13 @@ impl SandboxConfig {
             specs
                 .iter()
                 .map(|spec| {
-                    Rule::parse(RuleKind::Deny, &format!("{tool}({spec})"), base.into(), source)
-                        .map(Arc::new)
+                    Rule::parse(
+                        RuleKind::Deny,
+                        &format!("{tool}({spec})"),
+                        base.into(),
+                        source,
+                    )
+                    .map(Arc::new)
                 })
                 .collect()
         };
@@ -194,8 +199,12 @@ mod tests {
         )
         .unwrap();
         let mut config = SandboxConfig::default();
-        config.add_settings(&first, Path::new("/p"), "a.json").unwrap();
-        config.add_settings(&second, Path::new("/p"), "b.json").unwrap();
+        config
+            .add_settings(&first, Path::new("/p"), "a.json")
+            .unwrap();
+        config
+            .add_settings(&second, Path::new("/p"), "b.json")
+            .unwrap();
         assert!(!config.enabled);
         assert!(config.network && config.unix_sockets);
         assert!(config.auto_allow_bash && config.fail_if_unavailable);

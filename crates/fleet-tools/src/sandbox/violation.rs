@@ -33,6 +33,8 @@ const NETWORK_FAILURES: &[&str] = &[
 enum Denied {
     Read,
     Write,
+    /// Adding, removing or renaming an entry of a folder that holds a protected path.
+    Entry,
 }
 
 /// The note to append to a failed command's `output` (stdout and stderr together), if the
@@ -63,6 +65,10 @@ pub fn explain(policy: &SandboxPolicy, output: &str, cwd: &Path) -> Option<Strin
             let why = match kind {
                 Denied::Read => "its contents may not be read",
                 Denied::Write => "not writable in this sandbox",
+                Denied::Entry => {
+                    "its folder holds a protected path, so entries cannot be added, removed or \
+                     renamed there; use a subfolder"
+                }
             };
             format!("denied by the sandbox: {} ({why})", path.display())
         })
@@ -107,7 +113,15 @@ fn judge(policy: &SandboxPolicy, path: &Path) -> Option<Denied> {
     if policy.denies_read(path) {
         return Some(Denied::Read);
     }
-    (!policy.allows_write(path) && os_allows_write(path)).then_some(Denied::Write)
+    if !os_allows_write(path) {
+        return None;
+    }
+    if !policy.allows_write(path) {
+        return Some(Denied::Write);
+    }
+    path.parent()
+        .is_some_and(|dir| policy.is_carved(dir))
+        .then_some(Denied::Entry)
 }
 
 /// Whether this process, unconfined, could write `path` (or create it, when it is missing).
@@ -122,7 +136,7 @@ fn os_allows_write(path: &Path) -> bool {
 }
 
 /// The strings in a refusal line that may be the path it is about: quoted parts, the parts
-/// between `: ` separators, and the last word of each part.
+/// between `: ` separators but the first (the program that speaks), and the last word of each.
 fn candidates(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (open, close) in [('\'', '\''), ('‘', '’'), ('"', '"'), ('`', '\'')] {
@@ -134,7 +148,7 @@ fn candidates(line: &str) -> Vec<String> {
             rest = &after[end + close.len_utf8()..];
         }
     }
-    for part in line.split(": ") {
+    for part in line.split(": ").skip(1) {
         let part = part.trim();
         out.push(part.to_string());
         if let Some(word) = part.rsplit(' ').next() {
@@ -171,13 +185,22 @@ mod tests {
             writable_roots: vec![root.join("ok")],
             ..SandboxPolicy::default()
         };
-        let out = format!("touch: cannot touch '{}': Permission denied", root.join("f").display());
+        let out = format!(
+            "touch: cannot touch '{}': Permission denied",
+            root.join("f").display()
+        );
         let note = explain(&policy, &out, &root).unwrap();
         assert!(
-            note.contains(&format!("denied by the sandbox: {}", root.join("f").display())),
+            note.contains(&format!(
+                "denied by the sandbox: {}",
+                root.join("f").display()
+            )),
             "{note}"
         );
-        assert!(note.contains(&root.join("ok").display().to_string()), "{note}");
+        assert!(
+            note.contains(&root.join("ok").display().to_string()),
+            "{note}"
+        );
         assert!(explain(&policy, "all good", &root).is_none());
     }
 }
