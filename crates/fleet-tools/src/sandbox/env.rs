@@ -56,12 +56,13 @@ pub enum Inherit {
 
 /// The `shellEnvironmentPolicy` settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct EnvPolicy {
+    /// `all` when not given.
     #[serde(default)]
-    pub inherit: Inherit,
+    pub inherit: Option<Inherit>,
     #[serde(default)]
-    pub ignore_default_excludes: bool,
+    pub ignore_default_excludes: Option<bool>,
     #[serde(default)]
     pub exclude: Vec<String>,
     #[serde(default)]
@@ -74,10 +75,10 @@ impl EnvPolicy {
     /// Lays `later` (a settings file of higher precedence) over this one: its single values
     /// win when given, its lists and `set` add up.
     pub fn merge(&mut self, later: EnvPolicy) {
-        if later.inherit != Inherit::All {
-            self.inherit = later.inherit;
-        }
-        self.ignore_default_excludes |= later.ignore_default_excludes;
+        self.inherit = later.inherit.or(self.inherit);
+        self.ignore_default_excludes = later
+            .ignore_default_excludes
+            .or(self.ignore_default_excludes);
         self.exclude.extend(later.exclude);
         self.set.extend(later.set);
         self.include_only.extend(later.include_only);
@@ -91,13 +92,14 @@ impl EnvPolicy {
         let mut out: Vec<(OsString, OsString)> = vars
             .filter(|(name, _)| {
                 let name = name.to_string_lossy();
-                let inherited = match self.inherit {
+                let inherited = match self.inherit.unwrap_or_default() {
                     Inherit::All => true,
                     Inherit::Core => matches_any(CORE, &name),
                     Inherit::None => false,
                 };
                 inherited
-                    && (self.ignore_default_excludes || !matches_any(DEFAULT_EXCLUDES, &name))
+                    && (self.ignore_default_excludes == Some(true)
+                        || !matches_any(DEFAULT_EXCLUDES, &name))
                     && !matches_any(&self.exclude, &name)
             })
             .collect();
