@@ -29,6 +29,12 @@ pub struct Project {
     pub home: PathBuf,
 }
 
+impl Default for Project {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Project {
     pub fn new() -> Self {
         let tmp = tempfile::tempdir().unwrap();

@@ -1,7 +1,10 @@
 //! The Bash tool: runs one command line with `bash -c` in the agent's working directory.
 //!
-//! Every call is a fresh shell in its own process group. A timeout, a cancelled agent or a
-//! dropped call stops the whole group, so nothing the command started outlives it by accident.
+//! Every call is a fresh shell in its own process group, started through the agent's sandbox
+//! ([`crate::sandbox`]): confined by Landlock when the agent or the command calls for it, with
+//! secrets scrubbed from its environment, and watched by the guardian so nothing outlives fleet.
+//! A timeout, a cancelled agent or a dropped call stops the whole group, so nothing the command
+//! started outlives it by accident.
 //! Output is kept in bounded memory (see [`output`]), whatever the command prints.
 //!
 //! Choices where Claude Code leaves room:
@@ -145,6 +148,9 @@ impl TypedTool for BashTool {
              - A non-zero exit code makes the result an error and is reported.\n\
              - A background job (`cmd &`) keeps running after the call only if its output is \
              redirected: `cmd > log 2>&1 &`.\n\
+             - Commands may run in an OS sandbox that limits where they write; a refusal ends \
+             with `denied by the sandbox: <path>`. Do not retry it: write elsewhere (scratch \
+             files go in $TMPDIR) or ask the user.\n\
              - Prefer the dedicated tools: Read instead of cat/head/tail, Grep instead of \
              grep/rg, Glob instead of find/ls to find files, Edit or Write instead of sed/awk/echo \
              redirection. Use Bash for builds, tests, git and other programs.",
