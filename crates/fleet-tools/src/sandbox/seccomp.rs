@@ -10,7 +10,9 @@
 //!   talks to the local kernel only, and which address lookups use).
 //!
 //! `io_uring_setup(2)` is refused always: io_uring can create sockets without passing through
-//! `socket(2)`, so a filter on that call would not see them.
+//! `socket(2)`, so a filter on that call would not see them. On x86-64 the same calls through
+//! the x32 ABI (numbers with bit 30 set) get the same rules; other architectures' calls kill the
+//! process.
 
 use super::policy::SandboxPolicy;
 use nix::libc;
@@ -59,6 +61,14 @@ pub fn filter(policy: &SandboxPolicy) -> Result<BpfProgram, FilterError> {
     };
     if let Some(conditions) = socket {
         rules.insert(libc::SYS_socket, vec![SeccompRule::new(conditions?)?]);
+    }
+    if cfg!(target_arch = "x86_64") {
+        const X32: i64 = 0x4000_0000;
+        let x32: Vec<(i64, Vec<SeccompRule>)> = rules
+            .iter()
+            .map(|(nr, chain)| (nr | X32, chain.clone()))
+            .collect();
+        rules.extend(x32);
     }
     let filter = SeccompFilter::new(
         rules,
