@@ -84,6 +84,13 @@ pub struct PrintArgs {
     /// TaskStop). Also FLEET_COORDINATOR_MODE=1.
     #[arg(long)]
     pub coordinator: bool,
+    /// Run every agent's Bash commands in the OS sandbox (as `"sandbox": {"enabled": true}`).
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub sandbox: bool,
+    /// Do not sandbox ordinary agents' Bash commands, whatever the settings say. Read-only
+    /// agents, plan mode, the verification agent and read-only commands stay sandboxed.
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {
@@ -91,6 +98,15 @@ fn parse_mode(s: &str) -> Result<PermissionMode, String> {
 }
 
 impl PrintArgs {
+    /// `--sandbox` / `--no-sandbox`, if either was given.
+    pub fn sandbox(&self) -> Option<bool> {
+        match (self.sandbox, self.no_sandbox) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+
     pub fn mode(&self) -> Option<PermissionMode> {
         if self.dangerously_skip_permissions {
             Some(PermissionMode::BypassPermissions)

@@ -41,8 +41,27 @@ enum Command {
     Dev(dev::DevCommand),
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // The sandbox launcher and guardian are this binary in hidden modes: they must run before
+    // any thread or runtime exists.
+    if let Some(code) = fleet_tools::sandbox::dispatch() {
+        return code;
+    }
+    fleet_tools::sandbox::set_warning_handler(|message| eprintln!("fleet: warning: {message}"));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("fleet: cannot start the async runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(main_async())
+}
+
+async fn main_async() -> std::process::ExitCode {
     match run().await {
         Ok(code) => code,
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.

@@ -11,12 +11,17 @@
 //!    directory up to the repository root that holds a `.fleet/` or `.claude/` folder (the home
 //!    folder itself never counts as a project).
 //!
+//! `sandbox` (see `fleet_tools::sandbox::settings`) and `shellEnvironmentPolicy` (see
+//! `fleet_tools::sandbox::env`) configure the OS sandbox and the environment of tool
+//! processes.
+//!
 //! Keys this version does not know are ignored, so newer files still load; a file that is not
 //! valid JSON is an error naming the file, line and column.
 
 use anyhow::{bail, Context};
 use fleet_model::Provider;
 use fleet_tools::permissions::PermissionSettings;
+use fleet_tools::sandbox::{EnvPolicy, SandboxSettings};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +36,18 @@ pub struct Settings {
     /// `forkSubagent`: an Agent call without a type forks the caller (as
     /// `FLEET_FORK_SUBAGENT=1` does).
     pub fork_subagent: Option<bool>,
+    /// The `sandbox` object of each file, lowest precedence first.
+    pub sandbox: Vec<SandboxSource>,
+    /// `shellEnvironmentPolicy`, merged over every file.
+    pub env_policy: EnvPolicy,
+}
+
+/// The `sandbox` object of one settings file, with the folder its paths are relative to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxSource {
+    pub settings: SandboxSettings,
+    pub base: PathBuf,
+    pub file: PathBuf,
 }
 
 /// The `permissions` object of one settings file, with the folder its `/x` path rules are
@@ -52,6 +69,10 @@ struct File {
     permissions: Option<PermissionSettings>,
     #[serde(default, rename = "forkSubagent")]
     fork_subagent: Option<bool>,
+    #[serde(default)]
+    sandbox: Option<SandboxSettings>,
+    #[serde(default, rename = "shellEnvironmentPolicy")]
+    shell_environment_policy: Option<EnvPolicy>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
@@ -151,6 +172,16 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;
+        }
+        if let Some(sandbox) = file.sandbox {
+            settings.sandbox.push(SandboxSource {
+                settings: sandbox,
+                base: base.clone(),
+                file: path.clone(),
+            });
+        }
+        if let Some(policy) = file.shell_environment_policy {
+            settings.env_policy.merge(policy);
         }
         if let Some(permissions) = file.permissions {
             settings.permissions.push(PermissionSource {

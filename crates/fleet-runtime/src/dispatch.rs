@@ -144,9 +144,10 @@ impl Dispatcher<'_> {
         }
         let access = tool.access(&call.input, self.ctx);
         let read_only = tool.is_read_only_call(&call.input, self.ctx);
-        let decision = self
-            .permissions
-            .check(tool.name(), read_only, &access, &self.ctx.cwd);
+        let sandboxed = !read_only && tool.is_sandboxed_call(&call.input, self.ctx);
+        let decision =
+            self.permissions
+                .check_call(tool.name(), read_only, sandboxed, &access, &self.ctx.cwd);
         let reason = note_for(&decision.reason);
         match decision.behavior {
             Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),
@@ -235,5 +236,6 @@ fn note_for(reason: &DecisionReason) -> impl Fn(&str) -> PermissionNote + '_ {
         DecisionReason::Mode(_) => note(decision, "mode", None),
         DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
         DecisionReason::Protected(_) => note(decision, "protected", None),
+        DecisionReason::Sandboxed => note(decision, "sandbox", None),
     }
 }

@@ -103,6 +103,12 @@ pub trait Tool: Send + Sync {
         let _ = (input, ctx);
         self.is_read_only()
     }
+    /// Whether this call will run in the OS sandbox and the settings let such calls run
+    /// without a prompt (`autoAllowBashIfSandboxed`). Only Bash says yes.
+    fn is_sandboxed_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        let _ = (input, ctx);
+        false
+    }
     /// What this input would touch. An input that does not parse yields `Access::Other`; the
     /// call itself then fails with the validation error.
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access;
@@ -121,6 +127,11 @@ pub trait TypedTool: Send + Sync + 'static {
     fn read_only_call(&self, input: &Self::Input, ctx: &ToolContext) -> bool {
         let _ = (input, ctx);
         Self::READ_ONLY
+    }
+    /// See [`Tool::is_sandboxed_call`].
+    fn sandboxed_call(&self, input: &Self::Input, ctx: &ToolContext) -> bool {
+        let _ = (input, ctx);
+        false
     }
     fn run(
         &self,
@@ -180,6 +191,11 @@ impl<T: TypedTool> Tool for T {
             Ok(parsed) => TypedTool::read_only_call(self, &parsed, ctx),
             Err(_) => T::READ_ONLY,
         }
+    }
+
+    fn is_sandboxed_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        serde_json::from_value::<T::Input>(input.clone())
+            .is_ok_and(|parsed| TypedTool::sandboxed_call(self, &parsed, ctx))
     }
 
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access {

@@ -22,6 +22,7 @@ use fleet_store::FleetHome;
 use fleet_tools::permissions::{
     split_rule_list, CommandLinePermissions, Permissions, RuleKind, SettingsSource,
 };
+use fleet_tools::sandbox::{AgentSandbox, SandboxConfig, SandboxKind};
 use fleet_tools::{ToolContext, ToolPool, Workspace};
 use std::path::Path;
 use std::sync::Arc;
@@ -53,6 +54,7 @@ pub fn agent(
     };
     let scratch_path = scratchpad.as_ref().map(|s| s.path.as_path());
     let permissions = permissions(args, cwd, settings, scratch_path)?;
+    let sandbox = Arc::new(sandbox_config(args, settings)?);
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
     let keep = tool_filter(args)?;
@@ -107,6 +109,7 @@ pub fn agent(
                 orchestration: mode,
                 ..Features::default()
             },
+            sandbox: sandbox.clone(),
             ..SpawnerConfig::new(
                 choice.client.clone(),
                 catalog.clone(),
@@ -142,7 +145,9 @@ pub fn agent(
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
-    let ctx = ToolContext::new(cwd.to_path_buf(), workspace);
+    let kind = AgentSandbox::kind_for_mode(config.permissions.mode, SandboxKind::Standard);
+    let main_sandbox = AgentSandbox::new(kind, sandbox, Some(config.permissions.clone()));
+    let ctx = ToolContext::new(cwd.to_path_buf(), workspace).with_sandbox(Arc::new(main_sandbox));
     let agent = Agent::new(choice.client, catalog, config, ctx, session_id);
     Ok(Built {
         agent,
@@ -203,6 +208,24 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
         wanted.as_ref().is_none_or(|w| w.iter().any(|n| n == name))
             && !removed.iter().any(|n| n == name)
     })
+}
+
+/// The sandbox of the run: every settings file's `sandbox` object and
+/// `shellEnvironmentPolicy`, then `--sandbox` / `--no-sandbox`.
+fn sandbox_config(args: &PrintArgs, settings: &Settings) -> anyhow::Result<SandboxConfig> {
+    let mut config = SandboxConfig::default();
+    for source in &settings.sandbox {
+        config.add_settings(
+            &source.settings,
+            &source.base,
+            &source.file.display().to_string(),
+        )?;
+    }
+    config.env = settings.env_policy.clone();
+    if let Some(enabled) = args.sandbox() {
+        config.enabled = enabled;
+    }
+    Ok(config)
 }
 
 /// The permissions of the run: every settings file's rules and folders, then the command

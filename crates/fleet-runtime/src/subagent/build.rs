@@ -3,7 +3,7 @@
 
 use super::fork::{ForkBase, FORK_MAX_TURNS, FORK_TYPE};
 use super::lifecycle::Run;
-use super::pool::{child_keeps, child_permissions, shape};
+use super::pool::{child_keeps, child_permissions, scratch_dir, shape};
 use super::tap::ChildTap;
 use super::{ParentView, Spawner, ORCHESTRATION_TOOLS};
 use crate::agent::Agent;
@@ -13,7 +13,8 @@ use crate::definitions::{AgentDefinition, Restriction};
 use crate::sink::EventSink;
 use fleet_protocol::{AgentRef, CommittedMessage, Message};
 use fleet_store::SidechainWriter;
-use fleet_tools::permissions::Permissions;
+use fleet_tools::permissions::{PermissionMode, Permissions};
+use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
 use fleet_tools::{ToolContext, ToolError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -102,6 +103,11 @@ impl Spawner {
             })?,
             Kind::Fork(_) => Permissions::clone(&parent.permissions),
         });
+        let sandbox = AgentSandbox::new(
+            self.sandbox_kind(&bp.kind, permissions.mode),
+            self.config.sandbox.clone(),
+            Some(permissions.clone()),
+        );
         let view = Arc::new(ParentView {
             agent_id: agent_id.clone(),
             depth: bp.depth,
@@ -183,7 +189,8 @@ impl Spawner {
         let type_name = bp.kind.type_name();
         let agent_ref = AgentRef::subagent(&agent_id, &tool_use_id, type_name, &bp.description);
         let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
-        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone());
+        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone())
+            .with_sandbox(Arc::new(sandbox));
         let session_id = self
             .config
             .transcripts
@@ -216,6 +223,23 @@ impl Spawner {
             output_file,
             depth: bp.depth,
         })
+    }
+
+    /// How a child's Bash commands are confined: read-only for read-only agents and anything in
+    /// plan mode, scratch space for the verification agent, else as the settings say.
+    fn sandbox_kind(&self, kind: &Kind, mode: PermissionMode) -> SandboxKind {
+        let restriction = match kind {
+            Kind::Defined(def) => def.restriction,
+            Kind::Fork(_) => Restriction::None,
+        };
+        let kind = match restriction {
+            Restriction::None => SandboxKind::Standard,
+            Restriction::ReadOnly => SandboxKind::ReadOnly,
+            Restriction::TempWritesOnly => {
+                SandboxKind::Scratch(scratch_dir(&self.config.workspace.root))
+            }
+        };
+        AgentSandbox::kind_for_mode(mode, kind)
     }
 
     /// The child's transcript writer and its path (empty when transcripts are off).

@@ -43,6 +43,7 @@ use fleet_model::{Catalog, ModelClient};
 use fleet_protocol::ToolDefinition;
 use fleet_store::FleetHome;
 use fleet_tools::permissions::Permissions;
+use fleet_tools::sandbox::SandboxConfig;
 use fleet_tools::{ToolPool, Workspace};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -80,6 +81,11 @@ pub struct SpawnerConfig {
     pub features: Features,
     pub max_tokens: u32,
     pub transcripts: Option<TranscriptTarget>,
+    /// The session's sandbox settings; each child gets an [`AgentSandbox`] of its kind from
+    /// them.
+    ///
+    /// [`AgentSandbox`]: fleet_tools::sandbox::AgentSandbox
+    pub sandbox: Arc<SandboxConfig>,
 }
 
 impl SpawnerConfig {
@@ -105,6 +111,7 @@ impl SpawnerConfig {
             features: Features::default(),
             max_tokens: 32_000,
             transcripts: None,
+            sandbox: Arc::default(),
         }
     }
 }

@@ -23,6 +23,9 @@ pub enum DecisionReason {
     /// A write to a path that decides what runs later (`.git/hooks`, `.claude/settings.json`,
     /// a shell rc file): always asked about, unless an allow rule names it.
     Protected(PathBuf),
+    /// The call runs in the OS sandbox and the settings let sandboxed Bash calls run unasked
+    /// (`autoAllowBashIfSandboxed`).
+    Sandboxed,
 }
 
 impl fmt::Display for DecisionReason {
@@ -34,6 +37,7 @@ impl fmt::Display for DecisionReason {
                 write!(f, "{} is outside the workspace", path.display())
             }
             Self::Protected(path) => write!(f, "{} is a protected path", path.display()),
+            Self::Sandboxed => f.write_str("the sandbox (autoAllowBashIfSandboxed)"),
         }
     }
 }
@@ -153,6 +157,9 @@ impl Decision {
                  denies whatever no rule allows. To permit it, add an allow rule such as \
                  `{suggestion}` to the settings or --allowedTools."
             ),
+            (Behavior::Deny, DecisionReason::Sandboxed) => {
+                format!("Permission to use {subject} was denied.")
+            }
             (Behavior::Deny, DecisionReason::OutsideWorkspace(resolved)) => format!(
                 "Permission to use {subject} was denied: the path resolves to {}, outside the \
                  workspace. Write inside the project instead, or have the user add the folder \
@@ -231,8 +238,22 @@ impl Permissions {
     /// refused unless an allow rule names its path; an allow rule allows; then the mode
     /// decides. dontAsk turns every ask into a deny.
     pub fn check(&self, tool: &str, read_only: bool, access: &Access, cwd: &Path) -> Decision {
+        self.check_call(tool, read_only, false, access, cwd)
+    }
+
+    /// As [`Self::check`]; `sandboxed` says the call will run in the OS sandbox and the
+    /// settings trust it (`autoAllowBashIfSandboxed`): what only the mode would have asked
+    /// about is allowed. Deny rules, ask rules and plan mode still apply.
+    pub fn check_call(
+        &self,
+        tool: &str,
+        read_only: bool,
+        sandboxed: bool,
+        access: &Access,
+        cwd: &Path,
+    ) -> Decision {
         let call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
-        let (behavior, reason) = self.decide(&call, read_only);
+        let (behavior, reason) = self.decide(&call, read_only, sandboxed);
         let behavior = match (behavior, self.mode) {
             (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,
             (behavior, _) => behavior,
@@ -245,7 +266,12 @@ impl Permissions {
         }
     }
 
-    fn decide(&self, call: &Call<'_>, read_only: bool) -> (Behavior, DecisionReason) {
+    fn decide(
+        &self,
+        call: &Call<'_>,
+        read_only: bool,
+        sandboxed: bool,
+    ) -> (Behavior, DecisionReason) {
         if let Some(rule) = self.rules.denying(call) {
             return (Behavior::Deny, DecisionReason::Rule(rule.clone()));
         }
@@ -273,6 +299,9 @@ impl Permissions {
         }
         if let Some(rule) = self.rules.allowing(call) {
             return (Behavior::Allow, DecisionReason::Rule(rule.clone()));
+        }
+        if sandboxed && !read_only {
+            return (Behavior::Allow, DecisionReason::Sandboxed);
         }
         let mode = DecisionReason::Mode(self.mode);
         let behavior = match self.mode {

@@ -20,7 +20,7 @@ pub(crate) mod bash_split;
 pub(crate) mod call;
 mod check;
 mod mode;
-mod path_match;
+pub(crate) mod path_match;
 mod protected;
 mod read_guard;
 mod rule;

@@ -137,6 +137,15 @@ impl Rule {
         matches!(self.matcher, Matcher::Path(_))
     }
 
+    /// The path pattern of a `Read(...)` / `Edit(...)`-style rule, which the sandbox turns into
+    /// paths.
+    pub(crate) fn path_pattern(&self) -> Option<&PathPattern> {
+        match &self.matcher {
+            Matcher::Path(pattern) => Some(pattern),
+            _ => None,
+        }
+    }
+
     /// Whether the rule's tool covers `call`, ignoring any specifier. `Read` covers every read
     /// (Glob and Grep too) and `Edit` / `Write` every write, since which tool touches a file
     /// matters less than the file. `mcp__server` and `mcp__server__*` cover all of a server's

@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork` and `sandbox`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -18,6 +18,7 @@ use std::time::Instant;
 
 mod fork;
 mod fork_report;
+mod sandbox;
 mod session;
 
 #[derive(Debug, clap::Subcommand)]
@@ -27,6 +28,9 @@ pub enum BenchCommand {
     /// K forks of a parent that read H KiB, against K fresh subagents given the same text;
     /// reports prompt-cache reuse and billed input tokens.
     Fork(fork::ForkArgs),
+    /// The cost of the OS sandbox per Bash call: sandboxed (read-only, writable) against
+    /// unsandboxed, median and 90th percentile.
+    Sandbox(sandbox::SandboxArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -49,6 +53,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Fanout(args) => fanout(args).await,
         BenchCommand::Fork(args) => fork::fork(args).await,
+        BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
     }
 }
 

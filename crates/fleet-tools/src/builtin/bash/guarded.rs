@@ -66,6 +66,10 @@ impl Tool for GuardedBash {
         self.is_read_only() || self.inner.is_read_only_call(input, ctx)
     }
 
+    fn is_sandboxed_call(&self, input: &Value, ctx: &ToolContext) -> bool {
+        self.inner.is_sandboxed_call(input, ctx)
+    }
+
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access {
         self.inner.access(input, ctx)
     }

@@ -1,7 +1,10 @@
 //! The Bash tool: runs one command line with `bash -c` in the agent's working directory.
 //!
-//! Every call is a fresh shell in its own process group. A timeout, a cancelled agent or a
-//! dropped call stops the whole group, so nothing the command started outlives it by accident.
+//! Every call is a fresh shell in its own process group, started through the agent's sandbox
+//! ([`crate::sandbox`]): confined by Landlock when the agent or the command calls for it, with
+//! secrets scrubbed from its environment, and watched by the guardian so nothing outlives fleet.
+//! A timeout, a cancelled agent or a dropped call stops the whole group, so nothing the command
+//! started outlives it by accident.
 //! Output is kept in bounded memory (see [`output`]), whatever the command prints.
 //!
 //! Choices where Claude Code leaves room:
@@ -21,7 +24,7 @@ mod process;
 pub use guarded::GuardedBash;
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
-use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use process::{Ended, Finished, Running};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -145,6 +148,9 @@ impl TypedTool for BashTool {
              - A non-zero exit code makes the result an error and is reported.\n\
              - A background job (`cmd &`) keeps running after the call only if its output is \
              redirected: `cmd > log 2>&1 &`.\n\
+             - Commands may run in an OS sandbox that limits where they write; a refusal ends \
+             with `denied by the sandbox: <path>`. Do not retry it: write elsewhere (scratch \
+             files go in $TMPDIR) or ask the user.\n\
              - Prefer the dedicated tools: Read instead of cat/head/tail, Grep instead of \
              grep/rg, Glob instead of find/ls to find files, Edit or Write instead of sed/awk/echo \
              redirection. Use Bash for builds, tests, git and other programs.",
@@ -162,6 +168,11 @@ impl TypedTool for BashTool {
         check_command(&input.command, &CommandPolicy::ReadOnly, &ctx.cwd).is_ok()
     }
 
+    /// With `autoAllowBashIfSandboxed`, a command the sandbox will confine needs no prompt.
+    fn sandboxed_call(&self, input: &Input, ctx: &ToolContext) -> bool {
+        ctx.sandbox.auto_allows(&input.command, &ctx.cwd)
+    }
+
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         if input.command.trim().is_empty() {
             return Err(invalid(
@@ -173,12 +184,26 @@ impl TypedTool for BashTool {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        let mut running =
-            process::spawn(&input.command, &ctx.cwd, self.max_output).map_err(|err| {
-                ToolError::failed(format!(
-                    "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
-                ))
+        let plan = ctx
+            .sandbox
+            .plan(&input.command, &ctx.cwd)
+            .map_err(|refusal| ToolError::PermissionDenied {
+                tool: Self::NAME.to_string(),
+                reason: refusal.to_string(),
             })?;
+        let mut running = process::spawn(
+            &input.command,
+            &ctx.cwd,
+            self.max_output,
+            ctx.sandbox.environment(),
+            &plan,
+            ctx.sandbox.launcher_hint(),
+        )
+        .map_err(|err| {
+            ToolError::failed(format!(
+                "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
+            ))
+        })?;
         let stop = async {
             tokio::select! {
                 () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Interrupt::Timeout,
@@ -201,8 +226,25 @@ impl TypedTool for BashTool {
                 return Err(ToolError::Cancelled);
             }
         };
-        Ok(result(running.finish(), note, self.max_output))
+        let mut output = result(running.finish(), note, self.max_output);
+        if let Some(policy) = plan.policy.as_ref().filter(|_| output.is_error) {
+            let printed = output.structured.as_ref().map(printed).unwrap_or_default();
+            if let Some(explained) = sandbox::violation::explain(policy, &printed, &ctx.cwd) {
+                output.content.push('\n');
+                output.content.push_str(&explained);
+            }
+        }
+        Ok(output)
     }
+}
+
+/// What a command printed, both streams, from its structured result.
+fn printed(structured: &serde_json::Value) -> String {
+    ["stdout", "stderr"]
+        .iter()
+        .filter_map(|key| structured[*key].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 async fn stop_group(running: &mut Running) -> Result<(), ToolError> {

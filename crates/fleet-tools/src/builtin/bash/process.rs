@@ -3,8 +3,10 @@
 //! goes away without waiting for it.
 
 use super::output::{Capture, Captured};
+use crate::sandbox::{guardian, launcher, Plan};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use std::ffi::OsString;
 use std::future::{pending, Future};
 use std::io;
 use std::path::Path;
@@ -95,18 +97,43 @@ pub(super) struct Running {
     status: Option<ExitStatus>,
 }
 
-/// Starts `bash -c command` in `cwd`, keeping at most `capture_limit` bytes of each stream.
-pub(super) fn spawn(command: &str, cwd: &Path, capture_limit: usize) -> io::Result<Running> {
-    let mut cmd = Command::new(shell());
+/// Starts `bash -c command` in `cwd`, keeping at most `capture_limit` bytes of each stream: in
+/// the environment `env` (already scrubbed), confined as `plan` says, and watched by the
+/// guardian (started with `launcher` if this is the first command) so nothing it starts
+/// outlives fleet.
+pub(super) fn spawn(
+    command: &str,
+    cwd: &Path,
+    capture_limit: usize,
+    env: Vec<(OsString, OsString)>,
+    plan: &Plan,
+    launcher: Option<&Path>,
+) -> io::Result<Running> {
+    let shell = Path::new(shell());
+    let mut cmd = match (&plan.policy, &plan.launcher) {
+        (Some(policy), Some(launcher)) => {
+            let (program, args) = launcher::command(launcher, policy, shell);
+            let mut cmd = Command::new(program);
+            cmd.args(args);
+            cmd
+        }
+        _ => Command::new(shell),
+    };
     cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)
+        .env_clear()
+        .envs(env)
         .envs(QUIET_ENV)
+        .env(guardian::MARK_ENV, guardian::token())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    if let Some(temp) = &plan.temp {
+        cmd.env("TMPDIR", temp);
+    }
     if cwd.is_absolute() {
         // So `pwd` prints the path the agent knows, symlinks included.
         cmd.env("PWD", cwd);
@@ -117,6 +144,7 @@ pub(super) fn spawn(command: &str, cwd: &Path, capture_limit: usize) -> io::Resu
         .and_then(|pid| i32::try_from(pid).ok())
         .map(Pid::from_raw)
         .ok_or_else(|| io::Error::other("the started shell has no process id"))?;
+    guardian::watch(group, plan.launcher.as_deref().or(launcher));
     Ok(Running {
         group: GroupGuard { group: Some(group) },
         stdout: child.stdout.take(),

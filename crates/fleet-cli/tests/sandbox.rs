@@ -1,0 +1,313 @@
+//! The OS sandbox as a user of `fleet -p` meets it: settings and flags, the warning on a
+//! kernel without Landlock, secrets kept from Bash, a sandboxed subagent, and no process left
+//! behind when fleet is killed.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use fleet_testkit::{Rule, Scenario};
+use serde_json::{json, Value};
+use std::process::Stdio;
+use std::time::Duration;
+
+const CHILD: &str = "running as a subagent";
+
+/// The tool results of a stream-json run, in order (a subagent's included).
+fn tool_results(out: &std::process::Output) -> Vec<Value> {
+    json_lines(out)
+        .into_iter()
+        .filter(|l| l["type"] == "user")
+        .map(|l| l["message"]["content"][0].clone())
+        .filter(|b| b["type"] == "tool_result")
+        .collect()
+}
+
+fn text(result: &Value) -> String {
+    match &result["content"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn bash_calls(commands: &[&str]) -> Scenario {
+    let mut rules: Vec<Rule> = commands
+        .iter()
+        .map(|c| Rule::tool_use("Bash", json!({ "command": c })))
+        .collect();
+    rules.push(Rule::text("DONE"));
+    Scenario::queue(rules)
+}
+
+#[tokio::test]
+async fn settings_turn_the_sandbox_on_and_let_sandboxed_commands_run_unasked() {
+    let project = Project::new(&[("src/lib.rs", "fn x() {}\n")]);
+    std::fs::create_dir_all(project.repo.join(".claude")).unwrap();
+    std::fs::write(
+        project.repo.join(".claude/settings.json"),
+        json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}).to_string(),
+    )
+    .unwrap();
+    let outside = project.home.join("outside.txt");
+    let escape = format!("touch {}", outside.display());
+    let commands = [
+        "echo made > src/made.txt",
+        escape.as_str(),
+        "git config core.fsmonitor evil",
+    ];
+    let server = server(bash_calls(&commands)).await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "go", "--output-format", "stream-json", "--verbose"],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let results = tool_results(&out);
+    assert_eq!(results.len(), 3, "{results:#?}");
+    assert_eq!(results[0]["is_error"], false, "{}", results[0]);
+    assert_eq!(project.read("src/made.txt"), "made\n");
+    // Allowed without a prompt, then refused by the sandbox, which says so.
+    let escaped = text(&results[1]);
+    assert!(escaped.contains("denied by the sandbox"), "{escaped}");
+    assert!(!outside.exists());
+    assert!(
+        text(&results[2]).contains("denied by the sandbox"),
+        "{}",
+        results[2]
+    );
+    assert!(!project.read(".git/config").contains("fsmonitor"));
+
+    // --no-sandbox: the same command is an ordinary Bash call again, which needs approval.
+    let server = common::server(bash_calls(&[escape.as_str()])).await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "go", "--output-format", "stream-json", "--no-sandbox"],
+            "",
+        )
+        .await;
+    let results = tool_results(&out);
+    assert!(
+        text(&results[0]).contains("needs approval"),
+        "{}",
+        results[0]
+    );
+    assert!(!outside.exists());
+}
+
+#[tokio::test]
+async fn a_kernel_without_landlock_gets_one_warning_and_the_old_behaviour() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(bash_calls(&["touch one", "touch two"])).await;
+    let mut cmd = project.command(
+        &server,
+        &[
+            "-p",
+            "go",
+            "--sandbox",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+    );
+    cmd.env("FLEET_SANDBOX_UNAVAILABLE", "1");
+    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("fleet: warning:").count(), 1, "{err}");
+    assert!(err.contains("FLEET_SANDBOX_UNAVAILABLE"), "{err}");
+    assert!(project.repo.join("one").exists() && project.repo.join("two").exists());
+
+    std::fs::create_dir_all(project.repo.join(".fleet")).unwrap();
+    std::fs::write(
+        project.repo.join(".fleet/settings.json"),
+        json!({"sandbox": {"enabled": true, "failIfUnavailable": true}}).to_string(),
+    )
+    .unwrap();
+    let server = common::server(bash_calls(&["touch three"])).await;
+    let mut cmd = project.command(
+        &server,
+        &[
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+    );
+    cmd.env("FLEET_SANDBOX_UNAVAILABLE", "1");
+    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
+        .await
+        .unwrap();
+    let results = tool_results(&out);
+    assert_eq!(results[0]["is_error"], true);
+    assert!(
+        text(&results[0]).contains("failIfUnavailable"),
+        "{}",
+        results[0]
+    );
+    assert!(!project.repo.join("three").exists());
+}
+
+#[tokio::test]
+async fn bash_does_not_see_the_api_key_or_other_secrets() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(bash_calls(&["printenv"])).await;
+    let mut cmd = project.command(
+        &server,
+        &[
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypassPermissions",
+        ],
+    );
+    cmd.env("GITHUB_TOKEN", "ghp-secret-value")
+        .env("FLEET_VISIBLE_MARK", "visible");
+    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
+        .await
+        .unwrap();
+    let printed = text(&tool_results(&out)[0]);
+    assert!(printed.contains("FLEET_VISIBLE_MARK=visible"), "{printed}");
+    for secret in [
+        "ANTHROPIC_API_KEY",
+        "sk-test",
+        "GITHUB_TOKEN",
+        "ghp-secret-value",
+    ] {
+        assert!(
+            !printed.contains(secret),
+            "{secret} reached Bash: {printed}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_explore_child_runs_its_commands_in_the_sandbox() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("CHILD-DONE")
+            .when_system_contains(CHILD)
+            .when_tool_result_contains("Seccomp"),
+        Rule::tool_use(
+            "Bash",
+            json!({"command": "grep Seccomp: /proc/self/status"}),
+        )
+        .when_system_contains(CHILD),
+        Rule::text("MAIN-DONE").when_tool_result_contains("CHILD-DONE"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "look", "prompt": "look", "subagent_type": "Explore"}),
+        ),
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "go", "--output-format", "stream-json", "--verbose"],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let seccomp = tool_results(&out)
+        .iter()
+        .map(text)
+        .find(|t| t.contains("Seccomp"))
+        .unwrap();
+    assert!(seccomp.contains("Seccomp:\t2"), "{seccomp}");
+}
+
+/// The pids of `sleep MARK` processes, one per mark found.
+fn sleepers(marks: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let words: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+        let is_mark = |w: &[u8]| marks.iter().any(|m| m.as_bytes() == w);
+        if words.len() >= 2 && words[0].ends_with(b"sleep") && is_mark(words[1]) {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+            if !zombie {
+                found.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
+}
+
+/// Starts a real `fleet -p` whose model asks for background and foreground sleeps, kills it
+/// with SIGKILL once they all run, and checks that every one of them goes.
+async fn no_orphans_after_kill_9(extra: &[&str]) {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let marks: Vec<String> = (1..=4)
+        .map(|n| format!("86{}{n}", std::process::id()))
+        .collect();
+    let detached = format!("nohup sleep {} > /dev/null 2>&1 &", marks[0]);
+    let waiting = format!(
+        "sleep {} & sleep {} & (setsid sleep {} > /dev/null 2>&1 &); wait",
+        marks[1], marks[2], marks[3]
+    );
+    let server = server(Scenario::queue([
+        Rule::tool_use("Bash", json!({"command": detached})),
+        Rule::tool_use("Bash", json!({"command": waiting, "timeout": 600000})),
+    ]))
+    .await;
+    let mut args = vec!["-p", "go", "--permission-mode", "bypassPermissions"];
+    args.extend(extra);
+    let mut cmd = project.command(&server, &args);
+    let found = tokio::task::spawn_blocking(move || {
+        let mut fleet = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut running = Vec::new();
+        for _ in 0..600 {
+            running = sleepers(&marks);
+            if running.len() == marks.len() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(running.len(), marks.len(), "the sleeps never all started");
+        fleet.kill().unwrap();
+        let _ = fleet.wait();
+        for _ in 0..400 {
+            if sleepers(&marks).is_empty() {
+                return Vec::new();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let left = sleepers(&marks);
+        for pid in &left {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", pid])
+                .status();
+        }
+        left
+    })
+    .await
+    .unwrap();
+    assert!(found.is_empty(), "processes outlived fleet: {found:?}");
+}
+
+#[tokio::test]
+async fn no_bash_process_survives_kill_9_of_fleet() {
+    no_orphans_after_kill_9(&[]).await;
+}
+
+#[tokio::test]
+async fn no_sandboxed_bash_process_survives_kill_9_of_fleet() {
+    no_orphans_after_kill_9(&["--sandbox"]).await;
+}

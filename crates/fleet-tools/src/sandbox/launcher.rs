@@ -1,0 +1,189 @@
+//! The launcher: a small process that confines itself and then becomes the shell.
+//!
+//! The workspace forbids `unsafe`, so fleet cannot run code between `fork` and `exec` of the
+//! shell (`pre_exec`). Instead the Bash tool starts the launcher — the `fleet` binary itself in
+//! a hidden mode, `fleet __sandbox-exec …`, dispatched before any runtime starts — which, being
+//! its own single-threaded process, can: ask to be killed when fleet dies (`PR_SET_PDEATHSIG`),
+//! set `no_new_privs`, install the seccomp filter, apply the Landlock ruleset to itself, and
+//! `exec` the shell, which inherits all of it. The same binary in `fleet __sandbox-guard` mode
+//! is the [guardian](super::guardian).
+//!
+//! Test binaries of other crates are not `fleet`, so the launcher is found by [`resolve`]:
+//! configured path, `FLEET_SANDBOX_LAUNCHER`, the current executable when it is `fleet`, or a
+//! `fleet` / `fleet-sandbox` binary next to the current executable or in its parent folder
+//! (`target/debug/deps/x` finds `target/debug/fleet`).
+
+use super::policy::SandboxPolicy;
+use super::{guardian, ruleset, seccomp};
+use nix::sys::signal::Signal;
+use nix::unistd::{getppid, Pid};
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::OnceLock;
+
+/// The hidden argument that makes `fleet` the sandbox launcher.
+pub const EXEC_MODE: &str = "__sandbox-exec";
+/// The hidden argument that makes `fleet` the guardian.
+pub const GUARD_MODE: &str = "__sandbox-guard";
+/// The environment variable naming the launcher binary.
+pub const LAUNCHER_ENV: &str = "FLEET_SANDBOX_LAUNCHER";
+/// What `__sandbox-exec --probe` prints: a launcher of another protocol is not used.
+const PROTOCOL: &str = "fleet-sandbox 1";
+
+/// Exit status when the launcher itself fails (as `env` and `timeout` use 125).
+const LAUNCHER_FAILED: u8 = 125;
+/// Exit status when the program could not be executed (as shells use 126).
+const EXEC_FAILED: u8 = 126;
+
+/// Runs the launcher or the guardian when the process was started as one; `None` otherwise.
+/// Call it first thing in `main`, before any thread or runtime exists.
+pub fn dispatch() -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    let mode = args.next()?;
+    let rest: Vec<OsString> = args.collect();
+    if mode == EXEC_MODE {
+        Some(exec_main(&rest))
+    } else if mode == GUARD_MODE {
+        Some(guardian::guard_main(&rest))
+    } else {
+        None
+    }
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    let _ = writeln!(std::io::stderr(), "fleet sandbox: {message}");
+    ExitCode::from(code)
+}
+
+/// `__sandbox-exec --parent PID <policy> -- program args…`, or `__sandbox-exec --probe`.
+fn exec_main(args: &[OsString]) -> ExitCode {
+    if args.first().is_some_and(|a| a == "--probe") {
+        println!("{PROTOCOL}");
+        return ExitCode::SUCCESS;
+    }
+    let (parent, rest) = match args {
+        [flag, pid, rest @ ..] if flag == "--parent" => {
+            match pid.to_str().and_then(|p| p.parse::<i32>().ok()) {
+                Some(pid) => (Pid::from_raw(pid), rest),
+                None => return fail(LAUNCHER_FAILED, "--parent needs a process id"),
+            }
+        }
+        _ => return fail(LAUNCHER_FAILED, "missing --parent PID"),
+    };
+    let (policy, program) = match SandboxPolicy::from_args(rest) {
+        Ok(parsed) => parsed,
+        Err(err) => return fail(LAUNCHER_FAILED, &err.to_string()),
+    };
+    let Some((program, program_args)) = program.split_first() else {
+        return fail(LAUNCHER_FAILED, "no program to run after `--`");
+    };
+    if let Err(err) = confine(parent, &policy) {
+        return fail(LAUNCHER_FAILED, &err);
+    }
+    let err = Command::new(program).args(program_args).exec();
+    fail(
+        EXEC_FAILED,
+        &format!("cannot run {}: {err}", Path::new(program).display()),
+    )
+}
+
+/// Everything the launcher does to itself before `exec`.
+fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), String> {
+    use nix::sys::prctl;
+    prctl::set_pdeathsig(Signal::SIGKILL).map_err(|e| format!("PR_SET_PDEATHSIG: {e}"))?;
+    // fleet may have died before the line above ran; then nobody would send the signal.
+    if getppid() != parent {
+        return Err("fleet exited before the command started".to_string());
+    }
+    prctl::set_no_new_privs().map_err(|e| format!("PR_SET_NO_NEW_PRIVS: {e}"))?;
+    seccomp::install(policy).map_err(|e| e.to_string())?;
+    ruleset::confine(policy).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Where the launcher binary is, if anywhere: `explicit`, else `FLEET_SANDBOX_LAUNCHER`, else
+/// the current executable when it is `fleet`, else a `fleet` or `fleet-sandbox` beside the
+/// current executable or in its parent folder. A binary other than the current one must answer
+/// the probe, so a stale build of another version is not used.
+pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = explicit {
+        return probed(path.to_path_buf());
+    }
+    if let Some(path) = std::env::var_os(LAUNCHER_ENV).filter(|v| !v.is_empty()) {
+        return probed(PathBuf::from(path));
+    }
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FOUND.get_or_init(find_near_current_exe).clone()
+}
+
+fn find_near_current_exe() -> Result<PathBuf, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the running binary: {e}"))?;
+    if exe.file_name().is_some_and(|n| n == "fleet") {
+        return Ok(exe);
+    }
+    let dirs = exe
+        .parent()
+        .into_iter()
+        .chain(exe.parent().and_then(Path::parent));
+    let mut tried = Vec::new();
+    for dir in dirs {
+        for name in ["fleet-sandbox", "fleet"] {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                match probed(candidate.clone()) {
+                    Ok(path) => return Ok(path),
+                    Err(err) => tried.push(err),
+                }
+            }
+        }
+    }
+    let tried = if tried.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", tried.join("; "))
+    };
+    Err(format!(
+        "no sandbox launcher: {} is not `fleet` and no `fleet` or `fleet-sandbox` binary is \
+         beside it{tried}; set {LAUNCHER_ENV} to one",
+        exe.display()
+    ))
+}
+
+/// `path` if it runs and speaks this launcher protocol.
+fn probed(path: PathBuf) -> Result<PathBuf, String> {
+    let output = Command::new(&path)
+        .args([EXEC_MODE, "--probe"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run the sandbox launcher {}: {e}", path.display()))?;
+    let said = String::from_utf8_lossy(&output.stdout);
+    if output.status.success() && said.trim() == PROTOCOL {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} is not a sandbox launcher of this fleet version",
+            path.display()
+        ))
+    }
+}
+
+/// The command that runs `program args…` under `policy` through `launcher`.
+pub fn command(
+    launcher: &Path,
+    policy: &SandboxPolicy,
+    program: &Path,
+) -> (PathBuf, Vec<OsString>) {
+    let mut args: Vec<OsString> = vec![
+        EXEC_MODE.into(),
+        "--parent".into(),
+        std::process::id().to_string().into(),
+    ];
+    args.extend(policy.to_args());
+    args.push(program.as_os_str().to_os_string());
+    (launcher.to_path_buf(), args)
+}

@@ -1,0 +1,234 @@
+//! The paths one agent's sandbox protects and opens, from its settings and permission rules.
+//!
+//! A rule without wildcards names one path. A rule with wildcards (`Edit(**/*.pem)`,
+//! `Read(.env)`, which matches at any depth) is matched against the files that exist under its
+//! literal folder, in a bounded walk done once per agent: a file created later, or one beyond
+//! the walk's bounds, is not covered by the sandbox (the permission check still covers the
+//! Read, Edit and Write tools).
+
+use crate::permissions::path_match::Anchors;
+use crate::permissions::{Permissions, Rule};
+use crate::workspace::{self, Workspace};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Entries a wildcard rule's walk looks at before it stops.
+const WALK_ENTRIES: usize = 50_000;
+/// How deep a wildcard rule's walk goes below its folder.
+const WALK_DEPTH: usize = 24;
+
+/// Written by tools and read by people's next command, so never writable by a sandboxed
+/// command: in the project root, each added folder and the working directory.
+pub const PROTECTED_NAMES: &[&str] = &[".claude", ".fleet", ".git", ".mcp.json", ".vscode"];
+
+/// Files in the home folder that run code on the user's next shell or git command.
+pub const PROTECTED_HOME: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".config/fish",
+    ".gitconfig",
+    ".config/git",
+    ".claude",
+    ".fleet",
+];
+
+/// Credential stores no sandboxed command may read, unless `allowRead` names them.
+pub const CREDENTIAL_STORES: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".config/gcloud",
+    ".netrc",
+    ".docker/config.json",
+    ".gnupg",
+    ".git-credentials",
+    ".claude/.credentials.json",
+];
+
+/// What [`agent_paths`] found for one agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentPaths {
+    /// The workspace folders and `allowWrite` paths; empty of the workspace when a bare
+    /// `Edit` or `Write` deny rule takes every write away.
+    pub writable: Vec<PathBuf>,
+    pub deny_write: Vec<PathBuf>,
+    pub deny_read: Vec<PathBuf>,
+}
+
+/// Everything needed to find one agent's paths.
+pub struct Sources<'a> {
+    pub config: &'a super::SandboxConfig,
+    pub permissions: Option<&'a Arc<Permissions>>,
+    pub cwd: &'a Path,
+    pub home: Option<&'a Path>,
+}
+
+/// The agent's writable folders and denied paths, all resolved.
+pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
+    let home = src.home.map(|h| workspace::resolve(h, Path::new("/")));
+    let expand = |rule: &Rule| rule_paths(rule, src.cwd, home.as_deref());
+    let mut paths = AgentPaths::default();
+    let deny_rules: Vec<&Arc<Rule>> = src
+        .permissions
+        .map(|p| p.rules.deny.iter().collect())
+        .unwrap_or_default();
+    let no_writes = deny_rules
+        .iter()
+        .any(|r| matches!(r.tool(), "Edit" | "Write") && r.specifier().is_none());
+    let workspace = src.permissions.map(|p| p.workspace.as_ref());
+    if !no_writes {
+        if let Some(workspace) = workspace {
+            paths
+                .writable
+                .extend(workspace.dirs().map(Path::to_path_buf));
+        }
+    }
+    paths
+        .writable
+        .extend(src.config.allow_write.iter().flat_map(|r| expand(r)));
+
+    for rule in &deny_rules {
+        let list = match rule.tool() {
+            "Edit" | "Write" => &mut paths.deny_write,
+            "Read" => &mut paths.deny_read,
+            _ => continue,
+        };
+        list.extend(expand(rule));
+    }
+    paths
+        .deny_write
+        .extend(src.config.deny_write.iter().flat_map(|r| expand(r)));
+    paths
+        .deny_read
+        .extend(src.config.deny_read.iter().flat_map(|r| expand(r)));
+    paths
+        .deny_write
+        .extend(protected(workspace, src.cwd, home.as_deref()));
+    if let Some(home) = &home {
+        let lifted: Vec<PathBuf> = src
+            .config
+            .allow_read
+            .iter()
+            .flat_map(|r| expand(r))
+            .collect();
+        paths.deny_read.extend(
+            CREDENTIAL_STORES
+                .iter()
+                .map(|store| home.join(store))
+                .filter(|store| !lifted.iter().any(|l| store.starts_with(l))),
+        );
+    }
+    for list in [
+        &mut paths.writable,
+        &mut paths.deny_write,
+        &mut paths.deny_read,
+    ] {
+        list.sort();
+        list.dedup();
+    }
+    paths
+}
+
+/// The protected names in each workspace folder and the cwd, the home folder's startup files,
+/// and the fleet home.
+fn protected(workspace: Option<&Workspace>, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let cwd = workspace::resolve(cwd, Path::new("/"));
+    let roots: Vec<&Path> = workspace
+        .into_iter()
+        .flat_map(Workspace::dirs)
+        .chain(std::iter::once(cwd.as_path()))
+        .collect();
+    let mut out: Vec<PathBuf> = roots
+        .iter()
+        .flat_map(|root| PROTECTED_NAMES.iter().map(move |name| root.join(name)))
+        .collect();
+    if let Some(home) = home {
+        out.extend(PROTECTED_HOME.iter().map(|name| home.join(name)));
+    }
+    if let Some(fleet_home) = std::env::var_os("FLEET_HOME").filter(|v| !v.is_empty()) {
+        out.push(workspace::resolve(Path::new(&fleet_home), &cwd));
+    }
+    out
+}
+
+/// The existing paths `rule` names (its folder when it has no wildcard, whether or not that
+/// exists).
+pub fn rule_paths(rule: &Rule, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let Some(pattern) = rule.path_pattern() else {
+        return Vec::new();
+    };
+    let anchors = Anchors {
+        base: rule.base(),
+        cwd,
+        home,
+    };
+    let Some((folder, _)) = pattern.folder(anchors) else {
+        return Vec::new();
+    };
+    if pattern.is_literal() {
+        return vec![folder];
+    }
+    let mut found = Vec::new();
+    let mut budget = WALK_ENTRIES;
+    let mut stack = vec![(folder.clone(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                tracing::warn!(rule = %rule, "the sandbox stopped looking for paths matching \
+                               the rule after {WALK_ENTRIES} entries");
+                return found;
+            }
+            budget -= 1;
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if pattern.matches_under(&folder, &path, kind.is_dir()) {
+                found.push(path);
+            } else if kind.is_dir() && depth < WALK_DEPTH {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::permissions::RuleKind;
+
+    fn rule(text: &str, base: &Path) -> Rule {
+        Rule::parse(RuleKind::Deny, text, base.to_path_buf(), "test").unwrap()
+    }
+
+    #[test]
+    fn wildcard_rules_become_the_files_that_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for file in ["a/.env", "b/c/.env", "b/keep.txt", "k/x.pem", "k/y.pem.txt"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let mut env = rule_paths(&rule("Read(.env)", &root), &root, None);
+        env.sort();
+        assert_eq!(env, [root.join("a/.env"), root.join("b/c/.env")]);
+        let pem = rule_paths(&rule("Edit(/k/*.pem)", &root), &root, None);
+        assert_eq!(pem, [root.join("k/x.pem")]);
+        let literal = rule_paths(&rule("Edit(./missing/x)", &root), &root, None);
+        assert_eq!(literal, [root.join("missing/x")]);
+        assert!(rule_paths(&rule("Bash(rm *)", &root), &root, None).is_empty());
+    }
+}
