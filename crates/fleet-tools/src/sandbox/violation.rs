@@ -155,7 +155,14 @@ fn candidates(line: &str) -> Vec<String> {
             out.push(word.to_string());
         }
     }
-    out.retain(|c| !c.is_empty() && !REFUSALS.contains(&c.as_str()));
+    // A path is one word, or an absolute path that may hold spaces; the refusal's own words
+    // ("… Permission denied") are not paths.
+    out.retain(|c| {
+        let one_word = !c.contains(char::is_whitespace);
+        !c.is_empty()
+            && (one_word || c.starts_with('/'))
+            && !REFUSALS.iter().any(|r| r.ends_with(c.as_str()))
+    });
     out.dedup();
     out
 }
@@ -174,7 +181,7 @@ mod tests {
         let c = candidates("mkdir: cannot create directory ‘/q/d’: Permission denied");
         assert!(c.contains(&"/q/d".to_string()), "{c:?}");
         let c = candidates("sed: couldn't open temporary file ./sedAb12: Permission denied");
-        assert!(c.contains(&"./sedAb12".to_string()), "{c:?}");
+        assert_eq!(c, ["./sedAb12"]);
     }
 
     #[test]

@@ -5,11 +5,19 @@
 //! answered with an error result before any process starts. Under the read-only policy the
 //! tool also reports itself read-only, so plan mode lets it through and its calls may run
 //! beside other read-only calls.
+//!
+//! The classifier is a courtesy — a refusal the model can read before anything runs — and the
+//! OS sandbox is the guarantee. [`SANDBOX_ONLY_ENV`] turns the courtesy off where the sandbox
+//! confines the command, so tests (and anyone checking the claim) can see the sandbox hold on
+//! its own; where it would not confine, the classifier stays on whatever the variable says.
 
 use super::policy::{check_command, CommandPolicy};
 use crate::{Access, Tool, ToolContext, ToolError, ToolFuture};
 use serde_json::Value;
 use std::sync::Arc;
+
+/// Set to `1` to skip the classifier for commands the OS sandbox confines.
+pub const SANDBOX_ONLY_ENV: &str = "FLEET_TEST_SANDBOX_ONLY";
 
 /// A Bash tool that runs only commands its policy allows.
 pub struct GuardedBash {
@@ -80,6 +88,7 @@ impl Tool for GuardedBash {
         let refused = input
             .get("command")
             .and_then(Value::as_str)
+            .filter(|command| !sandbox_alone(command, ctx))
             .and_then(|command| check_command(command, &self.policy, &ctx.cwd).err());
         match refused {
             Some(refusal) => {
@@ -92,4 +101,14 @@ impl Tool for GuardedBash {
             None => self.inner.call(input, ctx),
         }
     }
+}
+
+/// Whether the classifier is to be skipped for `command`: asked for with [`SANDBOX_ONLY_ENV`],
+/// and the command will run under a sandbox policy.
+fn sandbox_alone(command: &str, ctx: &ToolContext) -> bool {
+    std::env::var(SANDBOX_ONLY_ENV).is_ok_and(|v| v == "1")
+        && ctx
+            .sandbox
+            .plan(command, &ctx.cwd)
+            .is_ok_and(|plan| plan.policy.is_some())
 }

@@ -21,7 +21,7 @@ mod output;
 mod policy;
 mod process;
 
-pub use guarded::GuardedBash;
+pub use guarded::{GuardedBash, SANDBOX_ONLY_ENV};
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
 use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};

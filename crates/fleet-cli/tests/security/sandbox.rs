@@ -1,11 +1,8 @@
 //! The OS sandbox as a user of `fleet -p` meets it: settings and flags, the warning on a
 //! kernel without Landlock, secrets kept from Bash, a sandboxed subagent, and no process left
 //! behind when fleet is killed.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{Rule, Scenario};
 use serde_json::{json, Value};
 use std::process::Stdio;
@@ -80,7 +77,7 @@ async fn settings_turn_the_sandbox_on_and_let_sandboxed_commands_run_unasked() {
     assert!(!project.read(".git/config").contains("fsmonitor"));
 
     // --no-sandbox: the same command is an ordinary Bash call again, which needs approval.
-    let server = common::server(bash_calls(&[escape.as_str()])).await;
+    let server = crate::common::server(bash_calls(&[escape.as_str()])).await;
     let out = project
         .run(
             &server,
@@ -127,7 +124,7 @@ async fn a_kernel_without_landlock_gets_one_warning_and_the_old_behaviour() {
         json!({"sandbox": {"enabled": true, "failIfUnavailable": true}}).to_string(),
     )
     .unwrap();
-    let server = common::server(bash_calls(&["touch three"])).await;
+    let server = crate::common::server(bash_calls(&["touch three"])).await;
     let mut cmd = project.command(
         &server,
         &[
