@@ -1,0 +1,608 @@
+//! Programs that run other programs: `env`, `sudo`, `timeout`, `xargs`, `sh -c`, `eval`,
+//! `find -exec` … What each runs is returned as commands (or a command line) of its own, so
+//! that the classifier and deny rules judge the program that really runs: `env rm x` is
+//! `rm x`, `bash -c 'rm x'` is the line `rm x`.
+//!
+//! A wrapper's own options are read with a small table per wrapper. Where an unknown word
+//! could be an option or the program itself, what runs is unknown.
+
+use super::model::{Assignment, SimpleCommand, Word};
+use super::program_name;
+
+/// What a simple command runs besides itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runs {
+    /// Nothing: not a program that runs programs, or one given nothing to run.
+    Nothing,
+    /// Runs a command; one reading per way its options can be read.
+    Commands {
+        wrapper: String,
+        /// The wrapper adds nothing a rule should care about (`timeout 5 cargo test` is
+        /// `cargo test`): allow rules judge only what it runs. A wrapper that changes who
+        /// runs it, gives it arguments of its own or runs it elsewhere (`sudo`, `xargs`,
+        /// `find -exec`, `env -C`) is not transparent: the wrapper itself must be allowed
+        /// as well.
+        transparent: bool,
+        readings: Vec<SimpleCommand>,
+    },
+    /// Runs a command line given as text (`sh -c 'ls'`, `eval 'ls'`).
+    Line {
+        wrapper: String,
+        line: String,
+        transparent: bool,
+    },
+    /// Runs something that cannot be known before it runs (`sh -c "$x"`, `eval $x`).
+    Unknown { wrapper: String, why: String },
+}
+
+/// How one wrapper's options are read.
+struct Spec {
+    /// Short options that take a value (attached or the next word).
+    short: &'static str,
+    /// Long options (without `--`) that take a value (after `=` or the next word).
+    long: &'static [&'static str],
+    /// Operands before the command (`timeout`'s duration).
+    skip: usize,
+}
+
+const fn spec(short: &'static str, long: &'static [&'static str]) -> Spec {
+    Spec {
+        short,
+        long,
+        skip: 0,
+    }
+}
+
+/// What `command` runs besides itself.
+pub fn runs(command: &SimpleCommand) -> Runs {
+    let Some((program, rest)) = command.words.split_first() else {
+        return Runs::Nothing;
+    };
+    let Some(name) = program_name(program) else {
+        return Runs::Nothing;
+    };
+    let wrapper = name.to_string();
+    let simple = |spec: Spec, transparent: bool| wrapped(&wrapper, rest, &spec, transparent);
+    match name {
+        "command" => {
+            if has_flag(rest, &['v', 'V']) {
+                return Runs::Nothing;
+            }
+            simple(spec("", &[]), true)
+        }
+        "builtin" | "nohup" | "setsid" => simple(spec("", &[]), true),
+        "exec" => simple(spec("a", &[]), true),
+        "nice" => simple(spec("n", &["adjustment"]), true),
+        "timeout" => simple(
+            Spec {
+                short: "sk",
+                long: &["signal", "kill-after"],
+                skip: 1,
+            },
+            true,
+        ),
+        "time" => simple(spec("fo", &["format", "output"]), true),
+        "stdbuf" => simple(spec("ioe", &["input", "output", "error"]), true),
+        "ionice" => {
+            if has_flag(rest, &['p', 'P', 'u']) {
+                return Runs::Nothing;
+            }
+            simple(spec("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]), true)
+        }
+        "coproc" => coproc(&wrapper, rest),
+        "sudo" => {
+            if has_flag(rest, &['e', 'l', 'v', 'k', 'K', 'V']) && !has_command(rest) {
+                return Runs::Nothing;
+            }
+            if has_flag(rest, &['e']) || rest.iter().any(|w| w.known() == Some("--edit")) {
+                // sudoedit: the operands are files to edit.
+                return Runs::Nothing;
+            }
+            simple(
+                spec(
+                    "CDgprRtTUu",
+                    &[
+                        "user",
+                        "group",
+                        "close-from",
+                        "chdir",
+                        "host",
+                        "prompt",
+                        "role",
+                        "type",
+                        "command-timeout",
+                        "other-user",
+                        "chroot",
+                    ],
+                ),
+                false,
+            )
+        }
+        "doas" => {
+            if has_flag(rest, &['C']) {
+                return Runs::Nothing;
+            }
+            simple(spec("u", &[]), false)
+        }
+        "env" => env(&wrapper, rest),
+        "xargs" => xargs(&wrapper, rest),
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" => shell(&wrapper, rest),
+        "su" => su(&wrapper, rest),
+        "eval" => match known_words(rest) {
+            Some(words) => Runs::Line {
+                wrapper,
+                line: words.join(" "),
+                transparent: true,
+            },
+            None => Runs::Unknown {
+                wrapper,
+                why: "eval runs text only known when it runs".into(),
+            },
+        },
+        "watch" => {
+            if has_flag(rest, &['x']) || rest.iter().any(|w| w.known() == Some("--exec")) {
+                return simple(spec("nqd", &["interval"]), false);
+            }
+            match options_end(rest, &spec("nq", &["interval"])) {
+                Ok(starts) => match known_words(&rest[starts[0]..]) {
+                    Some(words) if !words.is_empty() => Runs::Line {
+                        wrapper,
+                        line: words.join(" "),
+                        transparent: false,
+                    },
+                    Some(_) => Runs::Nothing,
+                    None => unknown_command(wrapper),
+                },
+                Err(why) => Runs::Unknown { wrapper, why },
+            }
+        }
+        "find" => find(&wrapper, rest),
+        _ => Runs::Nothing,
+    }
+}
+
+fn unknown_command(wrapper: String) -> Runs {
+    Runs::Unknown {
+        why: format!("the command {wrapper} runs is only known when it runs"),
+        wrapper,
+    }
+}
+
+/// The words as text, when all are known.
+fn known_words(words: &[Word]) -> Option<Vec<String>> {
+    words.iter().map(|w| w.known().map(str::to_string)).collect()
+}
+
+/// Whether a short flag among `letters` appears before the command.
+fn has_flag(words: &[Word], letters: &[char]) -> bool {
+    for word in words {
+        match word.known() {
+            Some("--") | None => return false,
+            Some(text) if text.starts_with("--") => {}
+            Some(text) if text.starts_with('-') && text.len() > 1 => {
+                if text[1..].chars().any(|c| letters.contains(&c)) {
+                    return true;
+                }
+            }
+            Some(_) => return false,
+        }
+    }
+    false
+}
+
+/// Whether any operand follows the options (for `sudo -l cmd`).
+fn has_command(words: &[Word]) -> bool {
+    words
+        .iter()
+        .any(|w| w.known().is_some_and(|t| !t.starts_with('-')))
+}
+
+/// Where the wrapped command may start: after the options, and one word later each time the
+/// word there may be the value of a long option the table does not know.
+fn options_end(words: &[Word], spec: &Spec) -> Result<Vec<usize>, String> {
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let text = match word {
+            Word::Unknown(unknown) if unknown.may_be_option => {
+                return Err(format!(
+                    "`{}` may be an option or the program, and is only known when it runs",
+                    unknown.source
+                ));
+            }
+            Word::Unknown(_) => break,
+            Word::Known(text) => text.as_str(),
+        };
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            i += 1;
+            if long.contains('=') {
+                continue;
+            }
+            let takes = spec
+                .long
+                .iter()
+                .any(|known| known.starts_with(long) && !long.is_empty());
+            if takes {
+                i += 1;
+            } else if words.get(i).is_some_and(|w| !w.may_be_option()) {
+                // An option this table does not know may take the next word as its value.
+                starts.push(i + 1);
+            }
+            continue;
+        }
+        if text.len() > 1 && text.starts_with('-') {
+            i += 1;
+            for (at, c) in text[1..].char_indices() {
+                if spec.short.contains(c) {
+                    if at + c.len_utf8() == text.len() - 1 {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        break;
+    }
+    starts.insert(0, i);
+    Ok(starts)
+}
+
+fn wrapped(wrapper: &str, rest: &[Word], spec: &Spec, transparent: bool) -> Runs {
+    let starts = match options_end(rest, spec) {
+        Ok(starts) => starts,
+        Err(why) => {
+            return Runs::Unknown {
+                wrapper: wrapper.into(),
+                why,
+            }
+        }
+    };
+    let mut readings = Vec::new();
+    for start in starts {
+        let operands = &rest[start.min(rest.len())..];
+        if operands
+            .iter()
+            .take(spec.skip)
+            .any(|w| w.is_unknown() && w.may_be_option())
+        {
+            return unknown_command(wrapper.into());
+        }
+        let command = operands.get(spec.skip..).unwrap_or_default();
+        if !command.is_empty() {
+            readings.push(SimpleCommand::of_words(command.to_vec()));
+        }
+    }
+    if readings.is_empty() {
+        return Runs::Nothing;
+    }
+    Runs::Commands {
+        wrapper: wrapper.into(),
+        transparent,
+        readings,
+    }
+}
+
+/// `coproc [NAME] command`: the name is optional, so both readings.
+fn coproc(wrapper: &str, rest: &[Word]) -> Runs {
+    let mut readings = vec![SimpleCommand::of_words(rest.to_vec())];
+    if rest.len() > 1 {
+        readings.push(SimpleCommand::of_words(rest[1..].to_vec()));
+    }
+    if rest.is_empty() {
+        return Runs::Nothing;
+    }
+    Runs::Commands {
+        wrapper: wrapper.into(),
+        transparent: true,
+        readings,
+    }
+}
+
+/// `env [OPTION]… [NAME=VALUE]… [COMMAND [ARG]…]`.
+fn env(wrapper: &str, rest: &[Word]) -> Runs {
+    let spec = spec("uCS", &["unset", "chdir", "split-string"]);
+    let starts = match options_end(rest, &spec) {
+        Ok(starts) => starts,
+        Err(why) => {
+            return Runs::Unknown {
+                wrapper: wrapper.into(),
+                why,
+            }
+        }
+    };
+    if let Some(split) = option_value(rest, spec.short, 'S', "split-string") {
+        return match split.known() {
+            Some(line) => Runs::Line {
+                wrapper: wrapper.into(),
+                line: line.to_string(),
+                transparent: false,
+            },
+            None => unknown_command(wrapper.into()),
+        };
+    }
+    let elsewhere = option_value(rest, spec.short, 'C', "chdir").is_some();
+    let mut readings = Vec::new();
+    for start in starts {
+        let mut assignments = Vec::new();
+        let mut words = rest[start.min(rest.len())..].iter().peekable();
+        while let Some(word) = words.peek() {
+            match word {
+                Word::Known(text) => match assignment(text) {
+                    Some(found) => assignments.push(found),
+                    None => break,
+                },
+                Word::Unknown(_) => return unknown_command(wrapper.into()),
+            }
+            words.next();
+        }
+        let words: Vec<Word> = words.cloned().collect();
+        if words.is_empty() {
+            continue;
+        }
+        let mut command = SimpleCommand::of_words(words);
+        command.assignments = assignments;
+        readings.push(command);
+    }
+    if readings.is_empty() {
+        return Runs::Nothing;
+    }
+    Runs::Commands {
+        wrapper: wrapper.into(),
+        transparent: !elsewhere,
+        readings,
+    }
+}
+
+/// `NAME=VALUE` as env reads it.
+fn assignment(text: &str) -> Option<Assignment> {
+    let (name, value) = text.split_once('=')?;
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| Assignment {
+        name: name.to_string(),
+        value: Word::Known(value.to_string()),
+        append: false,
+    })
+}
+
+/// The value given to the option `-SHORT` / `--LONG` before the command; `values` are the
+/// wrapper's short options that take a value, which end a cluster.
+fn option_value(words: &[Word], values: &str, short: char, long: &str) -> Option<Word> {
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let text = word.known()?;
+        i += 1;
+        if text == "--" || !text.starts_with('-') || text.len() == 1 {
+            return None;
+        }
+        if let Some(rest) = text.strip_prefix("--") {
+            let (name, value) = match rest.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (rest, None),
+            };
+            if !name.is_empty() && long.starts_with(name) {
+                return match value {
+                    Some(value) => Some(Word::Known(value.to_string())),
+                    None => words.get(i).cloned(),
+                };
+            }
+            continue;
+        }
+        for (at, c) in text[1..].char_indices() {
+            if !values.contains(c) {
+                continue;
+            }
+            let attached = &text[1 + at + c.len_utf8()..];
+            if c == short {
+                return if attached.is_empty() {
+                    words.get(i).cloned()
+                } else {
+                    Some(Word::Known(attached.to_string()))
+                };
+            }
+            if attached.is_empty() {
+                i += 1;
+            }
+            break;
+        }
+    }
+    None
+}
+
+/// `xargs [OPTION]… [COMMAND [ARG]…]`: COMMAND (default `echo`) gets words read from its
+/// input, which are unknown; with `-I R` they replace `R` inside its words instead.
+fn xargs(wrapper: &str, rest: &[Word]) -> Runs {
+    let spec = spec(
+        "adEILnPs",
+        &[
+            "arg-file",
+            "delimiter",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "process-slot-var",
+        ],
+    );
+    let starts = match options_end(rest, &spec) {
+        Ok(starts) => starts,
+        Err(why) => {
+            return Runs::Unknown {
+                wrapper: wrapper.into(),
+                why,
+            }
+        }
+    };
+    let replace = replace_string(rest);
+    let input = Word::anything("{xargs input}");
+    let readings = starts
+        .into_iter()
+        .map(|start| {
+            let mut words: Vec<Word> = rest[start.min(rest.len())..].to_vec();
+            if words.is_empty() {
+                words.push(Word::Known("echo".into()));
+            }
+            match &replace {
+                Some(marker) => {
+                    for word in words.iter_mut().skip(1) {
+                        if word.known().is_some_and(|t| t.contains(marker.as_str())) {
+                            *word = Word::anything(word.shown());
+                        }
+                    }
+                    if words[0].known().is_some_and(|t| t.contains(marker.as_str())) {
+                        words[0] = Word::anything(words[0].shown());
+                    }
+                }
+                None => words.push(input.clone()),
+            }
+            SimpleCommand::of_words(words)
+        })
+        .collect();
+    Runs::Commands {
+        wrapper: wrapper.into(),
+        transparent: false,
+        readings,
+    }
+}
+
+/// The replace string of `xargs -I R` / `-i[R]` / `--replace[=R]`.
+fn replace_string(words: &[Word]) -> Option<String> {
+    for (i, word) in words.iter().enumerate() {
+        let text = word.known()?;
+        if !text.starts_with('-') || text == "--" {
+            return None;
+        }
+        if let Some(value) = text.strip_prefix("--replace") {
+            return Some(value.strip_prefix('=').unwrap_or("{}").to_string());
+        }
+        if let Some(value) = text.strip_prefix("-I") {
+            return Some(if value.is_empty() {
+                words.get(i + 1).map_or("{}", Word::shown).to_string()
+            } else {
+                value.to_string()
+            });
+        }
+        if let Some(value) = text.strip_prefix("-i") {
+            return Some(if value.is_empty() { "{}" } else { value }.to_string());
+        }
+    }
+    None
+}
+
+/// `bash [OPTION]… -c STRING [NAME [ARG]…]`; without `-c` the shell runs a script file or
+/// its input, which is not visible here (the program itself is then what is judged).
+fn shell(wrapper: &str, rest: &[Word]) -> Runs {
+    let mut command_string = false;
+    let mut i = 0;
+    while let Some(word) = rest.get(i) {
+        let text = match word {
+            Word::Known(text) => text.as_str(),
+            Word::Unknown(_) if command_string => break,
+            Word::Unknown(_) => {
+                return Runs::Unknown {
+                    wrapper: wrapper.into(),
+                    why: format!("`{}` may be an option of {wrapper}", word.shown()),
+                }
+            }
+        };
+        if text == "--" || text == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            i += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
+            command_string |= text.starts_with('-') && text[1..].contains('c');
+            i += 1 + usize::from(text[1..].contains(['o', 'O']));
+            continue;
+        }
+        break;
+    }
+    if !command_string {
+        return Runs::Nothing;
+    }
+    match rest.get(i) {
+        Some(Word::Known(line)) => Runs::Line {
+            wrapper: wrapper.into(),
+            line: line.clone(),
+            transparent: true,
+        },
+        Some(Word::Unknown(_)) => Runs::Unknown {
+            wrapper: wrapper.into(),
+            why: format!("{wrapper} -c runs text only known when it runs"),
+        },
+        None => Runs::Nothing,
+    }
+}
+
+/// `su [OPTION]… [-c COMMAND] [USER]`.
+fn su(wrapper: &str, rest: &[Word]) -> Runs {
+    match option_value(rest, "csgGw", 'c', "command") {
+        Some(Word::Known(line)) => Runs::Line {
+            wrapper: wrapper.into(),
+            line,
+            transparent: false,
+        },
+        Some(Word::Unknown(_)) => unknown_command(wrapper.into()),
+        None if rest.iter().any(|w| w.is_unknown()) => unknown_command(wrapper.into()),
+        None => Runs::Nothing,
+    }
+}
+
+/// `find … -exec CMD {} ;` (and `-execdir`, `-ok`, `-okdir`): CMD runs with the found paths
+/// in place of `{}`.
+fn find(wrapper: &str, rest: &[Word]) -> Runs {
+    if rest.iter().any(|w| w.is_unknown() && w.may_be_option()) {
+        return Runs::Unknown {
+            wrapper: wrapper.into(),
+            why: "find's expression holds a word only known when it runs".into(),
+        };
+    }
+    let mut readings = Vec::new();
+    let mut i = 0;
+    while let Some(word) = rest.get(i) {
+        i += 1;
+        if !matches!(
+            word.known(),
+            Some("-exec" | "-execdir" | "-ok" | "-okdir")
+        ) {
+            continue;
+        }
+        let end = rest[i..]
+            .iter()
+            .position(|w| matches!(w.known(), Some(";" | "+")))
+            .map_or(rest.len(), |n| i + n);
+        let words: Vec<Word> = rest[i..end]
+            .iter()
+            .map(|w| match w.known() {
+                Some(text) if text.contains("{}") => Word::anything(text),
+                _ => w.clone(),
+            })
+            .collect();
+        if !words.is_empty() {
+            readings.push(SimpleCommand::of_words(words));
+        }
+        i = end + 1;
+    }
+    if readings.is_empty() {
+        return Runs::Nothing;
+    }
+    Runs::Commands {
+        wrapper: wrapper.into(),
+        transparent: false,
+        readings,
+    }
+}
