@@ -259,10 +259,12 @@ fn wrappers_are_unwrapped() {
         let got = readings(line);
         assert!(got.iter().any(|r| r == inner), "{line}: {got:?}");
     }
-    let Runs::Commands { readings, .. } = runs(&parse("xargs -I{} sh -c 'x {}'").commands[0]) else {
+    let Runs::Commands { readings: found, .. } =
+        runs(&parse("xargs -I{} sh -c 'x {}'").commands[0])
+    else {
         panic!("xargs runs a command");
     };
-    assert!(readings[0].words[2].is_unknown(), "the input replaces {{}}");
+    assert!(found[0].words[2].is_unknown(), "the input replaces {{}}");
     assert!(readings("env").is_empty());
     assert!(readings("command -v rm").is_empty());
     assert!(readings("bash script.sh").is_empty());
