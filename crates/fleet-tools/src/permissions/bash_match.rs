@@ -4,7 +4,10 @@
 //! An exact specifier is itself read as a command: `Bash(git commit -m "a b")` matches the
 //! simple command whose words are exactly `git`, `commit`, `-m`, `a b`, however it is quoted.
 //! A glob is matched against a command's words joined by single spaces; quoting in the glob
-//! makes its characters literal (`Bash(echo '*')` has no wildcard).
+//! makes its characters literal (`Bash(echo '*')` has no wildcard). A `*` never stands for an
+//! option that makes a reading program write or run something: `Bash(find *)` does not allow
+//! `find . -delete` or `find . -exec …`, nor `Bash(sed -n *)` `sed -n -i …`; only an exact
+//! rule allows those.
 
 use super::bash_split::{SimpleCommand, Unit};
 use crate::shell;
@@ -58,8 +61,8 @@ impl BashPattern {
                     && (*assignments == unit.assignments
                         || (!unit.risky && assignments.is_empty()))
             }
-            Self::Glob(tokens) => glob_matches(tokens, &unit.text()),
-            Self::Text(text) => *text == unit.text(),
+            Self::Glob(tokens) => !unit.hidden_action && glob_matches(tokens, &unit.text()),
+            Self::Text(text) => !unit.hidden_action && *text == unit.text(),
         }
     }
 

@@ -56,6 +56,9 @@ pub(crate) struct Unit {
     /// An assignment changes what runs (`PATH=…`), or the command is only assignments, so
     /// the assignments must be matched too.
     pub risky: bool,
+    /// A program that otherwise only reads is told to write or run something (`find
+    /// -delete`, `sed -i`): only an exact rule vouches for it, never a `*`.
+    pub hidden_action: bool,
 }
 
 impl Unit {
@@ -173,10 +176,12 @@ impl ParsedCommand {
         };
         let risky =
             words.is_empty() || assignments.iter().any(|(name, _)| is_risky_variable(name));
+        let hidden_action = crate::builtin::bash::hidden_action(&words);
         self.units.push(Unit {
             words,
             assignments,
             risky,
+            hidden_action,
         });
     }
 }

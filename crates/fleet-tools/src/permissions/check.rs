@@ -238,7 +238,11 @@ impl Permissions {
     /// refused unless an allow rule names its path; an allow rule allows; then the mode
     /// decides. dontAsk turns every ask into a deny.
     pub fn check(&self, tool: &str, read_only: bool, access: &Access, cwd: &Path) -> Decision {
-        let call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        let mut call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        call.edits_accepted = matches!(
+            self.mode,
+            PermissionMode::AcceptEdits | PermissionMode::BypassPermissions
+        );
         let (behavior, reason) = self.decide(&call, read_only);
         let behavior = match (behavior, self.mode) {
             (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,

@@ -341,13 +341,19 @@ impl RuleSet {
     /// The allow rule that vouches for `call`. A command line is allowed by specifiers only if
     /// every simple command in it (nested ones and what wrappers run included) is matched by
     /// some `Bash(...)` rule, all its words are known, and its redirects stay inside the
-    /// workspace; the rule returned is the one that matched the first simple command.
+    /// workspace — and write into files only when the mode accepts edits (a redirect is a
+    /// file edit, which default mode asks about); the rule returned is the one that matched
+    /// the first simple command.
     pub(crate) fn allowing(&self, call: &Call<'_>) -> Option<&Arc<Rule>> {
         if let Some(rule) = self.allow.iter().find(|rule| rule.allows(call)) {
             return Some(rule);
         }
         let command = call.command.as_ref()?;
-        if command.opaque || command.units.is_empty() || !call.redirects_stay_inside() {
+        if command.opaque
+            || command.units.is_empty()
+            || !call.redirects_stay_inside()
+            || (call.writes_files() && !call.edits_accepted)
+        {
             return None;
         }
         let mut first = None;

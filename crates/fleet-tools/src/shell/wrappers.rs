@@ -500,6 +500,9 @@ fn replace_string(words: &[Word]) -> Option<String> {
 /// its input, which is not visible here (the program itself is then what is judged).
 fn shell(wrapper: &str, rest: &[Word]) -> Runs {
     let mut command_string = false;
+    // Options that read startup files or change more than error handling (`-l`, `-i`,
+    // `--rcfile`) make the shell more than a way to run its string.
+    let mut plain = true;
     let mut i = 0;
     while let Some(word) = rest.get(i) {
         let text = match word {
@@ -517,6 +520,7 @@ fn shell(wrapper: &str, rest: &[Word]) -> Runs {
             break;
         }
         if let Some(long) = text.strip_prefix("--") {
+            plain &= matches!(long, "norc" | "noprofile" | "posix");
             i += if matches!(long, "rcfile" | "init-file") {
                 2
             } else {
@@ -526,6 +530,7 @@ fn shell(wrapper: &str, rest: &[Word]) -> Runs {
         }
         if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 {
             command_string |= text.starts_with('-') && text[1..].contains('c');
+            plain &= text[1..].chars().all(|c| "ceuxvfCno".contains(c));
             i += 1 + usize::from(text[1..].contains(['o', 'O']));
             continue;
         }
@@ -538,7 +543,7 @@ fn shell(wrapper: &str, rest: &[Word]) -> Runs {
         Some(Word::Known(line)) => Runs::Line {
             wrapper: wrapper.into(),
             line: line.clone(),
-            transparent: true,
+            transparent: plain,
         },
         Some(Word::Unknown(_)) => Runs::Unknown {
             wrapper: wrapper.into(),

@@ -19,6 +19,7 @@ mod policy;
 mod process;
 
 pub use guarded::GuardedBash;
+pub(crate) use policy::hidden_action;
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};

@@ -30,6 +30,7 @@ mod sed;
 mod wrappers;
 mod writes;
 
+pub(crate) use read_only::hidden_action;
 use scope::Scope;
 use std::path::{Path, PathBuf};
 use thiserror::Error;

@@ -147,6 +147,19 @@ impl<'a> GitCall<'a> {
         }
     }
 
+    /// Whether an option makes git run a program or write a file beside what its
+    /// subcommand does (`-c`, `--upload-pack`, `--output`, `ext::` …).
+    pub fn hidden_action(&self) -> bool {
+        if self.global.has(&["-c", "--config-env", "--exec-path"]) {
+            return true;
+        }
+        let Some((sub, rest)) = self.sub.split_first() else {
+            return false;
+        };
+        rest.iter().any(|a| refused_option(sub, a).is_some())
+            || (sub == "ls-remote" && rest.iter().any(|a| a.contains("::") || a.starts_with("-u")))
+    }
+
     /// The folder `git clone` or `git init` creates, relative to the cwd, when that is the
     /// subcommand.
     pub fn creates(&self) -> Option<PathBuf> {

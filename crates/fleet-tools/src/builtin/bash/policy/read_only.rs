@@ -274,6 +274,24 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
     }
 }
 
+/// Whether `args` (program first, known words) uses a program that otherwise only reads in
+/// a way that writes files or runs programs: `find -delete` / `-exec`, `sed -i` or a `w`
+/// command, awk's `system()`, `rg --pre`, `sort -o`, `git -c` / `--upload-pack` … A `*` in
+/// an allow rule should not stand for such an option: `Bash(find *)` is meant for finding.
+pub(crate) fn hidden_action(args: &[String]) -> bool {
+    let Some((program, rest)) = args.split_first() else {
+        return false;
+    };
+    match program_name(program) {
+        "find" | "fd" | "fdfind" | "rg" | "sed" | "awk" | "gawk" | "mawk" | "nawk" | "sort"
+        | "tree" | "file" | "uniq" | "date" => {
+            matches!(check(args), Err(NotReadOnly::Changes(_)))
+        }
+        "git" => GitCall::parse(rest).hidden_action(),
+        _ => false,
+    }
+}
+
 /// find's actions that delete, write files or run programs.
 const FIND_ACTIONS: &[&str] = &[
     "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
