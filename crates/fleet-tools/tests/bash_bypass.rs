@@ -56,7 +56,11 @@ fn every_bypass_is_refused_by_the_read_only_classifier() {
         })
         .map(|case| case.command)
         .collect();
-    assert!(accepted.is_empty(), "accepted as read-only:\n{}", accepted.join("\n"));
+    assert!(
+        accepted.is_empty(),
+        "accepted as read-only:\n{}",
+        accepted.join("\n")
+    );
 }
 
 fn reading_rules(project: &Path) -> Permissions {
@@ -92,14 +96,17 @@ fn no_bypass_is_allowed_by_reading_rules() {
         })
         .map(|case| case.command)
         .collect();
-    assert!(allowed.is_empty(), "allowed by a reading rule:\n{}", allowed.join("\n"));
+    assert!(
+        allowed.is_empty(),
+        "allowed by a reading rule:\n{}",
+        allowed.join("\n")
+    );
 }
 
 /// Whether `program` is on PATH (the corpus uses a few tools a machine may lack).
 fn installed(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 #[test]
@@ -139,7 +146,11 @@ fn bypasses_with_a_marker_create_it_when_run_unchecked() {
             missing.push(format!("{marker}: {}", case.command));
         }
     }
-    assert!(missing.is_empty(), "markers not created:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "markers not created:\n{}",
+        missing.join("\n")
+    );
 }
 
 /// Ordinary reading commands that must stay read-only.

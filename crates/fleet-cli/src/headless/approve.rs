@@ -166,7 +166,13 @@ mod tests {
     #[test]
     fn always_is_not_offered_when_no_rule_covers_the_call() {
         let mut out = Vec::new();
-        let got = ask(&mut "a\ny\n".as_bytes(), &mut out, "Bash wants to run `ls $x`", &[]).unwrap();
+        let got = ask(
+            &mut "a\ny\n".as_bytes(),
+            &mut out,
+            "Bash wants to run `ls $x`",
+            &[],
+        )
+        .unwrap();
         assert_eq!(got, Answer::Yes, "`a` is not an answer here");
         let shown = String::from_utf8(out).unwrap();
         assert!(!shown.contains("[a]lways"), "{shown}");

@@ -58,8 +58,7 @@ impl BashPattern {
         match self {
             Self::Exact { assignments, words } => {
                 *words == unit.words
-                    && (*assignments == unit.assignments
-                        || (!unit.risky && assignments.is_empty()))
+                    && (*assignments == unit.assignments || (!unit.risky && assignments.is_empty()))
             }
             Self::Glob(tokens) => !unit.hidden_action && glob_matches(tokens, &unit.text()),
             Self::Text(text) => !unit.hidden_action && *text == unit.text(),
@@ -75,8 +74,10 @@ impl BashPattern {
     pub fn matches_text(&self, text: &str) -> bool {
         match self {
             Self::Exact { assignments, words } => {
-                let mut parts: Vec<String> =
-                    assignments.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                let mut parts: Vec<String> = assignments
+                    .iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
                 parts.extend(words.iter().cloned());
                 parts.join(" ") == text || words.join(" ") == text
             }

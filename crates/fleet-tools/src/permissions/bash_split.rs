@@ -174,8 +174,7 @@ impl ParsedCommand {
             self.opaque = true;
             return;
         };
-        let risky =
-            words.is_empty() || assignments.iter().any(|(name, _)| is_risky_variable(name));
+        let risky = words.is_empty() || assignments.iter().any(|(name, _)| is_risky_variable(name));
         let hidden_action = crate::builtin::bash::hidden_action(&words);
         self.units.push(Unit {
             words,
@@ -221,11 +220,25 @@ mod tests {
     fn every_command_that_runs_is_seen() {
         assert_eq!(
             seen("git status && rm -rf / ; echo 'a && b' | wc -l & sleep 1\nls"),
-            ["git status", "rm -rf /", "echo a && b", "wc -l", "sleep 1", "ls"]
+            [
+                "git status",
+                "rm -rf /",
+                "echo a && b",
+                "wc -l",
+                "sleep 1",
+                "ls"
+            ]
         );
         assert_eq!(
             seen("env -i rm x; echo $(rm y); bash -c 'rm z'"),
-            ["env -i rm x", "rm x", "echo $(rm y)", "bash -c rm z", "rm z", "rm y"]
+            [
+                "env -i rm x",
+                "rm x",
+                "echo $(rm y)",
+                "bash -c rm z",
+                "rm z",
+                "rm y"
+            ]
         );
     }
 

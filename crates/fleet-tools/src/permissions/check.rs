@@ -135,11 +135,7 @@ impl Decision {
             Access::Command(command) => {
                 let command = command.trim();
                 let cut: String = command.chars().take(200).collect();
-                let ellipsis = if cut.len() < command.len() {
-                    "…"
-                } else {
-                    ""
-                };
+                let ellipsis = if cut.len() < command.len() { "…" } else { "" };
                 let shown = quote::visible(&cut);
                 format!("{} with command `{shown}{ellipsis}`", self.tool)
             }

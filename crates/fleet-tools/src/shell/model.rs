@@ -72,11 +72,7 @@ pub struct SimpleCommand {
 impl SimpleCommand {
     /// A command of these words alone (what a wrapper runs).
     pub fn of_words(words: Vec<Word>) -> Self {
-        let source = words
-            .iter()
-            .map(Word::shown)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let source = words.iter().map(Word::shown).collect::<Vec<_>>().join(" ");
         Self {
             source,
             words,

@@ -331,7 +331,11 @@ impl<'s> Builder<'s> {
             if is_redirect_kind(piece.kind()) {
                 self.redirect_items(piece, &mut items, &mut later);
             } else {
-                items.push((piece.start_byte(), piece.end_byte(), Item::Word(vec![piece])));
+                items.push((
+                    piece.start_byte(),
+                    piece.end_byte(),
+                    Item::Word(vec![piece]),
+                ));
             }
         }
         items.sort_by_key(|(start, _, _)| *start);
@@ -388,11 +392,19 @@ impl<'s> Builder<'s> {
                 ("file_redirect", Some("destination"), _) => {
                     destinations += 1;
                     if destinations > 1 {
-                        items.push((child.start_byte(), child.end_byte(), Item::Word(vec![child])));
+                        items.push((
+                            child.start_byte(),
+                            child.end_byte(),
+                            Item::Word(vec![child]),
+                        ));
                     }
                 }
                 ("heredoc_redirect", Some("argument"), _) => {
-                    items.push((child.start_byte(), child.end_byte(), Item::Word(vec![child])));
+                    items.push((
+                        child.start_byte(),
+                        child.end_byte(),
+                        Item::Word(vec![child]),
+                    ));
                 }
                 ("heredoc_redirect", Some("redirect"), _) => {
                     self.redirect_items(child, items, later);
@@ -407,7 +419,11 @@ impl<'s> Builder<'s> {
             }
         }
         for redirect in self.redirect(node) {
-            items.push((node.start_byte(), node.end_byte(), Item::Redirect(redirect, 0)));
+            items.push((
+                node.start_byte(),
+                node.end_byte(),
+                Item::Redirect(redirect, 0),
+            ));
         }
     }
 
@@ -568,7 +584,10 @@ impl<'s> Builder<'s> {
             Some("[") => ("[", "]"),
             Some("((") => ("((", "))"),
             _ => {
-                self.problem(format!("`{}` is a test this check cannot read", self.text(node)));
+                self.problem(format!(
+                    "`{}` is a test this check cannot read",
+                    self.text(node)
+                ));
                 return;
             }
         };
@@ -590,8 +609,11 @@ impl<'s> Builder<'s> {
             return;
         }
         match node.kind() {
-            "binary_expression" | "unary_expression" | "parenthesized_expression"
-            | "postfix_expression" | "ternary_expression" => {
+            "binary_expression"
+            | "unary_expression"
+            | "parenthesized_expression"
+            | "postfix_expression"
+            | "ternary_expression" => {
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
                     self.test_leaves(child, out);
@@ -702,7 +724,11 @@ impl<'s> Builder<'s> {
         let text = self.text(node);
         let header = text
             .find("((")
-            .and_then(|open| text[open..].find("))").map(|close| &text[open + 2..open + close]))
+            .and_then(|open| {
+                text[open..]
+                    .find("))")
+                    .map(|close| &text[open + 2..open + close])
+            })
             .unwrap_or(text)
             .to_string();
         self.arithmetic(node, &header);

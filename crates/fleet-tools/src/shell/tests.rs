@@ -40,12 +40,18 @@ fn unknown(line: &str, index: usize) -> Unknown {
 #[test]
 fn quotes_escapes_and_ansi_c_strings_are_removed() {
     assert_eq!(one("sed s/hello/X/ $'-i' hello.txt")[2], "-i");
-    assert_eq!(one("echo $'\\x2di' $'\\055i' $'\\u002di' $'a\\'b'"), ["echo", "-i", "-i", "-i", "a'b"]);
+    assert_eq!(
+        one("echo $'\\x2di' $'\\055i' $'\\u002di' $'a\\'b'"),
+        ["echo", "-i", "-i", "-i", "a'b"]
+    );
     assert_eq!(one("\\rm x")[0], "rm");
     assert_eq!(one("'rm' x")[0], "rm");
     assert_eq!(one("r\\m x")[0], "rm");
     assert_eq!(one("\"r\"m x")[0], "rm");
-    assert_eq!(one("echo \"a\\\"b\\\\c\\d\" 'x'\"y\"z"), ["echo", "a\"b\\c\\d", "xyz"]);
+    assert_eq!(
+        one("echo \"a\\\"b\\\\c\\d\" 'x'\"y\"z"),
+        ["echo", "a\"b\\c\\d", "xyz"]
+    );
     assert_eq!(one("echo a\\ b \\$HOME"), ["echo", "a b", "$HOME"]);
     assert_eq!(one("echo $'a\\0b'"), ["echo", "a"], "a NUL ends the string");
     assert_eq!(one("echo {} a,b {x}"), ["echo", "{}", "a,b", "{x}"]);
@@ -98,8 +104,21 @@ fn commands_are_found_through_every_construct() {
         .map(|w| w.join(" "))
         .collect::<Vec<_>>(),
         [
-            "ls", "grep x", "cd a", "pwd", "true", "a", "b", "c", "d", "read -r l", "e", "g",
-            "h ?$i", "rm x", "time ls -l"
+            "ls",
+            "grep x",
+            "cd a",
+            "pwd",
+            "true",
+            "a",
+            "b",
+            "c",
+            "d",
+            "read -r l",
+            "e",
+            "g",
+            "h ?$i",
+            "rm x",
+            "time ls -l"
         ]
     );
     let parsed = parse("f() { rm x; }; for PATH in /x; do ls; done");
@@ -113,13 +132,22 @@ fn substitutions_are_nested_lines() {
     let nested: Vec<String> = parsed.nested.iter().map(|l| l.source.clone()).collect();
     assert_eq!(
         nested,
-        ["$(git rev-parse HEAD)", "`date`", "<(sort a)", ">(tee b)", "$(<file)"]
+        [
+            "$(git rev-parse HEAD)",
+            "`date`",
+            "<(sort a)",
+            ">(tee b)",
+            "$(<file)"
+        ]
     );
     assert_eq!(parsed.nested[3].commands[0].text(), "tee b");
     let parsed = parse("cat <<EOF\n$(touch x) ${y}\nEOF");
     assert_eq!(parsed.nested[0].commands[0].text(), "touch x");
     let parsed = parse("cat <<'EOF'\n$(touch x)\nEOF");
-    assert!(parsed.nested.is_empty(), "a quoted delimiter keeps the body literal");
+    assert!(
+        parsed.nested.is_empty(),
+        "a quoted delimiter keeps the body literal"
+    );
     let parsed = parse("X=$(id) ls > $(echo out)");
     assert_eq!(parsed.nested.len(), 2);
 }
@@ -131,7 +159,11 @@ fn arithmetic_on_anything_but_literals_is_recorded() {
         "(( 3 > 2 ))",
     ] {
         let parsed = parse(line);
-        assert!(parsed.arithmetic.is_empty(), "{line}: {:?}", parsed.arithmetic);
+        assert!(
+            parsed.arithmetic.is_empty(),
+            "{line}: {:?}",
+            parsed.arithmetic
+        );
     }
     for line in [
         "echo $((x))",
@@ -162,7 +194,11 @@ fn arithmetic_on_anything_but_literals_is_recorded() {
 fn redirects_are_read_whatever_the_parser_does_with_them() {
     let parsed = parse("echo >f x 2> g y");
     let c = &parsed.commands[0];
-    assert_eq!(c.text(), "echo x y", "words after a redirect target are arguments");
+    assert_eq!(
+        c.text(),
+        "echo x y",
+        "words after a redirect target are arguments"
+    );
     let targets: Vec<&str> = c.redirects.iter().map(|r| r.target.shown()).collect();
     assert_eq!(targets, ["f", "g"]);
     let parsed = parse("cat 0< f");
@@ -259,8 +295,9 @@ fn wrappers_are_unwrapped() {
         let got = readings(line);
         assert!(got.iter().any(|r| r == inner), "{line}: {got:?}");
     }
-    let Runs::Commands { readings: found, .. } =
-        runs(&parse("xargs -I{} sh -c 'x {}'").commands[0])
+    let Runs::Commands {
+        readings: found, ..
+    } = runs(&parse("xargs -I{} sh -c 'x {}'").commands[0])
     else {
         panic!("xargs runs a command");
     };

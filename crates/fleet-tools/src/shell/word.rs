@@ -178,15 +178,16 @@ impl Builder<'_> {
                 },
                 '$' => match chars.peek() {
                     Some(next) if starts_expansion(*next) => {
-                        self.problem(format!(
-                            "the parser did not see the expansion in `{text}`"
-                        ));
+                        self.problem(format!("the parser did not see the expansion in `{text}`"));
                         out.push(unknown(false));
                     }
                     _ => out.push(Piece::Char('$', false)),
                 },
                 c if c.is_whitespace()
-                    || matches!(c, '`' | '\'' | '"' | ';' | '&' | '|' | '<' | '>' | '(' | ')') =>
+                    || matches!(
+                        c,
+                        '`' | '\'' | '"' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+                    ) =>
                 {
                     self.problem(format!(
                         "the parser read `{text}` as one word, which bash would not"
@@ -288,7 +289,9 @@ impl Builder<'_> {
             let kind = child.kind();
             if !child.is_named() {
                 match kind {
-                    "!" if i == 1 && !is_name_list(&text) => self.line.arithmetic.push(text.clone()),
+                    "!" if i == 1 && !is_name_list(&text) => {
+                        self.line.arithmetic.push(text.clone())
+                    }
                     "@" => self.line.arithmetic.push(text.clone()),
                     ":" => offset = true,
                     "=" | ":=" => self.line.sets.push(name.clone()),
@@ -410,7 +413,11 @@ fn unknown(quoted: bool) -> Piece {
 
 /// A character after `$` that makes it an expansion.
 fn starts_expansion(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '(' | '[' | '`' | '@' | '*' | '#' | '?' | '-' | '$' | '!')
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '_' | '{' | '(' | '[' | '`' | '@' | '*' | '#' | '?' | '-' | '$' | '!'
+        )
 }
 
 /// `${!name[@]}`, `${!name[*]}`, `${!prefix*}`, `${!prefix@}`: lists of names or keys, which
@@ -534,11 +541,7 @@ fn has_brace(pieces: &[Piece]) -> bool {
                     *found = true;
                 }
             }
-            Piece::Char('}', false) => {
-                if opens.pop() == Some(true) {
-                    return true;
-                }
-            }
+            Piece::Char('}', false) if opens.pop() == Some(true) => return true,
             _ => {}
         }
     }

@@ -87,7 +87,10 @@ pub fn runs(command: &SimpleCommand) -> Runs {
             if has_flag(rest, &['p', 'P', 'u']) {
                 return Runs::Nothing;
             }
-            simple(spec("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]), true)
+            simple(
+                spec("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]),
+                true,
+            )
         }
         "coproc" => coproc(&wrapper, rest),
         "sudo" => {
@@ -170,7 +173,10 @@ fn unknown_command(wrapper: String) -> Runs {
 
 /// The words as text, when all are known.
 fn known_words(words: &[Word]) -> Option<Vec<String>> {
-    words.iter().map(|w| w.known().map(str::to_string)).collect()
+    words
+        .iter()
+        .map(|w| w.known().map(str::to_string))
+        .collect()
 }
 
 /// Whether a short flag among `letters` appears before the command.
@@ -456,7 +462,10 @@ fn xargs(wrapper: &str, rest: &[Word]) -> Runs {
                             *word = Word::anything(word.shown());
                         }
                     }
-                    if words[0].known().is_some_and(|t| t.contains(marker.as_str())) {
+                    if words[0]
+                        .known()
+                        .is_some_and(|t| t.contains(marker.as_str()))
+                    {
                         words[0] = Word::anything(words[0].shown());
                     }
                 }
@@ -580,10 +589,7 @@ fn find(wrapper: &str, rest: &[Word]) -> Runs {
     let mut i = 0;
     while let Some(word) = rest.get(i) {
         i += 1;
-        if !matches!(
-            word.known(),
-            Some("-exec" | "-execdir" | "-ok" | "-okdir")
-        ) {
+        if !matches!(word.known(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
             continue;
         }
         let end = rest[i..]

@@ -200,14 +200,23 @@ fn bash_deny_rules_catch_any_part() {
 #[test]
 fn ask_rules_see_through_wrappers_too() {
     let fx = fixture();
-    let perms = fx.perms(PermissionMode::Default, &["Bash"], &["Bash(git push *)"], &[]);
+    let perms = fx.perms(
+        PermissionMode::Default,
+        &["Bash"],
+        &["Bash(git push *)"],
+        &[],
+    );
     for command in [
         "git push origin main",
         "env git push origin main",
         "bash -c 'git push origin main'",
         "timeout 60 git push origin main",
     ] {
-        assert_eq!(check(&fx, &perms, &bash(command)).behavior, Ask, "{command}");
+        assert_eq!(
+            check(&fx, &perms, &bash(command)).behavior,
+            Ask,
+            "{command}"
+        );
     }
     assert_eq!(check(&fx, &perms, &bash("git pull")).behavior, Allow);
 }
@@ -237,7 +246,11 @@ fn always_allow_suggests_one_exact_rule_per_command() {
     );
     assert_eq!(
         suggested("git commit -m 'a b' | tee /dev/null; git log"),
-        ["Bash(git commit -m 'a b')", "Bash(tee /dev/null)", "Bash(git log)"]
+        [
+            "Bash(git commit -m 'a b')",
+            "Bash(tee /dev/null)",
+            "Bash(git log)"
+        ]
     );
     assert_eq!(suggested("timeout 5 cargo test"), ["Bash(cargo test)"]);
     assert_eq!(suggested("sudo rm x"), ["Bash(sudo rm x)", "Bash(rm x)"]);
@@ -270,7 +283,11 @@ fn always_allow_suggests_one_exact_rule_per_command() {
         ("git status > /tmp/x", false),
     ] {
         let want = if allowed { Allow } else { Ask };
-        assert_eq!(check(&fx, &perms, &bash(command)).behavior, want, "{command}");
+        assert_eq!(
+            check(&fx, &perms, &bash(command)).behavior,
+            want,
+            "{command}"
+        );
     }
 
     // Quoting survives the round trip through a stored rule.
@@ -279,9 +296,18 @@ fn always_allow_suggests_one_exact_rule_per_command() {
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(!stored[0].chars().any(char::is_control), "{stored:?}");
     let perms = fx.perms(PermissionMode::Default, &[stored[0].as_str()], &[], &[]);
-    assert_eq!(check(&fx, &perms, &bash(tricky)).behavior, Allow, "{stored:?}");
     assert_eq!(
-        check(&fx, &perms, &bash("printf '%s\\n' \"it's\" x '' $'tab\\there'")).behavior,
+        check(&fx, &perms, &bash(tricky)).behavior,
+        Allow,
+        "{stored:?}"
+    );
+    assert_eq!(
+        check(
+            &fx,
+            &perms,
+            &bash("printf '%s\\n' \"it's\" x '' $'tab\\there'")
+        )
+        .behavior,
         Ask
     );
 }

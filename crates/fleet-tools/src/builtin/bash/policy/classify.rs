@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 
 /// Programs whose arguments end at a program they run; what they run is judged instead.
 const WRAPPERS: &[&str] = &[
-    "command", "builtin", "exec", "nice", "nohup", "timeout", "time", "stdbuf", "setsid",
-    "coproc", "xargs", "env", "eval", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+    "command", "builtin", "exec", "nice", "nohup", "timeout", "time", "stdbuf", "setsid", "coproc",
+    "xargs", "env", "eval", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
 ];
 
 /// Programs that run a command as another user.
@@ -64,7 +64,9 @@ impl<'a> ReadOnly<'a> {
         if depth > MAX_NESTING {
             return Err(PolicyRefusal::Unreadable {
                 command: quote(&line.source),
-                why: format!("substitutions, sh -c strings or wrappers nest more than {MAX_NESTING} deep"),
+                why: format!(
+                    "substitutions, sh -c strings or wrappers nest more than {MAX_NESTING} deep"
+                ),
             });
         }
         if let Some(why) = &line.unreadable {
@@ -112,7 +114,11 @@ impl<'a> ReadOnly<'a> {
                 why: format!("wrappers nest more than {MAX_NESTING} deep"),
             });
         }
-        if command.assignments.iter().any(|a| is_risky_variable(&a.name)) {
+        if command
+            .assignments
+            .iter()
+            .any(|a| is_risky_variable(&a.name))
+        {
             return refuse(
                 "sets a variable such as PATH, LD_PRELOAD or GIT_* that changes what runs".into(),
             );
@@ -186,7 +192,10 @@ impl<'a> ReadOnly<'a> {
             Word::Known(text) => text.clone(),
             Word::Unknown(_) => MANY.to_string(),
         }));
-        if matches!(name, "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash") {
+        if matches!(
+            name,
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash"
+        ) {
             shell_options(&command.words[1..]).or_else(refuse)?;
         }
         match wrappers::runs(command) {
@@ -204,7 +213,9 @@ impl<'a> ReadOnly<'a> {
                 }
                 self.line(&shell::parse(&line), depth + 1)
             }
-            Runs::Unknown { why, .. } => refuse(format!("runs a command only known when it runs: {why}")),
+            Runs::Unknown { why, .. } => {
+                refuse(format!("runs a command only known when it runs: {why}"))
+            }
         }
     }
 
@@ -226,7 +237,9 @@ impl<'a> ReadOnly<'a> {
             places.push(known.then(|| crate::workspace::absolute(&base, Path::new("/"))));
         }
         for place in places {
-            let safe = place.as_deref().is_some_and(|dir| own_repository(dir, self.cwd));
+            let safe = place
+                .as_deref()
+                .is_some_and(|dir| own_repository(dir, self.cwd));
             if !safe {
                 return Err(
                     "git run after a cd or with -C may use a repository kept inside the project, \
@@ -293,8 +306,13 @@ fn shell_options(words: &[Word]) -> Result<(), String> {
             break;
         };
         if std::mem::take(&mut expect_option_name) {
-            if !matches!(text, "pipefail" | "errexit" | "nounset" | "xtrace" | "noglob") {
-                return Err(format!("the shell option `-o {text}` is not one this check knows"));
+            if !matches!(
+                text,
+                "pipefail" | "errexit" | "nounset" | "xtrace" | "noglob"
+            ) {
+                return Err(format!(
+                    "the shell option `-o {text}` is not one this check knows"
+                ));
             }
             continue;
         }
@@ -332,10 +350,9 @@ fn cd_target(command: &SimpleCommand, cwd: &Path) -> Option<Option<PathBuf>> {
         .iter()
         .find(|w| !w.known().is_some_and(|t| t.starts_with('-') && t != "-"));
     Some(match target.map(Word::known) {
-        Some(Some(dir)) if dir != "-" => Some(crate::workspace::absolute(
-            &cwd.join(dir),
-            Path::new("/"),
-        )),
+        Some(Some(dir)) if dir != "-" => {
+            Some(crate::workspace::absolute(&cwd.join(dir), Path::new("/")))
+        }
         _ => None,
     })
 }

@@ -46,8 +46,7 @@ pub(super) fn check(words: &[Word]) -> Result<(), String> {
             }
             Some("-v") => {
                 let plain = inner.get(i + 1).and_then(Word::known).is_some_and(|name| {
-                    !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 });
                 if !plain {
                     return Err(

@@ -107,7 +107,10 @@ impl<'a> GitCall<'a> {
             return Err(option);
         }
         if sub == "ls-remote" {
-            if let Some(remote) = rest.iter().find(|a| a.contains("::") || a.starts_with("-u")) {
+            if let Some(remote) = rest
+                .iter()
+                .find(|a| a.contains("::") || a.starts_with("-u"))
+            {
                 return Err(format!(
                     "`git ls-remote {remote}` may run a program (a transport helper or an \
                      upload-pack command)"
@@ -234,7 +237,13 @@ fn refused_option(sub: &str, arg: &str) -> Option<String> {
         return Some("`git grep -O` runs a pager program".into());
     }
     // `--text` and `--textconv` differ, so those two count only in full.
-    for runs in ["--upload-pack", "--receive-pack", "--exec", "--textconv", "--filters"] {
+    for runs in [
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--textconv",
+        "--filters",
+    ] {
         let given = if matches!(runs, "--textconv" | "--filters") {
             name == runs
         } else {

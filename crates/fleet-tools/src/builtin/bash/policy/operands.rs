@@ -53,7 +53,10 @@ mod tests {
 
     #[test]
     fn unknown_words_stand_in_only_where_they_cannot_be_options() {
-        assert_eq!(args("sed -n 1p f", true), Ok(vec!["-n".into(), "1p".into(), "f".into()]));
+        assert_eq!(
+            args("sed -n 1p f", true),
+            Ok(vec!["-n".into(), "1p".into(), "f".into()])
+        );
         assert_eq!(args("sed -n 1p \"$f\"", true), Err("\"$f\"".into()));
         assert_eq!(
             args("sed -n 1p \"./$f\" ./*.rs", true),

@@ -63,7 +63,9 @@ impl Scoped<'_> {
             }
             self.scope
                 .check(Path::new(shown), &cwds)
-                .map_err(|problem| refusal(self.scope, problem, quote(&line.source), Path::new(shown)))?;
+                .map_err(|problem| {
+                    refusal(self.scope, problem, quote(&line.source), Path::new(shown))
+                })?;
         }
         for command in &line.commands {
             self.command(command, &cwds, depth)?;
@@ -80,7 +82,10 @@ impl Scoped<'_> {
         depth: usize,
     ) -> Result<(), PolicyRefusal> {
         let args = text_args(command);
-        let risky = command.assignments.iter().any(|a| is_risky_variable(&a.name));
+        let risky = command
+            .assignments
+            .iter()
+            .any(|a| is_risky_variable(&a.name));
         if risky && writes::changes_anything(&args) {
             return Err(PolicyRefusal::Unknowable {
                 command: quote(&command.source),
