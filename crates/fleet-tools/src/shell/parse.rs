@@ -510,12 +510,26 @@ impl<'s> Builder<'s> {
             }
             "heredoc_redirect" => {
                 let mut start = String::new();
+                let mut strip_tabs = false;
+                let mut ended = false;
                 for (field, child) in &children {
                     match (field, child.kind()) {
+                        (_, "<<-") => strip_tabs = true,
                         (_, "heredoc_start") => start = self.text(*child).to_string(),
                         (_, "heredoc_body") => {
                             let quoted = start.contains(['\'', '"', '\\']);
                             self.heredoc_body(*child, quoted);
+                            let body = self.text(*child);
+                            self.heredoc_end(&start, body, strip_tabs);
+                        }
+                        (_, "heredoc_end") => {
+                            ended = true;
+                            let delimiter = delimiter(&start);
+                            if self.text(*child) != delimiter {
+                                self.problem(format!(
+                                    "the here-document `{start}` does not end where bash ends it"
+                                ));
+                            }
                         }
                         (Some("redirect"), _) => {
                             let more = self.redirect(*child);
@@ -524,6 +538,9 @@ impl<'s> Builder<'s> {
                         (Some("descriptor"), _) => {}
                         _ => {}
                     }
+                }
+                if !ended {
+                    self.problem(format!("the here-document `{start}` is never closed"));
                 }
                 out.insert(
                     0,
@@ -554,6 +571,25 @@ impl<'s> Builder<'s> {
             other => self.problem(format!("the parser found a `{other}` redirection")),
         }
         out
+    }
+
+    /// A here-document body must not hold its own delimiter line: bash would end the
+    /// document there and run what follows as commands, which the parser took for text.
+    fn heredoc_end(&mut self, start: &str, body: &str, strip_tabs: bool) {
+        let delimiter = delimiter(start);
+        let early = body.lines().any(|line| {
+            let line = if strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            line == delimiter
+        });
+        if early {
+            self.problem(format!(
+                "the here-document `{start}` ends earlier for bash than for the parser"
+            ));
+        }
     }
 
     /// `declare`, `local`, `export`, `readonly`, `typeset`, `unset`: their assignments are
@@ -772,6 +808,20 @@ fn first_token<'t>(node: Node<'t>) -> Option<&'static str> {
         "{" => Some("{"),
         _ => None,
     }
+}
+
+/// The line that ends a here-document: its start word with quotes and backslashes removed.
+fn delimiter(start: &str) -> String {
+    let mut out = String::new();
+    let mut chars = start.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {}
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn redirect_op(token: &str) -> Option<RedirectOp> {

@@ -234,8 +234,21 @@ fn lines_the_parser_reads_differently_from_bash_are_unreadable() {
         "cat <<A <<B\n$(a)\nA\n$(b)\nB",
         "exec 3<>f",
         "cat <<EOF 2>/dev/null | sed -i x f\nhi\nEOF",
+        "cat <<E\"O\"F\nx\nEOF\nrm y",
+        "cat <<EOF\nx",
     ] {
         assert!(parse(line).unreadable.is_some(), "{line:?}");
+    }
+    // Here-documents end where bash ends them, whatever the quoting of the delimiter.
+    for line in [
+        "cat <<\"EOF\"\nx\nEOF\nrm y",
+        "cat <<E\\OF\nx\nEOF\nrm y",
+        "cat <<-EOF\n\tx\n\tEOF\nrm y",
+        "cat <<'E F'\nx\nE F\nrm y",
+    ] {
+        let parsed = parse(line);
+        assert_eq!(parsed.unreadable, None, "{line:?}");
+        assert_eq!(parsed.commands.last().map(SimpleCommand::text), Some("rm y".into()));
     }
     // Words the parser splits at a backslash-newline are one word to bash.
     let parsed = parse("ec\\\nho hi");

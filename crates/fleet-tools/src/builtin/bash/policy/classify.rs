@@ -23,7 +23,7 @@ use super::read_only::{self, NotReadOnly, PLAIN};
 use super::{quote, writes, PolicyRefusal, MAX_NESTING};
 use crate::permissions::call::is_device;
 use crate::shell::wrappers::{self, Runs};
-use crate::shell::{self, is_risky_variable, Line, Redirect, SimpleCommand, Word};
+use crate::shell::{self, is_risky_variable, Line, Redirect, RedirectOp, SimpleCommand, Word};
 use std::path::{Path, PathBuf};
 
 /// Programs whose arguments end at a program they run; what they run is judged instead.
@@ -281,6 +281,16 @@ fn judge(argv: &[String], source: &str) -> Result<(), PolicyRefusal> {
 /// A redirection a read-only command may have: input, descriptor copies, and output to a
 /// device.
 fn output(redirect: &Redirect, source: &str) -> Result<(), PolicyRefusal> {
+    let network = redirect
+        .target
+        .known()
+        .is_some_and(|t| t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/"));
+    if network && redirect.op != RedirectOp::HereDoc && redirect.op != RedirectOp::HereString {
+        return Err(PolicyRefusal::ReadOnly {
+            command: quote(source),
+            why: "opens a network connection through /dev/tcp or /dev/udp".into(),
+        });
+    }
     let Some(target) = redirect.written_target() else {
         return Ok(());
     };
