@@ -9,8 +9,8 @@
 //!   match anywhere is enough;
 //! - what allow rules must vouch for: one unit per simple command, each made of known words
 //!   only. A line holding an unknown word (`$x`, `$(…)`, a glob), arithmetic on variables, a
-//!   program only known when it runs, or that cannot be read, has no units: no specifier
-//!   allows it.
+//!   program only known when it runs, a `/dev/tcp` redirection, or that cannot be read, is
+//!   opaque: no specifier allows it.
 
 use crate::shell::wrappers::{self, Runs};
 use crate::shell::{self, is_risky_variable, quote, Line, SimpleCommand as Command, Word};
@@ -111,6 +111,11 @@ impl ParsedCommand {
             self.opaque = true;
         }
         for redirect in line.all_redirects() {
+            // bash opens a network connection for these, reading or writing.
+            self.opaque |= redirect
+                .target
+                .known()
+                .is_some_and(|t| t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/"));
             if let Some(target) = redirect.written_target() {
                 self.unknown_redirect |= target.is_unknown();
                 self.opaque |= target.is_unknown();
