@@ -218,6 +218,14 @@ impl<'s> Builder<'s> {
     /// What can still be found in a part the parser could not read: statements, and runs of
     /// words taken as a command, for deny rules (the line is unreadable anyway).
     fn salvage(&mut self, node: Node<'_>) {
+        if !self.enter() {
+            return;
+        }
+        self.salvage_inner(node);
+        self.leave();
+    }
+
+    fn salvage_inner(&mut self, node: Node<'_>) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         let mut words = Vec::new();
@@ -640,6 +648,14 @@ impl<'s> Builder<'s> {
     }
 
     fn test_leaves<'t>(&mut self, node: Node<'t>, out: &mut Vec<Node<'t>>) {
+        if !self.enter() {
+            return;
+        }
+        self.test_leaves_inner(node, out);
+        self.leave();
+    }
+
+    fn test_leaves_inner<'t>(&mut self, node: Node<'t>, out: &mut Vec<Node<'t>>) {
         if is_word_kind(node.kind()) || !node.is_named() || node.kind() == "test_operator" {
             out.push(node);
             return;

@@ -333,3 +333,16 @@ fn program_names_resolve_only_system_paths() {
     assert_eq!(program_name(&word("/tmp/ls")), None);
     assert_eq!(program_name(&Word::anything("$x")), None);
 }
+
+#[test]
+fn deep_nesting_is_unreadable_not_a_crash() {
+    for line in [
+        format!("{}ls{}", "$(".repeat(5000), ")".repeat(5000)),
+        format!("[[ {}1{} ]]", "( ".repeat(5000), " )".repeat(5000)),
+        format!("{}ls{}", "( ".repeat(5000), " )".repeat(5000)),
+        format!("echo {}", "${x:-".repeat(3000) + &"}".repeat(3000)),
+    ] {
+        let parsed = parse(&line);
+        assert!(parsed.unreadable.is_some(), "{}", &line[..40]);
+    }
+}
