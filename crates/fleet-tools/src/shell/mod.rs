@@ -16,9 +16,13 @@
 //! Parsing is cheap enough to run on every Bash call: one parser per thread is reused, and
 //! the tree is walked once into the owned model, which holds no parser types.
 
+mod ansi_c;
 mod model;
 mod parse;
 pub mod quote;
+mod redirect;
+mod scan;
+mod simple;
 mod word;
 pub mod wrappers;
 

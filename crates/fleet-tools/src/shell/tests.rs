@@ -248,7 +248,10 @@ fn lines_the_parser_reads_differently_from_bash_are_unreadable() {
     ] {
         let parsed = parse(line);
         assert_eq!(parsed.unreadable, None, "{line:?}");
-        assert_eq!(parsed.commands.last().map(SimpleCommand::text), Some("rm y".into()));
+        assert_eq!(
+            parsed.commands.last().map(SimpleCommand::text),
+            Some("rm y".into())
+        );
     }
     // Words the parser splits at a backslash-newline are one word to bash.
     let parsed = parse("ec\\\nho hi");

@@ -4,7 +4,7 @@
 //! evaluates.
 
 use super::model::{Unknown, Word};
-use super::parse::{is_word_kind, Builder};
+use super::parse::Builder;
 use tree_sitter::Node;
 
 /// Where a word stands, which decides the expansions it undergoes.
@@ -18,7 +18,7 @@ pub(super) enum Ctx {
 
 /// One character of a word, or an expansion whose value is unknown.
 #[derive(Debug, Clone, Copy)]
-enum Piece {
+pub(super) enum Piece {
     Char(char, bool),
     Expansion {
         quoted: bool,
@@ -32,7 +32,7 @@ enum Piece {
 impl Builder<'_> {
     /// The word the nodes make; several nodes are parts the parser split that bash reads as
     /// one word, which is then taken as unknown.
-    pub fn word(&mut self, nodes: &[Node<'_>], ctx: Ctx) -> Word {
+    pub(super) fn word(&mut self, nodes: &[Node<'_>], ctx: Ctx) -> Word {
         let mut pieces = Vec::new();
         for node in nodes {
             self.pieces(*node, false, &mut pieces);
@@ -48,7 +48,7 @@ impl Builder<'_> {
         }
     }
 
-    fn pieces(&mut self, node: Node<'_>, quoted: bool, out: &mut Vec<Piece>) {
+    pub(super) fn pieces(&mut self, node: Node<'_>, quoted: bool, out: &mut Vec<Piece>) {
         if !self.enter() {
             return;
         }
@@ -56,7 +56,7 @@ impl Builder<'_> {
         self.leave();
     }
 
-    fn pieces_inner(&mut self, node: Node<'_>, quoted: bool, out: &mut Vec<Piece>) {
+    pub(super) fn pieces_inner(&mut self, node: Node<'_>, quoted: bool, out: &mut Vec<Piece>) {
         let text = self.text(node);
         if node.is_missing() || node.is_error() {
             self.problem(format!("a syntax error near `{text}`"));
@@ -85,7 +85,11 @@ impl Builder<'_> {
                     .strip_prefix("$'")
                     .and_then(|t| t.strip_suffix('\''))
                     .unwrap_or(text);
-                out.extend(decode_ansi_c(inner).chars().map(|c| Piece::Char(c, true)));
+                out.extend(
+                    super::ansi_c::decode_ansi_c(inner)
+                        .chars()
+                        .map(|c| Piece::Char(c, true)),
+                );
             }
             "string" => self.double_quoted(node, out),
             "translated_string" => {
@@ -167,7 +171,7 @@ impl Builder<'_> {
 
     /// An unquoted word as the parser left it: backslash escapes, and characters that must
     /// not be there if the parser read the word as bash does.
-    fn bare(&mut self, text: &str, out: &mut Vec<Piece>) {
+    pub(super) fn bare(&mut self, text: &str, out: &mut Vec<Piece>) {
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
@@ -200,7 +204,7 @@ impl Builder<'_> {
     }
 
     /// `"…"`: escapes of `$`, `` ` ``, `"`, `\` and newline; expansions stay one word.
-    fn double_quoted(&mut self, node: Node<'_>, out: &mut Vec<Piece>) {
+    pub(super) fn double_quoted(&mut self, node: Node<'_>, out: &mut Vec<Piece>) {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
         for child in children {
@@ -233,177 +237,9 @@ impl Builder<'_> {
             }
         }
     }
-
-    /// Walks a part of the tree that is not a word the line runs with (a pattern, an
-    /// expression, an expansion's operand) for what reading it does: nested command lines,
-    /// arithmetic, assignments, parser trouble.
-    pub fn scan(&mut self, node: Node<'_>) {
-        if !self.enter() {
-            return;
-        }
-        if node.is_missing() || node.is_error() {
-            let text = self.text(node);
-            self.problem(format!("a syntax error near `{text}`"));
-        }
-        match node.kind() {
-            "command_substitution" | "process_substitution" => self.substitution(node),
-            "arithmetic_expansion" => self.arithmetic_expansion(node),
-            "subscript" => self.subscript(node),
-            "expansion" => self.expansion(node),
-            "word" | "regex" | "extglob_pattern" | "string_content" | "heredoc_content" => {
-                let text = self.text(node);
-                self.hidden_substitution(text);
-            }
-            _ => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                for child in children {
-                    self.scan(child);
-                }
-            }
-        }
-        self.leave();
-    }
-
-    /// `$(…)`, backquotes, `<(…)`, `>(…)`: a nested command line.
-    fn substitution(&mut self, node: Node<'_>) {
-        let text = self.text(node);
-        if text.starts_with('`') && text.contains('\\') {
-            self.problem(format!(
-                "backquotes with a backslash inside (`{text}`) are read twice by bash; write \
-                 $(…) instead"
-            ));
-        }
-        self.nested(node);
-    }
-
-    /// `${…}`: indirection, transformations and substring offsets evaluate text as
-    /// arithmetic or as code; `=` and `:=` assign.
-    fn expansion(&mut self, node: Node<'_>) {
-        let text = self.text(node).to_string();
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        let mut name = String::new();
-        let mut offset = false;
-        for (i, child) in children.iter().enumerate() {
-            let kind = child.kind();
-            if !child.is_named() {
-                match kind {
-                    "!" if i == 1 && !is_name_list(&text) => {
-                        self.line.arithmetic.push(text.clone())
-                    }
-                    "@" => self.line.arithmetic.push(text.clone()),
-                    ":" => offset = true,
-                    "=" | ":=" => self.line.sets.push(name.clone()),
-                    _ => {}
-                }
-                continue;
-            }
-            match kind {
-                "variable_name" | "special_variable_name" if name.is_empty() => {
-                    name = self.text(*child).to_string();
-                }
-                "subscript" => {
-                    if name.is_empty() {
-                        name = self.text(*child).to_string();
-                    }
-                    self.subscript(*child);
-                }
-                "number" if offset && child.named_child_count() == 0 => {}
-                _ if offset => {
-                    self.line.arithmetic.push(text.clone());
-                    self.scan(*child);
-                }
-                _ if is_word_kind(kind) => {
-                    let mut ignored = Vec::new();
-                    self.pieces(*child, true, &mut ignored);
-                }
-                _ => self.scan(*child),
-            }
-        }
-    }
-
-    /// `a[index]`: the index of an indexed array is arithmetic.
-    fn subscript(&mut self, node: Node<'_>) {
-        let mut cursor = node.walk();
-        for (i, child) in node.children(&mut cursor).enumerate() {
-            if node.field_name_for_child(i as u32) == Some("index") {
-                let index = self.text(child);
-                if !matches!(index, "@" | "*") && !literal_arithmetic(index) {
-                    let whole = self.text(node).to_string();
-                    self.line.arithmetic.push(whole);
-                }
-                self.scan(child);
-            }
-        }
-    }
-
-    /// `$((…))` and `$[…]`.
-    fn arithmetic_expansion(&mut self, node: Node<'_>) {
-        let text = self.text(node);
-        let inner = text
-            .strip_prefix("$((")
-            .and_then(|t| t.strip_suffix("))"))
-            .or_else(|| text.strip_prefix("$[").and_then(|t| t.strip_suffix(']')))
-            .unwrap_or(text)
-            .to_string();
-        self.arithmetic(node, &inner);
-    }
-
-    /// Records `expression` when it is not literal, and walks `node` for substitutions.
-    pub fn arithmetic(&mut self, node: Node<'_>, expression: &str) {
-        if !literal_arithmetic(expression) {
-            self.line.arithmetic.push(expression.trim().to_string());
-        }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        for child in children {
-            if child.kind() != "do_group" {
-                self.scan(child);
-            }
-        }
-    }
-
-    /// A here-document body: literal when the delimiter is quoted, else expanded like a
-    /// double-quoted string.
-    pub fn heredoc_body(&mut self, node: Node<'_>, quoted: bool) {
-        if quoted {
-            return;
-        }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        if children.is_empty() {
-            let text = self.text(node);
-            self.hidden_substitution(text);
-        }
-        for child in children {
-            self.scan(child);
-        }
-    }
-
-    /// Text the parser left as plain that still holds a substitution bash would run.
-    fn hidden_substitution(&mut self, text: &str) {
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => {
-                    chars.next();
-                }
-                '`' => {
-                    self.problem(format!("the parser did not see the backquotes in `{text}`"));
-                    return;
-                }
-                '$' if matches!(chars.peek(), Some('(' | '[' | '{')) => {
-                    self.problem(format!("the parser did not see the expansion in `{text}`"));
-                    return;
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
-fn unknown(quoted: bool) -> Piece {
+pub(super) fn unknown(quoted: bool) -> Piece {
     Piece::Expansion {
         quoted,
         multi: false,
@@ -412,51 +248,12 @@ fn unknown(quoted: bool) -> Piece {
 }
 
 /// A character after `$` that makes it an expansion.
-fn starts_expansion(c: char) -> bool {
+pub(super) fn starts_expansion(c: char) -> bool {
     c.is_ascii_alphanumeric()
         || matches!(
             c,
             '_' | '{' | '(' | '[' | '`' | '@' | '*' | '#' | '?' | '-' | '$' | '!'
         )
-}
-
-/// `${!name[@]}`, `${!name[*]}`, `${!prefix*}`, `${!prefix@}`: lists of names or keys, which
-/// evaluate nothing.
-fn is_name_list(text: &str) -> bool {
-    let Some(inner) = text.strip_prefix("${!").and_then(|t| t.strip_suffix('}')) else {
-        return false;
-    };
-    let name = inner
-        .strip_suffix("[@]")
-        .or_else(|| inner.strip_suffix("[*]"))
-        .or_else(|| inner.strip_suffix('@'))
-        .or_else(|| inner.strip_suffix('*'));
-    name.is_some_and(|name| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
-/// Whether an arithmetic expression holds only literal numbers and operators: no variable
-/// (whose value bash would evaluate in turn), no expansion, no subscript.
-pub(super) fn literal_arithmetic(expression: &str) -> bool {
-    let mut chars = expression.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {}
-            '0'..='9' => {
-                while chars
-                    .peek()
-                    .is_some_and(|n| n.is_ascii_alphanumeric() || matches!(n, '#' | '@' | '_'))
-                {
-                    chars.next();
-                }
-            }
-            '+' | '-' | '*' | '/' | '%' | '<' | '>' | '=' | '!' | '~' | '^' | '&' | '|' | '?'
-            | ':' | ',' | '(' | ')' => {}
-            _ => return false,
-        }
-    }
-    true
 }
 
 /// The word the pieces make.
@@ -546,89 +343,4 @@ fn has_brace(pieces: &[Piece]) -> bool {
         }
     }
     false
-}
-
-/// The value of the text between `$'` and `'`. A NUL ends the string, as in bash.
-pub(super) fn decode_ansi_c(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        i += 1;
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(&e) = chars.get(i) else {
-            out.push('\\');
-            break;
-        };
-        i += 1;
-        let decoded = match e {
-            'a' => Some('\u{7}'),
-            'b' => Some('\u{8}'),
-            'e' | 'E' => Some('\u{1b}'),
-            'f' => Some('\u{c}'),
-            'n' => Some('\n'),
-            'r' => Some('\r'),
-            't' => Some('\t'),
-            'v' => Some('\u{b}'),
-            '\\' | '\'' | '"' | '?' => Some(e),
-            '0'..='7' => {
-                let (value, used) = number(&chars[i - 1..], 8, 3);
-                i += used - 1;
-                char::from_u32(value)
-            }
-            'x' | 'u' | 'U' => {
-                let max = match e {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 8,
-                };
-                let (value, used) = number(&chars[i..], 16, max);
-                if used == 0 {
-                    out.push('\\');
-                    out.push(e);
-                    continue;
-                }
-                i += used;
-                char::from_u32(value)
-            }
-            'c' => {
-                let Some(&control) = chars.get(i) else {
-                    out.push_str("\\c");
-                    break;
-                };
-                i += 1;
-                char::from_u32(u32::from(control) & 0x1f)
-            }
-            other => {
-                out.push('\\');
-                Some(other)
-            }
-        };
-        match decoded {
-            Some('\0') => break,
-            Some(c) => out.push(c),
-            None => out.push('\u{fffd}'),
-        }
-    }
-    out
-}
-
-/// Reads up to `max` digits in `radix`; returns the value and how many were read.
-fn number(chars: &[char], radix: u32, max: usize) -> (u32, usize) {
-    let mut value: u32 = 0;
-    let mut used = 0;
-    for c in chars.iter().take(max) {
-        match c.to_digit(radix) {
-            Some(d) => {
-                value = value.saturating_mul(radix).saturating_add(d);
-                used += 1;
-            }
-            None => break,
-        }
-    }
-    (value, used)
 }
