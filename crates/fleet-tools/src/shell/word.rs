@@ -133,6 +133,11 @@ impl Builder<'_> {
                 self.arithmetic_expansion(node);
                 out.push(unknown(quoted));
             }
+            "array" => {
+                // `a=(…)`: the elements' substitutions run; the value is a list.
+                self.scan(node);
+                out.push(unknown(quoted));
+            }
             "brace_expression" => out.push(Piece::Expansion {
                 quoted: false,
                 multi: true,

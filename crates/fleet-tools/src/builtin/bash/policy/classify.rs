@@ -114,11 +114,13 @@ impl<'a> ReadOnly<'a> {
                 why: format!("wrappers nest more than {MAX_NESTING} deep"),
             });
         }
-        if command
+        // `IFS=` before a command only changes how that command splits (`IFS= read -r l`):
+        // the command's own words were split before it takes effect.
+        let sets_risky = command
             .assignments
             .iter()
-            .any(|a| is_risky_variable(&a.name))
-        {
+            .any(|a| is_risky_variable(&a.name) && !(a.name == "IFS" && !command.words.is_empty()));
+        if sets_risky {
             return refuse(
                 "sets a variable such as PATH, LD_PRELOAD or GIT_* that changes what runs".into(),
             );
@@ -152,6 +154,13 @@ impl<'a> ReadOnly<'a> {
         }
         if WRAPPERS.contains(&name) {
             return self.wrapper(command, name, depth);
+        }
+        if name == "printf" {
+            // Only a first word of `-v` is an option; after the format come its arguments.
+            let format = command.words.get(1).and_then(Word::known);
+            if format.is_some_and(|f| !f.starts_with('-') || f == "--") {
+                return Ok(());
+            }
         }
         let args = operands::view(&command.words[1..], name != "find").map_err(|source| {
             PolicyRefusal::ReadOnly {
@@ -262,7 +271,9 @@ fn judge(argv: &[String], source: &str) -> Result<(), PolicyRefusal> {
     };
     match read_only::check(argv) {
         Ok(()) => Ok(()),
-        Err(NotReadOnly::Changes(why)) => refuse(format!("would change files ({why})")),
+        Err(NotReadOnly::Changes(why)) => {
+            refuse(format!("may change files or run programs ({why})"))
+        }
         Err(NotReadOnly::Unknown(program)) => {
             if writes::changes_anything(argv) {
                 refuse(format!(
