@@ -190,6 +190,10 @@ const READING: &[&str] = &[
     "awk '{print $1}' f",
     "tail -n 20 log.txt 2>&1",
     "cd src && ls",
+    // printf's only option is a first `-v`; IFS before one command changes only its splitting.
+    "printf '%s\\n' *",
+    "while IFS= read -r line; do echo \"$line\"; done < list.txt",
+    "a=1; echo \"$a\"",
 ];
 
 #[test]

@@ -94,6 +94,10 @@ pub fn is_risky_variable(name: &str) -> bool {
         "RUSTC_WORKSPACE_WRAPPER",
         "RUSTDOC",
         "JQ_LIBRARY_PATH",
+        "POSIXLY_CORRECT",
+        "BASH_XTRACEFD",
+        "FUNCNEST",
+        "HISTFILE",
     ];
     const PREFIXES: &[&str] = &["LD_", "DYLD_", "GIT_", "CARGO_", "RUSTUP_", "BASH_FUNC_"];
     const SUFFIXES: &[&str] = &["_COMMAND", "_EDITOR", "_PAGER", "_OPTIONS"];
