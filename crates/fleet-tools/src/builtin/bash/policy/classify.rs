@@ -119,7 +119,7 @@ impl<'a> ReadOnly<'a> {
         let sets_risky = command
             .assignments
             .iter()
-            .any(|a| is_risky_variable(&a.name) && !(a.name == "IFS" && !command.words.is_empty()));
+            .any(|a| (a.name != "IFS" || command.words.is_empty()) && is_risky_variable(&a.name));
         if sets_risky {
             return refuse(
                 "sets a variable such as PATH, LD_PRELOAD or GIT_* that changes what runs".into(),
