@@ -41,8 +41,9 @@ const READ_ONLY: &[(&str, bool)] = &[
     ("cd src && ls", true),
     ("if [ -f Cargo.toml ]; then cat Cargo.toml; fi", true),
     ("for f in *.md; do wc -l \"$f\"; done", true),
-    ("cargo tree -d 2>&1 | head", true),
-    ("cargo metadata --format-version 1 > /dev/null", true),
+    // cargo's configuration can run programs even for `cargo metadata`: never read-only.
+    ("cargo tree -d 2>&1 | head", false),
+    ("cargo metadata --format-version 1 > /dev/null", false),
     // git that only looks.
     ("git status --short", true),
     ("git log --oneline -n 5 -- src/", true),
@@ -55,7 +56,8 @@ const READ_ONLY: &[(&str, bool)] = &[
     ("git tag -l 'v1.*'", true),
     ("git remote -v", true),
     ("git config --get user.name", true),
-    ("git -C ../other log -1", true),
+    // Another folder may hold a repository whose configuration runs programs.
+    ("git -C ../other log -1", false),
     // sed and awk that only print.
     ("sed -n '1,20p' src/lib.rs", true),
     ("sed -e 's/a/b/' -e '/x/d' f", true),
@@ -83,7 +85,9 @@ const READ_ONLY: &[(&str, bool)] = &[
     ("cargo build", false),
     ("npm test", false),
     ("./ls", false),
-    ("bash -c 'ls'", false),
+    // A shell's command string is read as a line of its own.
+    ("bash -c 'ls'", true),
+    ("bash -c 'ls; rm x'", false),
     ("echo ok | sh", false),
     ("cat f | python3 -c 'print(1)'", false),
     // Compound lines: one bad part is enough.
@@ -152,7 +156,9 @@ const READ_ONLY: &[(&str, bool)] = &[
     ("echo $(( $(touch x) + 1 ))", false),
     // Variables that change what runs, and lines that cannot be read.
     ("PATH=/tmp/evil ls", false),
-    ("X=1", false),
+    // A variable that changes nothing by itself may be set; PATH and the like may not.
+    ("X=1", true),
+    ("PATH=/tmp/evil", false),
     ("echo 'unterminated", false),
     ("echo $(ls", false),
 ];

@@ -39,21 +39,22 @@ impl TerminalApprover {
 
 impl Approver for TerminalApprover {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> ApprovalFuture<'a> {
-        let rule = request.decision.suggested_rule();
+        // One exact rule per part of the call; none when no rule can cover it exactly.
+        let rules = request.decision.suggested_rules();
         let question = question(&request);
         Box::pin(async move {
             let _turn = self.turn.lock().await;
-            if self.allowed_always(&rule) {
+            if !rules.is_empty() && rules.iter().all(|rule| self.allowed_always(rule)) {
                 return true;
             }
-            let shown_rule = rule.clone();
+            let shown_rules = rules.clone();
             let answer = tokio::task::spawn_blocking(move || {
                 let stdin = std::io::stdin();
                 ask(
                     &mut stdin.lock(),
                     &mut std::io::stderr(),
                     &question,
-                    &shown_rule,
+                    &shown_rules,
                 )
             })
             .await;
@@ -61,7 +62,7 @@ impl Approver for TerminalApprover {
                 Ok(Ok(Answer::Yes)) => true,
                 Ok(Ok(Answer::Always)) => {
                     if let Ok(mut set) = self.always.lock() {
-                        set.insert(rule);
+                        set.extend(rules);
                     }
                     true
                 }
@@ -94,18 +95,28 @@ fn one_line(text: &str) -> String {
     }
 }
 
-/// Asks until the answer is understood; end of input is a no.
+/// Asks until the answer is understood; end of input is a no. "Always" is offered only when
+/// `rules` can cover the call exactly.
 fn ask(
     input: &mut impl BufRead,
     output: &mut impl Write,
     question: &str,
-    rule: &str,
+    rules: &[String],
 ) -> std::io::Result<Answer> {
+    let always = rules
+        .iter()
+        .map(|rule| format!("`{rule}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     loop {
-        write!(
-            output,
-            "\n? {question}\n  allow? [y]es, [a]lways for `{rule}` this session, [N]o: "
-        )?;
+        if rules.is_empty() {
+            write!(output, "\n? {question}\n  allow once? [y]es, [N]o: ")?;
+        } else {
+            write!(
+                output,
+                "\n? {question}\n  allow? [y]es, [a]lways for {always} this session, [N]o: "
+            )?;
+        }
         output.flush()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
@@ -113,8 +124,9 @@ fn ask(
         }
         match line.trim().to_ascii_lowercase().as_str() {
             "y" | "yes" => return Ok(Answer::Yes),
-            "a" | "always" => return Ok(Answer::Always),
+            "a" | "always" if !rules.is_empty() => return Ok(Answer::Always),
             "" | "n" | "no" => return Ok(Answer::No),
+            _ if rules.is_empty() => writeln!(output, "  please answer y or n")?,
             _ => writeln!(output, "  please answer y, a or n")?,
         }
     }
@@ -132,7 +144,7 @@ mod tests {
             &mut typed.as_bytes(),
             &mut out,
             "Bash wants to run `ls`",
-            "Bash(ls)",
+            &["Bash(ls)".to_string()],
         )
         .unwrap();
         (got, String::from_utf8(out).unwrap())
@@ -149,6 +161,22 @@ mod tests {
         assert_eq!(shown.matches("allow?").count(), 2);
         assert!(shown.contains("please answer"));
         assert!(shown.contains("Bash wants to run `ls`") && shown.contains("`Bash(ls)`"));
+    }
+
+    #[test]
+    fn always_is_not_offered_when_no_rule_covers_the_call() {
+        let mut out = Vec::new();
+        let got = ask(
+            &mut "a\ny\n".as_bytes(),
+            &mut out,
+            "Bash wants to run `ls $x`",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(got, Answer::Yes, "`a` is not an answer here");
+        let shown = String::from_utf8(out).unwrap();
+        assert!(!shown.contains("[a]lways"), "{shown}");
+        assert!(shown.contains("please answer"), "{shown}");
     }
 
     #[test]

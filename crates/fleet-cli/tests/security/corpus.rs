@@ -2,8 +2,8 @@
 //! reading but edits `hello.txt` or creates a marker file when it really runs.
 //!
 //! - The sandbox alone: the classifier is switched off (`FLEET_TEST_SANDBOX_ONLY=1`), so every
-//!   case reaches bash, as Explore and Plan children in default, plan and dontAsk modes and as
-//!   a verification child. No marker may appear and no file may change.
+//!   case reaches bash, as Explore and Plan children in default, plan and dontAsk modes (and
+//!   under a bypassPermissions parent) and as a verification child. No marker may appear and no file may change.
 //! - The classifier alone: the sandbox is switched off (`FLEET_SANDBOX_UNAVAILABLE=1`); a
 //!   read-only child refuses every case before anything runs.
 //! - An ordinary agent, sandbox and classifier on: no case runs without a person's approval.
@@ -225,7 +225,7 @@ fn refused_before_running(result: &(bool, String)) -> bool {
 
 async fn sandbox_alone(agent_type: &str, mode: &str) {
     let results = run(
-        child_scenario(agent_type, &cases),
+        child_scenario(agent_type, &corpus()),
         &["--permission-mode", mode],
         &[("FLEET_TEST_SANDBOX_ONLY", "1")],
     )
@@ -276,9 +276,16 @@ async fn the_sandbox_alone_holds_for_plan_in_dont_ask_mode() {
     sandbox_alone("Plan", "dontAsk").await;
 }
 
+/// In bypassPermissions, so that nothing but the sandbox stands between the verifier's
+/// commands and the project.
 #[tokio::test]
 async fn the_sandbox_alone_holds_for_verification() {
-    sandbox_alone("verification", "default").await;
+    sandbox_alone("verification", "bypassPermissions").await;
+}
+
+#[tokio::test]
+async fn the_sandbox_alone_holds_for_explore_under_a_bypassing_parent() {
+    sandbox_alone("Explore", "bypassPermissions").await;
 }
 
 async fn classifier_alone(agent_type: &str, mode: &str) {

@@ -1,16 +1,37 @@
-//! `Bash(...)` specifiers: a glob where `*` matches anything, the legacy `prefix:*`, or an
-//! exact command, matched against the simple commands [`super::bash_split`] finds in a line.
+//! `Bash(...)` specifiers: an exact command, a glob where `*` matches anything, or the legacy
+//! `prefix:*`, matched against what [`super::bash_split`] finds in a line.
+//!
+//! An exact specifier is itself read as a command: `Bash(git commit -m "a b")` matches the
+//! simple command whose words are exactly `git`, `commit`, `-m`, `a b`, however it is quoted.
+//! A glob is matched against a command's words joined by single spaces; quoting in the glob
+//! makes its characters literal (`Bash(echo '*')` has no wildcard). A `*` never stands for an
+//! option that makes a reading program write or run something: `Bash(find *)` does not allow
+//! `find . -delete` or `find . -exec …`, nor `Bash(sed -n *)` `sed -n -i …`; only an exact
+//! rule allows those.
 
-use super::bash_split::SimpleCommand;
+use super::bash_split::{SimpleCommand, Unit};
+use crate::shell;
 
 /// A `Bash(...)` specifier, compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum BashPattern {
-    /// No `*`: the simple command must equal this text.
-    Exact(String),
+    /// One simple command of known words: it must be exactly this.
+    Exact {
+        assignments: Vec<(String, String)>,
+        words: Vec<String>,
+    },
     /// `*` matches any run of characters, spaces included. A pattern ending in ` *` also
     /// matches the bare command before it, so `git *` covers `git`.
-    Glob(String),
+    Glob(Vec<Token>),
+    /// Text that is not one simple command (`git fetch && git push`): compared with the whole
+    /// line, and with each command's text, by deny and ask rules.
+    Text(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    Any,
+    Char(char),
 }
 
 impl BashPattern {
@@ -23,75 +44,139 @@ impl BashPattern {
             if prefix.is_empty() {
                 return Err("`:*` needs a command before it, as in `Bash(npm run test:*)`".into());
             }
-            return Ok(Self::Glob(format!("{prefix} *")));
+            return Ok(Self::Glob(tokens(&format!("{prefix} *"))));
         }
-        if has_wildcard(&spec) {
-            Ok(Self::Glob(spec))
-        } else {
-            Ok(Self::Exact(spec.replace("\\*", "*")))
+        let tokens = tokens(&spec);
+        if tokens.contains(&Token::Any) {
+            return Ok(Self::Glob(tokens));
         }
+        Ok(exact(&spec).unwrap_or(Self::Text(spec)))
     }
 
-    pub fn matches(&self, command: &str) -> bool {
+    /// Whether an allow rule vouches for `unit`.
+    pub fn allows(&self, unit: &Unit) -> bool {
         match self {
-            Self::Exact(text) => text == command,
-            Self::Glob(pattern) => {
-                glob_match(pattern, command)
-                    || pattern
-                        .strip_suffix(" *")
-                        .is_some_and(|bare| glob_match(bare, command))
+            Self::Exact { assignments, words } => {
+                *words == unit.words
+                    && (*assignments == unit.assignments || (!unit.risky && assignments.is_empty()))
             }
-        }
-    }
-
-    /// Whether an allow rule vouches for `part`: the text after harmless assignments, or the
-    /// full text when an assignment could change what runs.
-    pub fn allows(&self, part: &SimpleCommand) -> bool {
-        if part.risky_env {
-            self.matches(&part.full)
-        } else {
-            self.matches(&part.text)
+            Self::Glob(tokens) => !unit.hidden_action && glob_matches(tokens, &unit.text()),
+            Self::Text(text) => !unit.hidden_action && *text == unit.text(),
         }
     }
 
     /// Whether a deny or ask rule catches `part` in any of its spellings.
     pub fn catches(&self, part: &SimpleCommand) -> bool {
-        self.matches(&part.text) || self.matches(&part.unquoted) || self.matches(&part.full)
+        part.spellings.iter().any(|text| self.matches_text(text))
     }
-}
 
-/// An unescaped `*`.
-fn has_wildcard(spec: &str) -> bool {
-    let mut escaped = false;
-    for c in spec.chars() {
-        match c {
-            '\\' if !escaped => escaped = true,
-            '*' if !escaped => return true,
-            _ => escaped = false,
-        }
-    }
-    false
-}
-
-/// `*` matches any characters; `\*` is a literal star; everything else is literal.
-fn glob_match(pattern: &str, text: &str) -> bool {
-    #[derive(PartialEq)]
-    enum Token {
-        Any,
-        Char(char),
-    }
-    let mut tokens = Vec::new();
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'*') => {
-                chars.next();
-                tokens.push(Token::Char('*'));
+    /// Whether the pattern matches `text` as a whole.
+    pub fn matches_text(&self, text: &str) -> bool {
+        match self {
+            Self::Exact { assignments, words } => {
+                let mut parts: Vec<String> = assignments
+                    .iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                parts.extend(words.iter().cloned());
+                parts.join(" ") == text || words.join(" ") == text
             }
-            '*' => tokens.push(Token::Any),
-            c => tokens.push(Token::Char(c)),
+            Self::Glob(tokens) => glob_matches(tokens, text),
+            Self::Text(spec) => spec == text,
         }
     }
+}
+
+/// The specifier as one simple command of known words, when it is one.
+fn exact(spec: &str) -> Option<BashPattern> {
+    let line = shell::parse(spec);
+    if line.unreadable.is_some()
+        || !line.nested.is_empty()
+        || !line.redirects.is_empty()
+        || !line.arithmetic.is_empty()
+    {
+        return None;
+    }
+    let [command] = line.commands.as_slice() else {
+        return None;
+    };
+    if !command.redirects.is_empty() {
+        return None;
+    }
+    let words = command
+        .words
+        .iter()
+        .map(|w| w.known().map(str::to_string))
+        .collect::<Option<Vec<_>>>()?;
+    let assignments = command
+        .assignments
+        .iter()
+        .map(|a| {
+            let op = if a.append { "+" } else { "" };
+            Some((format!("{}{op}", a.name), a.value.known()?.to_string()))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(BashPattern::Exact { assignments, words })
+}
+
+/// The glob's tokens: an unquoted, unescaped `*` is a wildcard; quotes are removed, escapes
+/// applied, and each run of unquoted blanks is one space.
+fn tokens(spec: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut chars = spec.chars().peekable();
+    let mut blank = false;
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            blank = true;
+            continue;
+        }
+        if blank && !out.is_empty() {
+            out.push(Token::Char(' '));
+        }
+        blank = false;
+        match c {
+            '*' => out.push(Token::Any),
+            '\\' => match chars.next() {
+                Some(next) => out.push(Token::Char(next)),
+                None => out.push(Token::Char('\\')),
+            },
+            '\'' => {
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    out.push(Token::Char(q));
+                }
+            }
+            '"' => {
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' if matches!(chars.peek(), Some('"' | '\\' | '$' | '`')) => {
+                            if let Some(next) = chars.next() {
+                                out.push(Token::Char(next));
+                            }
+                        }
+                        q => out.push(Token::Char(q)),
+                    }
+                }
+            }
+            c => out.push(Token::Char(c)),
+        }
+    }
+    out
+}
+
+/// A glob against text; one ending in ` *` also matches the text before it.
+fn glob_matches(tokens: &[Token], text: &str) -> bool {
+    glob_match(tokens, text)
+        || tokens
+            .strip_suffix(&[Token::Char(' '), Token::Any])
+            .is_some_and(|bare| glob_match(bare, text))
+}
+
+/// `*` matches any characters; everything else is literal.
+fn glob_match(tokens: &[Token], text: &str) -> bool {
     let text: Vec<char> = text.chars().collect();
     // Classic wildcard matching: remember the last star and retry from one further on.
     let (mut p, mut t) = (0, 0);
@@ -153,12 +238,39 @@ pub(super) fn collapse_spaces(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn glob(pattern: &str, text: &str) -> bool {
+        glob_matches(&tokens(pattern), text)
+    }
+
     #[test]
     fn glob_matching() {
-        assert!(glob_match("git * main", "git push origin main"));
-        assert!(!glob_match("git * main", "git push origin dev"));
-        assert!(glob_match("a\\*b", "a*b"));
-        assert!(!glob_match("a\\*b", "axb"));
-        assert!(glob_match("*", ""));
+        assert!(glob("git * main", "git push origin main"));
+        assert!(!glob("git * main", "git push origin dev"));
+        assert!(glob("a\\*b", "a*b"));
+        assert!(!glob("a\\*b", "axb"));
+        assert!(glob("echo '*' *", "echo * x"));
+        assert!(!glob("echo '*' *", "echo x y"));
+        assert!(glob("*", ""));
+        assert!(glob("git *", "git"));
+    }
+
+    #[test]
+    fn exact_specifiers_are_read_as_commands() {
+        let pattern = BashPattern::parse("git commit -m \"a  b\"").expect("parses");
+        assert_eq!(
+            pattern,
+            BashPattern::Exact {
+                assignments: Vec::new(),
+                words: vec!["git".into(), "commit".into(), "-m".into(), "a  b".into()],
+            }
+        );
+        assert!(matches!(
+            BashPattern::parse("git fetch && git push"),
+            Ok(BashPattern::Text(_))
+        ));
+        assert!(matches!(
+            BashPattern::parse("npm run test:*"),
+            Ok(BashPattern::Glob(_))
+        ));
     }
 }

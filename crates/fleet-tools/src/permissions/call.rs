@@ -21,6 +21,9 @@ pub(crate) struct Call<'a> {
     /// Files a command redirects output into, where they can be named (see
     /// [`Call::redirects_stay_inside`] for the rest).
     pub redirects: Vec<Candidate>,
+    /// The mode lets file edits in the workspace through without asking, so a `Bash(...)`
+    /// specifier may vouch for a command that redirects output into a file.
+    pub edits_accepted: bool,
 }
 
 impl<'a> Call<'a> {
@@ -40,6 +43,7 @@ impl<'a> Call<'a> {
             write: None,
             command: None,
             redirects: Vec::new(),
+            edits_accepted: false,
         };
         match access {
             Access::Read(path) => call.read = Some(Candidate::new(path, cwd)),
@@ -65,6 +69,13 @@ impl<'a> Call<'a> {
             cwd: self.cwd,
             home: self.home,
         }
+    }
+
+    /// Whether the command redirects output into a file (not a device).
+    pub fn writes_files(&self) -> bool {
+        self.command
+            .as_ref()
+            .is_some_and(|command| command.redirects.iter().any(|target| !is_device(target)))
     }
 
     /// Whether every output redirect of the command lands in the workspace or a harmless

@@ -1,9 +1,11 @@
 //! Deciding one call.
 
-use super::call::Call;
+use super::bash_split;
+use super::call::{is_device, Call};
 use super::mode::PermissionMode;
 use super::protected;
 use super::rule::{Rule, RuleKind, RuleSet};
+use crate::shell::quote;
 use crate::tool::Access;
 use crate::workspace::Workspace;
 use std::fmt;
@@ -89,25 +91,51 @@ impl Decision {
         self.behavior == Behavior::Ask
     }
 
-    /// An allow rule that would let this exact call through, to offer the user (`Bash(npm
-    /// test)`, `Edit(//abs/path)`).
-    pub fn suggested_rule(&self) -> String {
+    /// Allow rules that would let exactly this call through, to offer the user as "always
+    /// allow". For a command line, one exact rule per simple command it runs (`Bash(git
+    /// status)`, `Bash(git diff)` for `git status && git diff`), each matching only that
+    /// command; none at all when a part holds a word only known when it runs, or the line
+    /// writes into a file — then only a one-time yes fits.
+    pub fn suggested_rules(&self) -> Vec<String> {
         match &self.access {
             Access::Command(command) => {
-                let command = command.trim();
-                let simple = command.len() <= 80
-                    && !command.contains(['\n', '&', '|', ';', '$', '`', '(', ')', '>', '<']);
-                if simple {
-                    format!("{}({command})", self.tool)
-                } else {
-                    let first = command.split_whitespace().next().unwrap_or_default();
-                    format!("{}({first} *)", self.tool)
+                let parsed = bash_split::parse(command);
+                let writes_file = parsed.redirects.iter().any(|target| !is_device(target));
+                let empty = parsed
+                    .units
+                    .iter()
+                    .any(|unit| unit.words.is_empty() && unit.assignments.is_empty());
+                if parsed.opaque || parsed.units.is_empty() || writes_file || empty {
+                    return Vec::new();
                 }
+                let mut rules = Vec::new();
+                for unit in &parsed.units {
+                    let rule = format!("{}({})", self.tool, unit.exact_specifier());
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                    }
+                }
+                rules
             }
-            Access::Read(path) => format!("Read({})", path_specifier(path)),
-            Access::Write(path) => format!("Edit({})", path_specifier(path)),
-            Access::Other => self.tool.clone(),
+            Access::Read(path) => vec![format!("Read({})", path_specifier(path))],
+            Access::Write(path) => vec![format!("Edit({})", path_specifier(path))],
+            Access::Other => vec![self.tool.clone()],
         }
+    }
+
+    /// The allow rules to name in a message, or why there are none.
+    fn suggestion(&self) -> String {
+        let rules = self.suggested_rules();
+        if rules.is_empty() {
+            return "`Bash` (no exact rule can cover this command: part of it is only known when \
+                    it runs, or it writes into a file)"
+                .to_string();
+        }
+        rules
+            .iter()
+            .map(|rule| format!("`{}`", quote::visible(rule)))
+            .collect::<Vec<_>>()
+            .join(" and ")
     }
 
     /// The call in words: "Bash with command `ls`", "Write on /p/a.rs".
@@ -115,12 +143,9 @@ impl Decision {
         match &self.access {
             Access::Command(command) => {
                 let command = command.trim();
-                let shown: String = command.chars().take(200).collect();
-                let ellipsis = if shown.len() < command.len() {
-                    "…"
-                } else {
-                    ""
-                };
+                let cut: String = command.chars().take(200).collect();
+                let ellipsis = if cut.len() < command.len() { "…" } else { "" };
+                let shown = quote::visible(&cut);
                 format!("{} with command `{shown}{ellipsis}`", self.tool)
             }
             Access::Read(path) | Access::Write(path) => {
@@ -133,7 +158,7 @@ impl Decision {
     /// The text the model (and the user) reads: what was decided, why, and what would change it.
     pub fn message(&self) -> String {
         let subject = self.subject();
-        let suggestion = self.suggested_rule();
+        let suggestion = self.suggestion();
         match (&self.behavior, &self.reason) {
             (Behavior::Allow, reason) => format!("{subject} is allowed by {reason}."),
             (Behavior::Deny, DecisionReason::Rule(rule)) if rule.kind() == RuleKind::Deny => {
@@ -155,7 +180,7 @@ impl Decision {
             (Behavior::Deny, DecisionReason::Mode(mode)) => format!(
                 "Permission to use {subject} was denied: it needs approval, and {mode} mode \
                  denies whatever no rule allows. To permit it, add an allow rule such as \
-                 `{suggestion}` to the settings or --allowedTools."
+                 {suggestion} to the settings or --allowedTools."
             ),
             (Behavior::Deny, DecisionReason::Sandboxed) => {
                 format!("Permission to use {subject} was denied.")
@@ -187,7 +212,7 @@ impl Decision {
             ),
             (Behavior::Ask, reason) => format!(
                 "Permission to use {subject} needs approval: no rule allows it in {reason}. To \
-                 allow it without asking, add an allow rule such as `{suggestion}` (settings \
+                 allow it without asking, add an allow rule such as {suggestion} (settings \
                  `permissions.allow` or --allowedTools), or choose a --permission-mode such as \
                  acceptEdits (file edits in the workspace) or bypassPermissions."
             ),
@@ -252,7 +277,11 @@ impl Permissions {
         access: &Access,
         cwd: &Path,
     ) -> Decision {
-        let call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        let mut call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        call.edits_accepted = matches!(
+            self.mode,
+            PermissionMode::AcceptEdits | PermissionMode::BypassPermissions
+        );
         let (behavior, reason) = self.decide(&call, read_only, sandboxed);
         let behavior = match (behavior, self.mode) {
             (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,

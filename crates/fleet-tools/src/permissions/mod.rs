@@ -10,10 +10,13 @@
 //!
 //! Rules name a tool, optionally with a specifier: `Bash(npm run *)` for commands,
 //! gitignore-style paths for `Read(...)` (which also covers Glob and Grep) and `Edit(...)` /
-//! `Write(...)` (which cover every file write). What the shell matching does not do: it does
-//! not see through wrappers (`sudo rm` is not `rm`), and it cannot know what a program run by
-//! an allowed command writes; only redirects (`> file`) are checked against the workspace and
-//! `Edit` deny rules.
+//! `Write(...)` (which cover every file write). Bash lines are read with the shell parser
+//! ([`crate::shell`]): allow rules must vouch for every simple command, with known words
+//! only; deny and ask rules see every simple command, wrappers (`env`, `sudo`, `xargs`,
+//! `sh -c` …) unwrapped (see `bash_split`). What the matching cannot know is what a program
+//! run by an allowed command writes; only redirects (`> file`) are checked against the
+//! workspace and `Edit` deny rules, and a specifier allows a redirect into a file only in a
+//! mode that accepts edits.
 
 mod bash_match;
 pub(crate) mod bash_split;

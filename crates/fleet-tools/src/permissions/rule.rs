@@ -175,7 +175,8 @@ impl Rule {
             Matcher::Command(pattern) => {
                 self.tool == call.tool
                     && call.command.as_ref().is_some_and(|cmd| {
-                        pattern.matches(&cmd.whole) || cmd.parts.iter().any(|p| pattern.catches(p))
+                        pattern.matches_text(&cmd.whole)
+                            || cmd.parts.iter().any(|p| pattern.catches(p))
                     })
             }
             Matcher::Path(pattern) => {
@@ -354,22 +355,28 @@ impl RuleSet {
     }
 
     /// The allow rule that vouches for `call`. A command line is allowed by specifiers only if
-    /// every simple command in it is matched by some `Bash(...)` rule, it holds nothing the
-    /// splitter cannot see through, and its redirects stay inside the workspace; the rule
-    /// returned is the one that matched the first simple command.
+    /// every simple command in it (nested ones and what wrappers run included) is matched by
+    /// some `Bash(...)` rule, all its words are known, and its redirects stay inside the
+    /// workspace — and write into files only when the mode accepts edits (a redirect is a
+    /// file edit, which default mode asks about); the rule returned is the one that matched
+    /// the first simple command.
     pub(crate) fn allowing(&self, call: &Call<'_>) -> Option<&Arc<Rule>> {
         if let Some(rule) = self.allow.iter().find(|rule| rule.allows(call)) {
             return Some(rule);
         }
         let command = call.command.as_ref()?;
-        if command.opaque || command.parts.is_empty() || !call.redirects_stay_inside() {
+        if command.opaque
+            || command.units.is_empty()
+            || !call.redirects_stay_inside()
+            || (call.writes_files() && !call.edits_accepted)
+        {
             return None;
         }
         let mut first = None;
-        for part in &command.parts {
+        for unit in &command.units {
             let rule = self.allow.iter().find(|rule| {
                 rule.tool == call.tool
-                    && matches!(&rule.matcher, Matcher::Command(p) if p.allows(part))
+                    && matches!(&rule.matcher, Matcher::Command(p) if p.allows(unit))
             })?;
             first.get_or_insert(rule);
         }

@@ -4,7 +4,7 @@
 //! shell (`pre_exec`). Instead the Bash tool starts the launcher — the `fleet` binary itself in
 //! a hidden mode, `fleet __sandbox-exec …`, dispatched before any runtime starts — which, being
 //! its own single-threaded process, can: ask to be killed when fleet dies (`PR_SET_PDEATHSIG`),
-//! set `no_new_privs`, install the seccomp filter, apply the Landlock ruleset to itself, and
+//! set `no_new_privs`, drop every capability, install the seccomp filter, apply the Landlock ruleset to itself, and
 //! `exec` the shell, which inherits all of it. The same binary in `fleet __sandbox-guard` mode
 //! is the [guardian](super::guardian).
 //!
@@ -14,7 +14,7 @@
 //! (`target/debug/deps/x` finds `target/debug/fleet`).
 
 use super::policy::SandboxPolicy;
-use super::{guardian, ruleset, seccomp};
+use super::{capabilities, guardian, ruleset, seccomp};
 use nix::sys::signal::Signal;
 use nix::unistd::{getppid, Pid};
 use std::ffi::OsString;
@@ -99,6 +99,7 @@ fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), String> {
         return Err("fleet exited before the command started".to_string());
     }
     prctl::set_no_new_privs().map_err(|e| format!("PR_SET_NO_NEW_PRIVS: {e}"))?;
+    capabilities::drop_all().map_err(|e| e.to_string())?;
     seccomp::install(policy).map_err(|e| e.to_string())?;
     ruleset::confine(policy).map_err(|e| e.to_string())?;
     Ok(())

@@ -51,6 +51,7 @@
 
 mod agent;
 pub mod availability;
+pub mod capabilities;
 pub mod carve;
 pub mod env;
 pub mod guardian;

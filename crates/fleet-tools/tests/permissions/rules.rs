@@ -127,7 +127,7 @@ fn messages_say_what_happened_and_what_to_do() {
     for part in ["outside the workspace", "--add-dir", rule.as_str()] {
         assert!(message.contains(part), "missing {part:?} in {message}");
     }
-    assert_eq!(outside.suggested_rule(), rule);
+    assert_eq!(outside.suggested_rules(), [rule]);
 
     let allowed = check(&fx, &perms, &read(fx.p(".env")));
     assert!(allowed.is_allowed());

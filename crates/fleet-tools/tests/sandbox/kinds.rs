@@ -90,3 +90,32 @@ async fn auto_allow_covers_commands_the_sandbox_confines() {
     let off = p.sandbox(SandboxKind::Standard, SandboxConfig::default(), &[]);
     assert!(!off.auto_allows("make build", &p.root));
 }
+
+/// The capability sets of a process, as `/proc/self/status` prints them.
+fn capability_lines(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("Cap")).collect()
+}
+
+#[tokio::test]
+async fn sandboxed_commands_hold_no_capabilities_even_as_root() {
+    let p = Project::new();
+    let sandbox = p.sandbox(SandboxKind::ReadOnly, SandboxConfig::default(), &[]);
+    // A child of the shell too: nothing can be regained by exec.
+    let out = bash(&p.context(&sandbox), "grep ^Cap /proc/self/status").await;
+    let lines = capability_lines(&out.content);
+    assert_eq!(lines.len(), 5, "{}", out.content);
+    for line in lines {
+        let mask = line.split_whitespace().nth(1).unwrap();
+        assert!(mask.chars().all(|c| c == '0'), "{line}\n{}", out.content);
+    }
+    // Unconfined, root keeps them (this is what the sandbox takes away).
+    if nix::unistd::geteuid().is_root() {
+        let bare = Arc::new(AgentSandbox::unconfined());
+        let out = bash(&p.context(&bare), "grep ^CapEff /proc/self/status").await;
+        assert!(
+            !out.content.trim_end().ends_with("0000000000000000"),
+            "{}",
+            out.content
+        );
+    }
+}

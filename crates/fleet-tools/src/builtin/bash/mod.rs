@@ -22,6 +22,7 @@ mod policy;
 mod process;
 
 pub use guarded::{GuardedBash, SANDBOX_ONLY_ENV};
+pub(crate) use policy::hidden_action;
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 
 use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};

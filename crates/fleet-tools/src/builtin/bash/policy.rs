@@ -2,34 +2,38 @@
 //! subagents (Explore, Plan) may run only commands that change nothing, and the verification
 //! agent may run builds and tests but change files only under a scratch folder.
 //!
-//! A command line is read the way the permission rules read it (the same quote-aware
-//! splitting into simple commands, see `permissions::bash_split`), after taking out command
-//! substitutions so that each `$(…)` is judged as a command line of its own. Every simple
-//! command, every output redirection and every substitution must pass.
+//! A command line is read with the shell parser ([`crate::shell`]), the same reading Bash
+//! permission rules use: every simple command, every output redirection and every nested
+//! line (`$(…)`, `<(…)`, `sh -c '…'`) must pass. The read-only classifier is in
+//! [`classify`]; the scratch-folder policy in [`scoped`].
 //!
 //! The check reads the command line, not what programs do when they run: under
-//! [`CommandPolicy::WritesOnlyUnder`] a build script or a test may still write anywhere. It
-//! errs towards refusing: what it cannot read (an unclosed quote, a path built from a
-//! variable, a heredoc line that looks like a command) is refused, with a message saying what
-//! to write instead.
+//! [`CommandPolicy::WritesOnlyUnder`] a build script or a test may still write anywhere, and
+//! the OS sandbox, not this check, is the guarantee for both policies. It is the friendly
+//! first refusal, and it decides which Bash calls run without a prompt, so it errs towards
+//! refusing: what it cannot read (a syntax error, a word only known at run time where an
+//! option could be, arithmetic on variables) is refused, with a message saying what to write
+//! instead.
 
 mod args;
+mod awk;
+mod classify;
+mod conditions;
 mod downloads;
 mod git;
+mod operands;
 mod read_only;
 mod rewriters;
 mod scope;
+mod scoped;
 mod sed;
-mod substitution;
 mod wrappers;
 mod writes;
 
-use crate::permissions::bash_split::{self, ParsedCommand, SimpleCommand};
-use crate::permissions::call::{is_device, nameable};
-use scope::{CwdChange, PathProblem, Scope};
+pub(crate) use read_only::hidden_action;
+use scope::Scope;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-use writes::Effect;
 
 /// What a restricted Bash lets a command do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,11 +116,14 @@ pub fn check_command(
     cwd: &Path,
 ) -> Result<(), PolicyRefusal> {
     let cwd = crate::workspace::absolute(cwd, Path::new("/"));
-    let scope = match policy {
-        CommandPolicy::ReadOnly => None,
-        CommandPolicy::WritesOnlyUnder(dirs) => Some(Scope::new(dirs, &cwd)),
-    };
-    Checker { scope }.line(command, &[Some(cwd)], 0)
+    let line = crate::shell::parse(command);
+    match policy {
+        CommandPolicy::ReadOnly => classify::ReadOnly::new(&cwd, &line).line(&line, 0),
+        CommandPolicy::WritesOnlyUnder(dirs) => {
+            let scope = Scope::new(dirs, &cwd);
+            scoped::Scoped { scope: &scope }.line(&line, &[Some(cwd.clone())], 0)
+        }
+    }
 }
 
 /// How deep substitutions, `sh -c` strings and wrappers may nest before the line is refused.
@@ -125,232 +132,11 @@ const MAX_NESTING: usize = 16;
 /// The longest quotation of a command in a message.
 const MAX_QUOTE_CHARS: usize = 160;
 
-struct Checker {
-    /// The allowed folders; `None` for the read-only policy.
-    scope: Option<Scope>,
-}
-
-impl Checker {
-    fn line(
-        &self,
-        command: &str,
-        cwds: &[Option<PathBuf>],
-        depth: usize,
-    ) -> Result<(), PolicyRefusal> {
-        let unreadable = |why: String| PolicyRefusal::Unreadable {
-            command: quote(command),
-            why,
-        };
-        if depth > MAX_NESTING {
-            return Err(unreadable(format!(
-                "substitutions, sh -c strings or wrappers nest more than {MAX_NESTING} deep"
-            )));
-        }
-        let masked = substitution::mask(command).map_err(unreadable)?;
-        let parsed = bash_split::parse(&masked.line);
-        if parsed.unterminated {
-            return Err(unreadable("a quote is never closed".into()));
-        }
-        let cwds = match &self.scope {
-            None => {
-                self.read_only(&parsed)?;
-                cwds.to_vec()
-            }
-            Some(scope) => {
-                let cwds = possible_cwds(&parsed, cwds);
-                self.writes(scope, &parsed, &cwds, depth)?;
-                cwds
-            }
-        };
-        masked
-            .bodies
-            .iter()
-            .try_for_each(|body| self.line(body, &cwds, depth + 1))
-    }
-
-    fn read_only(&self, parsed: &ParsedCommand) -> Result<(), PolicyRefusal> {
-        if let Some(target) = parsed.redirects.iter().find(|t| !is_device(t)) {
-            return Err(PolicyRefusal::ReadOnly {
-                command: quote(&parsed.whole),
-                why: format!(
-                    "would write into `{target}` (output may go only to /dev/null, or to \
-                     another descriptor as in 2>&1)"
-                ),
-            });
-        }
-        parsed.parts.iter().try_for_each(read_only_part)
-    }
-
-    fn writes(
-        &self,
-        scope: &Scope,
-        parsed: &ParsedCommand,
-        cwds: &[Option<PathBuf>],
-        depth: usize,
-    ) -> Result<(), PolicyRefusal> {
-        for target in &parsed.redirects {
-            if is_device(target) {
-                continue;
-            }
-            let command = quote(&parsed.whole);
-            if !nameable(target) {
-                return Err(PolicyRefusal::Unknowable {
-                    command,
-                    why: format!("it redirects into `{target}`, which the shell expands"),
-                    allowed: scope.describe(),
-                });
-            }
-            scope
-                .check(Path::new(target), cwds)
-                .map_err(|problem| refusal(scope, problem, command, Path::new(target)))?;
-        }
-        parsed.parts.iter().try_for_each(|part| {
-            if part.risky_env && writes::changes_anything(&part.args) {
-                return Err(PolicyRefusal::Unknowable {
-                    command: quote(&part.full),
-                    why: "a variable such as GIT_DIR set before it changes where it writes".into(),
-                    allowed: scope.describe(),
-                });
-            }
-            self.argv(scope, &part.args, &part.text, cwds, depth)
-        })
-    }
-
-    /// Checks one simple command (or what a wrapper runs); `shown` is what messages quote.
-    fn argv(
-        &self,
-        scope: &Scope,
-        args: &[String],
-        shown: &str,
-        cwds: &[Option<PathBuf>],
-        depth: usize,
-    ) -> Result<(), PolicyRefusal> {
-        let Some(program) = args.first() else {
-            return Ok(());
-        };
-        if depth > MAX_NESTING {
-            return Err(PolicyRefusal::Unreadable {
-                command: quote(shown),
-                why: format!("wrappers nest more than {MAX_NESTING} deep"),
-            });
-        }
-        if program.contains(['$', '`', '*', '?', '[']) {
-            return Err(PolicyRefusal::Unknowable {
-                command: quote(shown),
-                why: format!("the program `{program}` is only known when it runs"),
-                allowed: scope.describe(),
-            });
-        }
-        for effect in writes::effects(args) {
-            match effect {
-                Effect::Paths(paths) => {
-                    for path in paths {
-                        let path = if path.as_os_str().is_empty() {
-                            PathBuf::from(".")
-                        } else {
-                            path
-                        };
-                        scope
-                            .check(&path, cwds)
-                            .map_err(|problem| refusal(scope, problem, quote(shown), &path))?;
-                    }
-                }
-                Effect::Runs(inner) => self.argv(scope, &inner, shown, cwds, depth + 1)?,
-                Effect::Line(line) => self.line(&line, cwds, depth + 1)?,
-                Effect::Unknowable(why) => {
-                    return Err(PolicyRefusal::Unknowable {
-                        command: quote(shown),
-                        why,
-                        allowed: scope.describe(),
-                    })
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn read_only_part(part: &SimpleCommand) -> Result<(), PolicyRefusal> {
-    let refuse = |command: &str, why: String| {
-        Err(PolicyRefusal::ReadOnly {
-            command: quote(command),
-            why,
-        })
-    };
-    if part.risky_env {
-        let why = if part.args.is_empty() {
-            "sets shell variables, which can change what later commands run"
-        } else {
-            "sets a variable such as PATH, LD_PRELOAD or GIT_* that changes what runs"
-        };
-        return refuse(&part.full, why.into());
-    }
-    match read_only::check(&part.args) {
-        Ok(()) => Ok(()),
-        Err(read_only::NotReadOnly::Changes(why)) => {
-            refuse(&part.text, format!("would change files ({why})"))
-        }
-        Err(read_only::NotReadOnly::Unknown(program)) => {
-            if program.contains(['$', '`']) {
-                refuse(
-                    &part.text,
-                    format!("runs a program only known when it runs (`{program}`)"),
-                )
-            } else if writes::changes_anything(&part.args) {
-                refuse(
-                    &part.text,
-                    format!("would change files ({program} changes files or runs other programs)"),
-                )
-            } else {
-                Err(PolicyRefusal::NotListed {
-                    command: quote(&part.text),
-                    program,
-                })
-            }
-        }
-    }
-}
-
-/// The folders the shell may be in while the line runs: the cwd it starts in and every
-/// folder a `cd` on the line goes to, `None` for one that cannot be known. Order and loops
-/// are ignored on purpose: a path must be safe from all of them.
-fn possible_cwds(parsed: &ParsedCommand, start: &[Option<PathBuf>]) -> Vec<Option<PathBuf>> {
-    let mut cwds = start.to_vec();
-    for part in &parsed.parts {
-        let next = match scope::cwd_change(&part.args) {
-            None => continue,
-            Some(CwdChange::To(dir)) => Some(crate::workspace::absolute(&dir, Path::new("/"))),
-            Some(CwdChange::Unknown) => None,
-        };
-        if !cwds.contains(&next) {
-            cwds.push(next);
-        }
-    }
-    cwds
-}
-
-fn refusal(scope: &Scope, problem: PathProblem, command: String, path: &Path) -> PolicyRefusal {
-    match problem {
-        PathProblem::Outside(resolved) => PolicyRefusal::Outside {
-            command,
-            path: resolved.display().to_string(),
-            allowed: scope.describe(),
-        },
-        PathProblem::Unknowable => PolicyRefusal::Unknowable {
-            command,
-            why: format!(
-                "`{}` is expanded by the shell, or is relative after a cd this check cannot \
-                 follow",
-                path.display()
-            ),
-            allowed: scope.describe(),
-        },
-    }
-}
-
-/// A command as quoted in a message: one line, cut when long.
+/// A command as quoted in a message: one line, control characters made visible, cut when
+/// long.
 fn quote(command: &str) -> String {
     let flat = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::shell::quote::visible(&flat);
     match flat.char_indices().nth(MAX_QUOTE_CHARS) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
         None => flat,

@@ -100,8 +100,22 @@ impl<'a> GitCall<'a> {
             return Ok(());
         };
         let sub = sub.as_str();
+        if super::operands::is_placeholder(sub) {
+            return Err("the git subcommand is only known when it runs".into());
+        }
         if let Some(option) = rest.iter().find_map(|a| refused_option(sub, a)) {
             return Err(option);
+        }
+        if sub == "ls-remote" {
+            if let Some(remote) = rest
+                .iter()
+                .find(|a| a.contains("::") || a.starts_with("-u"))
+            {
+                return Err(format!(
+                    "`git ls-remote {remote}` may run a program (a transport helper or an \
+                     upload-pack command)"
+                ));
+            }
         }
         if LOOKING.contains(&sub) {
             return Ok(());
@@ -134,6 +148,19 @@ impl<'a> GitCall<'a> {
             }
             other => Err(format!("`git {other}` may change the repository")),
         }
+    }
+
+    /// Whether an option makes git run a program or write a file beside what its
+    /// subcommand does (`-c`, `--upload-pack`, `--output`, `ext::` …).
+    pub fn hidden_action(&self) -> bool {
+        if self.global.has(&["-c", "--config-env", "--exec-path"]) {
+            return true;
+        }
+        let Some((sub, rest)) = self.sub.split_first() else {
+            return false;
+        };
+        rest.iter().any(|a| refused_option(sub, a).is_some())
+            || (sub == "ls-remote" && rest.iter().any(|a| a.contains("::") || a.starts_with("-u")))
     }
 
     /// The folder `git clone` or `git init` creates, relative to the cwd, when that is the
@@ -208,6 +235,25 @@ fn refused_option(sub: &str, arg: &str) -> Option<String> {
     }
     if sub == "grep" && (abbreviates(name, "--open-files-in-pager") || arg.starts_with("-O")) {
         return Some("`git grep -O` runs a pager program".into());
+    }
+    // `--text` and `--textconv` differ, so those two count only in full.
+    for runs in [
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--textconv",
+        "--filters",
+    ] {
+        let given = if matches!(runs, "--textconv" | "--filters") {
+            name == runs
+        } else {
+            abbreviates(name, runs) && name.len() > 4
+        };
+        if given {
+            return Some(format!(
+                "`git {sub} {runs}` runs a program (given, or configured for the repository)"
+            ));
+        }
     }
     None
 }

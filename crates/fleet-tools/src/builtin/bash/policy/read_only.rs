@@ -2,20 +2,30 @@
 //! something after all (`find -delete`, `sort -o`, `sed -i`, `git branch -D`…).
 //!
 //! An allow-list, not a deny-list: a program nobody has looked at is refused, since there is
-//! no telling what it writes.
+//! no telling what it writes. Checks here read a command's arguments as text; an unknown
+//! word reaches them only as a placeholder (see [`super::operands`]).
+//!
+//! Config-driven hooks: a program whose configuration can make it run other programs is
+//! read-only only when that configuration cannot be in play. cargo is never read-only (a
+//! `.cargo/config.toml` in the project or `$CARGO_HOME` can set `rustc-wrapper`,
+//! `build.rustc`, credential providers or `git-fetch-with-cli`, and rustup may install the
+//! toolchain a `rust-toolchain.toml` names); rg with `--pre` / `--pre-glob`, or while
+//! `RIPGREP_CONFIG_PATH` is set (unless `--no-config`), is not; neither is git with `-c`,
+//! `--config-env`, `--exec-path`, `--upload-pack` and the like (see [`super::git`]).
 
-use super::args::{abbreviates, command_starts, Args, OptSpec};
+use super::args::{abbreviates, Args, OptSpec};
 use super::git::GitCall;
+use super::operands::{is_placeholder, MANY};
 use super::sed;
-use crate::permissions::bash_split::is_risky_variable;
+use crate::shell::is_risky_variable;
 
 /// A few of the allowed programs, for messages that must say what *is* allowed.
 pub(crate) const EXAMPLES: &str = "ls, cat, head, tail, wc, grep, rg, find (without -exec or \
     -delete), tree, stat, diff, jq, sort, sed (without -i), awk (without system or output \
-    redirection), git status/log/diff/show/blame/branch/ls-files, cargo tree/metadata";
+    redirection), git status/log/diff/show/blame/branch/ls-files";
 
-/// Programs that only read and print, whatever their options.
-const PLAIN: &[&str] = &[
+/// Programs that only read and print, whatever their options and operands.
+pub(super) const PLAIN: &[&str] = &[
     "ls",
     "cat",
     "head",
@@ -64,9 +74,6 @@ const PLAIN: &[&str] = &[
     "seq",
     "true",
     "false",
-    "test",
-    "[",
-    "[[",
     ":",
     "cd",
     "pushd",
@@ -97,13 +104,11 @@ pub(super) enum NotReadOnly {
 /// The name a program word stands for: `/usr/bin/ls` is `ls`; any other path stays itself
 /// (and so is not on the list: `./ls` may be anything).
 pub(super) fn program_name(word: &str) -> &str {
-    ["/usr/bin/", "/bin/"]
-        .iter()
-        .find_map(|dir| word.strip_prefix(dir).filter(|name| !name.contains('/')))
-        .unwrap_or(word)
+    crate::shell::program_name(&crate::shell::Word::Known(word.to_string()))
+        .map_or(word, |name| &word[word.len() - name.len()..])
 }
 
-/// Checks one simple command's argument vector.
+/// Checks one simple command's arguments, program first.
 pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
     let Some((program, rest)) = args.split_first() else {
         return Ok(());
@@ -147,17 +152,17 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             }
             Ok(())
         }
-        "rg" => match rest
-            .iter()
-            .find(|a| *a == "--pre" || a.starts_with("--pre="))
-        {
-            Some(_) => changes("rg --pre runs a program on every file".into()),
-            None => Ok(()),
-        },
+        "rg" => check_rg(rest).or_else(changes),
         "sed" => check_sed(rest).or_else(changes),
-        "awk" | "gawk" | "mawk" | "nawk" => check_awk(rest).or_else(changes),
+        "awk" | "gawk" | "mawk" | "nawk" => super::awk::check(rest).or_else(changes),
         "git" => GitCall::parse(rest).read_only().or_else(changes),
-        "cargo" => check_cargo(rest).or_else(changes),
+        "cargo" => changes(
+            "cargo reads .cargo/config.toml from the project and $CARGO_HOME, which can make \
+             even `cargo metadata` run programs (rustc-wrapper, build.rustc, credential \
+             providers), and rustup may install the toolchain rust-toolchain.toml names; \
+             cargo always needs approval"
+                .into(),
+        ),
         "sort" => {
             let spec = OptSpec::short("kotST").long(&[
                 "key",
@@ -179,7 +184,8 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
         }
         "uniq" => {
             let spec = OptSpec::short("fsw").long(&["skip-fields", "skip-chars", "check-chars"]);
-            if Args::parse(rest, &spec).operands.len() > 1 {
+            let operands = Args::parse(rest, &spec).operands;
+            if operands.len() > 1 || operands.contains(&MANY) {
                 return changes("uniq writes its second operand".into());
             }
             Ok(())
@@ -211,23 +217,32 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             _ => Ok(()),
         },
         "read" => {
-            // `read NAME…` sets variables, which must not be ones that change what runs.
+            // `read NAME…` sets variables, which must be plain names that change nothing
+            // (a subscript is evaluated as arithmetic).
             let args = Args::parse(rest, &OptSpec::short("adinNptu"));
             let mut names = args.operands.iter().copied().chain(args.values(&["-a"]));
-            match names.find(|name| is_risky_variable(name)) {
-                Some(name) => changes(format!("read sets {name}, which changes what runs")),
+            match names.find(|name| {
+                is_risky_variable(name)
+                    || is_placeholder(name)
+                    || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            }) {
+                Some(name) if is_placeholder(name) => {
+                    changes("read sets a variable whose name is only known when it runs".into())
+                }
+                Some(name) => changes(format!(
+                    "read sets `{name}`, which changes what runs or is evaluated as arithmetic"
+                )),
                 None => Ok(()),
             }
         }
-        "for" => match rest.first() {
-            // `for NAME in WORDS`: only sets the loop variable, which must not be one that
-            // changes what the loop body runs.
-            Some(name) if is_risky_variable(name) => changes(format!(
-                "the loop sets {name}, which changes what the commands in it run"
-            )),
-            _ => Ok(()),
-        },
-        "env" => check_env(rest),
+        "env" => {
+            // Only printing the environment: a command run by env is checked on its own.
+            let spec = OptSpec::short("uCS").long(&["unset", "chdir", "split-string"]);
+            if Args::parse(rest, &spec).has(&["-S", "--split-string"]) {
+                return changes("env -S runs a command given as a string".into());
+            }
+            Ok(())
+        }
         "xargs" => {
             let spec = OptSpec::short("adEILnPs").attached("eil").long(&[
                 "arg-file",
@@ -237,32 +252,72 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
                 "max-chars",
                 "process-slot-var",
             ]);
-            // With no command xargs runs echo.
-            check_wrapped(rest, &spec.stop_at_operand())
-        }
-        "command" => {
-            let spec = OptSpec::default().stop_at_operand();
-            if Args::parse(rest, &spec).has(&["-v", "-V"]) {
-                Ok(())
-            } else {
-                check_wrapped(rest, &spec)
+            match Args::parse(rest, &spec)
+                .values(&["--process-slot-var"])
+                .find(|name| is_risky_variable(name))
+            {
+                Some(name) => changes(format!("xargs sets {name} for what it runs")),
+                None => Ok(()),
             }
         }
+        "time" => {
+            let spec = OptSpec::short("fo").long(&["format", "output", "append"]);
+            if Args::parse(rest, &spec).has(&["-o", "--output"]) {
+                return changes("time -o writes a file".into());
+            }
+            Ok(())
+        }
+        // Given nothing to run, these only print or do nothing.
+        "command" | "builtin" | "exec" | "nice" | "nohup" | "timeout" | "stdbuf" | "setsid"
+        | "coproc" => Ok(()),
         other => Err(NotReadOnly::Unknown(other.to_string())),
     }
 }
 
-/// Checks every reading of what a wrapper runs (see [`command_starts`]).
-fn check_wrapped(rest: &[String], spec: &OptSpec) -> Result<(), NotReadOnly> {
-    command_starts(rest, spec)
-        .into_iter()
-        .try_for_each(|start| check(&rest[start..]))
+/// Whether `args` (program first, known words) uses a program that otherwise only reads in
+/// a way that writes files or runs programs: `find -delete` / `-exec`, `sed -i` or a `w`
+/// command, awk's `system()`, `rg --pre`, `sort -o`, `git -c` / `--upload-pack` … A `*` in
+/// an allow rule should not stand for such an option: `Bash(find *)` is meant for finding.
+pub(crate) fn hidden_action(args: &[String]) -> bool {
+    let Some((program, rest)) = args.split_first() else {
+        return false;
+    };
+    match program_name(program) {
+        "find" | "fd" | "fdfind" | "rg" | "sed" | "awk" | "gawk" | "mawk" | "nawk" | "sort"
+        | "tree" | "file" | "uniq" | "date" => {
+            matches!(check(args), Err(NotReadOnly::Changes(_)))
+        }
+        "git" => GitCall::parse(rest).hidden_action(),
+        _ => false,
+    }
 }
 
 /// find's actions that delete, write files or run programs.
 const FIND_ACTIONS: &[&str] = &[
     "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
 ];
+
+/// rg runs a preprocessor with `--pre`, and reads more options (`--pre` among them) from
+/// `RIPGREP_CONFIG_PATH`, set in fleet's environment or on the line.
+fn check_rg(rest: &[String]) -> Result<(), String> {
+    let before_operands = rest.iter().take_while(|a| *a != "--");
+    let mut no_config = false;
+    for arg in before_operands {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+        if matches!(name, "--pre" | "--pre-glob") {
+            return Err("rg --pre runs a program on every file".into());
+        }
+        no_config |= name == "--no-config";
+    }
+    if !no_config && std::env::var_os("RIPGREP_CONFIG_PATH").is_some_and(|v| !v.is_empty()) {
+        return Err(
+            "rg reads options from RIPGREP_CONFIG_PATH, which can name a --pre program (add \
+             --no-config)"
+                .into(),
+        );
+    }
+    Ok(())
+}
 
 fn check_sed(rest: &[String]) -> Result<(), String> {
     let spec = OptSpec::short("efl")
@@ -279,123 +334,13 @@ fn check_sed(rest: &[String]) -> Result<(), String> {
     if scripts.is_empty() {
         scripts.extend(args.operands.first());
     }
-    scripts
-        .into_iter()
-        .try_for_each(|script| sed::check_script(script).map_err(|why| format!("sed: {why}")))
-}
-
-fn check_awk(rest: &[String]) -> Result<(), String> {
-    let spec = OptSpec::short("FfveilE").attached("opd").long(&[
-        "field-separator",
-        "assign",
-        "file",
-        "source",
-        "include",
-        "load",
-        "exec",
-    ]);
-    let args = Args::parse(rest, &spec);
-    const UNSEEN: &[&str] = &[
-        "-f",
-        "--file",
-        "-i",
-        "--include",
-        "-l",
-        "--load",
-        "-E",
-        "--exec",
-    ];
-    if args.has(UNSEEN) {
-        return Err("awk with a program file or extension runs code this check cannot see".into());
+    if scripts.is_empty() {
+        return Err("sed without a script".into());
     }
-    const WRITES: &[&str] = &[
-        "-o",
-        "--pretty-print",
-        "-p",
-        "--profile",
-        "-d",
-        "--dump-variables",
-    ];
-    if args.has(WRITES) {
-        return Err("gawk -o / -p / -d write files".into());
-    }
-    let mut programs: Vec<&str> = args.values(&["-e", "--source"]).collect();
-    if programs.is_empty() {
-        programs.extend(args.operands.first());
-    }
-    programs.into_iter().try_for_each(awk_program)
-}
-
-/// An awk program that neither runs commands nor writes files: no `system`, no pipes, no
-/// `print … > file`, no extensions. A `>` anywhere in a print statement counts, so
-/// `print (a > b)` is refused too; write `print (a > b ? 1 : 0)` elsewhere if needed.
-fn awk_program(program: &str) -> Result<(), String> {
-    if program.contains("system") {
-        return Err("awk system() runs a shell command".into());
-    }
-    if program.replace("||", "").contains('|') {
-        return Err("awk `|` pipes to or from a shell command".into());
-    }
-    if program.contains("@load") || program.contains("@include") {
-        return Err("awk @load / @include run code this check cannot see".into());
-    }
-    let prints_to_file = program.match_indices("print").any(|(at, _)| {
-        program[at..]
-            .split([';', '}', '\n'])
-            .next()
-            .is_some_and(|statement| statement.contains('>'))
-    });
-    if prints_to_file {
-        return Err("awk print > writes a file".into());
-    }
-    Ok(())
-}
-
-fn check_cargo(rest: &[String]) -> Result<(), String> {
-    const LOOKING: &[&str] = &[
-        "tree",
-        "metadata",
-        "locate-project",
-        "pkgid",
-        "version",
-        "verify-project",
-        "help",
-    ];
-    let rest = match rest.first() {
-        Some(toolchain) if toolchain.starts_with('+') => &rest[1..],
-        _ => rest,
-    };
-    let spec = OptSpec::short("CZ")
-        .long(&["color", "config", "explain"])
-        .stop_at_operand();
-    let args = Args::parse(rest, &spec);
-    if args.has(&["--config"]) {
-        return Err("cargo --config can make cargo run other programs".into());
-    }
-    match rest.get(args.rest).map(String::as_str) {
-        None => Ok(()),
-        Some(sub) if LOOKING.contains(&sub) => Ok(()),
-        Some(sub) => Err(format!(
-            "cargo {sub} may build, write or fetch (allowed: cargo {})",
-            LOOKING.join(", ")
-        )),
-    }
-}
-
-/// `env` only prints the environment here; with a command it would run it, which the agent
-/// should do directly (and have checked).
-fn check_env(rest: &[String]) -> Result<(), NotReadOnly> {
-    let spec = OptSpec::short("uCS")
-        .long(&["unset", "chdir", "split-string"])
-        .stop_at_operand();
-    let args = Args::parse(rest, &spec);
-    if args.has(&["-S", "--split-string"]) {
-        return Err(NotReadOnly::Changes("env -S runs a command".into()));
-    }
-    match rest[args.rest..].iter().find(|w| !w.contains('=')) {
-        Some(command) => Err(NotReadOnly::Changes(format!(
-            "env runs {command}; run it without env so it is checked"
-        ))),
-        None => Ok(()),
-    }
+    scripts.into_iter().try_for_each(|script| {
+        if script.contains(['\u{1}', '\u{2}']) {
+            return Err("the sed script is only known when it runs".into());
+        }
+        sed::check_script(script).map_err(|why| format!("sed: {why}"))
+    })
 }

@@ -4,7 +4,7 @@
 
 use super::args::{command_starts, Args, OptSpec};
 use super::writes::{changes_anything, paths, Effect};
-use crate::permissions::bash_split::is_risky_variable;
+use crate::shell::is_risky_variable;
 
 /// Options that end at the wrapped command, for programs that run another program.
 const WRAPPERS: &[(&str, OptSpec)] = &[

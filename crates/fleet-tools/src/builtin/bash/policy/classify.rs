@@ -1,0 +1,397 @@
+//! The read-only classifier: whether a command line changes nothing, judged on the shell
+//! parser's model of it ([`crate::shell`]).
+//!
+//! Every line (nested ones too) must be readable and evaluate no arithmetic on variables;
+//! every output redirection must go to a device; every simple command must run a program on
+//! the list, used in a way that changes nothing. Programs that run programs are unwrapped
+//! and what they run is judged in turn (`xargs` gives it extra unknown arguments, `sh -c`
+//! and `eval` strings are parsed as lines); `sudo` and friends are never read-only.
+//!
+//! An unknown word is never a program, and reaches a program with options that act only
+//! where it cannot be an option (see [`super::operands`]). A program on the [`PLAIN`] list
+//! has no options that change anything, so it takes unknown words freely.
+//!
+//! A `cd` on the line or `git -C DIR` can point git at a repository committed inside the
+//! project (a bare repository's `config` is an ordinary file), whose configuration runs
+//! programs (`core.fsmonitor`, `core.pager`…); git there is read-only only when no folder
+//! between the agent's folder and the target holds a repository of its own.
+
+use super::conditions;
+use super::git::GitCall;
+use super::operands::{self, is_placeholder, MANY};
+use super::read_only::{self, NotReadOnly, PLAIN};
+use super::{quote, writes, PolicyRefusal, MAX_NESTING};
+use crate::permissions::call::is_device;
+use crate::shell::wrappers::{self, Runs};
+use crate::shell::{self, is_risky_variable, Line, Redirect, RedirectOp, SimpleCommand, Word};
+use std::path::{Path, PathBuf};
+
+/// Programs whose arguments end at a program they run; what they run is judged instead.
+const WRAPPERS: &[&str] = &[
+    "command", "builtin", "exec", "nice", "nohup", "timeout", "time", "stdbuf", "setsid", "coproc",
+    "xargs", "env", "eval", "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash",
+];
+
+/// Programs that run a command as another user.
+const PRIVILEGED: &[&str] = &["sudo", "doas", "su", "pkexec", "runuser", "sudoedit"];
+
+pub(super) struct ReadOnly<'a> {
+    cwd: &'a Path,
+    /// Where each `cd` / `pushd` / `popd` on the line goes; `None` where that is unknown.
+    cd_targets: Vec<Option<PathBuf>>,
+}
+
+impl<'a> ReadOnly<'a> {
+    pub fn new(cwd: &'a Path, line: &Line) -> Self {
+        let mut cd_targets = Vec::new();
+        for inner in line.lines() {
+            for command in &inner.commands {
+                if let Some(target) = cd_target(command, cwd) {
+                    cd_targets.push(target);
+                }
+            }
+        }
+        Self { cwd, cd_targets }
+    }
+
+    pub fn line(&self, line: &Line, depth: usize) -> Result<(), PolicyRefusal> {
+        let refuse = |why: String| {
+            Err(PolicyRefusal::ReadOnly {
+                command: quote(&line.source),
+                why,
+            })
+        };
+        if depth > MAX_NESTING {
+            return Err(PolicyRefusal::Unreadable {
+                command: quote(&line.source),
+                why: format!(
+                    "substitutions, sh -c strings or wrappers nest more than {MAX_NESTING} deep"
+                ),
+            });
+        }
+        if let Some(why) = &line.unreadable {
+            return Err(PolicyRefusal::Unreadable {
+                command: quote(&line.source),
+                why: why.clone(),
+            });
+        }
+        if let Some(expression) = line.arithmetic.first() {
+            return refuse(format!(
+                "evaluates `{}` as arithmetic, where a variable holding a[$(cmd)] would run cmd \
+                 (only plain numbers are read-only)",
+                shell::quote::visible(expression)
+            ));
+        }
+        if let Some(name) = line.sets.iter().find(|name| is_risky_variable(name)) {
+            return refuse(format!(
+                "sets {name}, which changes what the commands after it run"
+            ));
+        }
+        for command in &line.commands {
+            for redirect in &command.redirects {
+                output(redirect, &command.source)?;
+            }
+            self.command(command, depth)?;
+        }
+        for redirect in &line.redirects {
+            output(redirect, &line.source)?;
+        }
+        line.nested
+            .iter()
+            .try_for_each(|nested| self.line(nested, depth + 1))
+    }
+
+    fn command(&self, command: &SimpleCommand, depth: usize) -> Result<(), PolicyRefusal> {
+        let refuse = |why: String| {
+            Err(PolicyRefusal::ReadOnly {
+                command: quote(&command.source),
+                why,
+            })
+        };
+        if depth > MAX_NESTING {
+            return Err(PolicyRefusal::Unreadable {
+                command: quote(&command.source),
+                why: format!("wrappers nest more than {MAX_NESTING} deep"),
+            });
+        }
+        // `IFS=` before a command only changes how that command splits (`IFS= read -r l`):
+        // the command's own words were split before it takes effect.
+        let sets_risky = command
+            .assignments
+            .iter()
+            .any(|a| (a.name != "IFS" || command.words.is_empty()) && is_risky_variable(&a.name));
+        if sets_risky {
+            return refuse(
+                "sets a variable such as PATH, LD_PRELOAD or GIT_* that changes what runs".into(),
+            );
+        }
+        let Some(program) = command.words.first() else {
+            // Variables that change nothing by themselves: a later `$a` is an unknown word,
+            // and arithmetic on it is refused where it happens.
+            return Ok(());
+        };
+        let Some(name) = shell::program_name(program) else {
+            return match program {
+                Word::Unknown(unknown) => refuse(format!(
+                    "runs a program only known when it runs (`{}`)",
+                    unknown.source
+                )),
+                Word::Known(path) => Err(PolicyRefusal::NotListed {
+                    command: quote(&command.source),
+                    program: shell::quote::visible(path),
+                }),
+            };
+        };
+        if PRIVILEGED.contains(&name) {
+            return refuse(format!("runs a command as another user through {name}"));
+        }
+        if PLAIN.contains(&name) {
+            return Ok(());
+        }
+        if matches!(name, "[[" | "[" | "test" | "((") {
+            return conditions::check(&command.words).or_else(refuse);
+        }
+        if WRAPPERS.contains(&name) {
+            return self.wrapper(command, name, depth);
+        }
+        if name == "printf" {
+            // Only a first word of `-v` is an option; after the format come its arguments.
+            let format = command.words.get(1).and_then(Word::known);
+            if format.is_some_and(|f| !f.starts_with('-') || f == "--") {
+                return Ok(());
+            }
+        }
+        let args = operands::view(&command.words[1..], name != "find").map_err(|source| {
+            PolicyRefusal::ReadOnly {
+                command: quote(&command.source),
+                why: format!(
+                    "gives {name} `{}`, which is only known when it runs and may be an option \
+                     that writes files or runs programs; write the word out (or put operands \
+                     after --)",
+                    shell::quote::visible(&source)
+                ),
+            }
+        })?;
+        let mut argv = Vec::with_capacity(args.len() + 1);
+        argv.push(name.to_string());
+        argv.extend(args);
+        judge(&argv, &command.source)?;
+        if name == "git" {
+            self.git_place(&argv[1..]).or_else(refuse)?;
+        }
+        Ok(())
+    }
+
+    /// A program that runs a program: its own options, then what it runs.
+    fn wrapper(
+        &self,
+        command: &SimpleCommand,
+        name: &str,
+        depth: usize,
+    ) -> Result<(), PolicyRefusal> {
+        let refuse = |why: String| {
+            Err(PolicyRefusal::ReadOnly {
+                command: quote(&command.source),
+                why,
+            })
+        };
+        let mut own = vec![name.to_string()];
+        own.extend(command.words[1..].iter().map(|w| match w {
+            Word::Known(text) => text.clone(),
+            Word::Unknown(_) => MANY.to_string(),
+        }));
+        if matches!(
+            name,
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash"
+        ) {
+            shell_options(&command.words[1..]).or_else(refuse)?;
+        }
+        match wrappers::runs(command) {
+            Runs::Nothing => judge(&own, &command.source),
+            Runs::Commands { readings, .. } => {
+                judge(&own, &command.source)?;
+                readings
+                    .iter()
+                    .try_for_each(|reading| self.command(reading, depth + 1))
+            }
+            Runs::Line { line, .. } => {
+                // A shell's options were checked above; eval has none. env -S is judged.
+                if name == "env" {
+                    judge(&own, &command.source)?;
+                }
+                self.line(&shell::parse(&line), depth + 1)
+            }
+            Runs::Unknown { why, .. } => {
+                refuse(format!("runs a command only known when it runs: {why}"))
+            }
+        }
+    }
+
+    /// git run in another folder than the agent's (`-C`, `--git-dir`, a `cd` before it).
+    fn git_place(&self, args: &[String]) -> Result<(), String> {
+        let call = GitCall::parse(args);
+        if call.global.has(&["--git-dir", "--work-tree"]) {
+            return Err(
+                "git --git-dir / --work-tree can point git at a repository whose configuration \
+                 runs programs"
+                    .into(),
+            );
+        }
+        let mut places: Vec<Option<PathBuf>> = self.cd_targets.clone();
+        if call.global.has(&["-C"]) {
+            let dirs: Vec<&str> = call.global.values(&["-C"]).collect();
+            let known = !dirs.iter().any(|d| is_placeholder(d));
+            let base = self.cwd.join(&call.location);
+            places.push(known.then(|| crate::workspace::absolute(&base, Path::new("/"))));
+        }
+        for place in places {
+            let safe = place
+                .as_deref()
+                .is_some_and(|dir| own_repository(dir, self.cwd));
+            if !safe {
+                return Err(
+                    "git run after a cd or with -C may use a repository kept inside the project, \
+                     whose configuration can run programs; run git from the agent's folder"
+                        .into(),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Judges one argument vector with the per-program checks.
+fn judge(argv: &[String], source: &str) -> Result<(), PolicyRefusal> {
+    let refuse = |why: String| {
+        Err(PolicyRefusal::ReadOnly {
+            command: quote(source),
+            why,
+        })
+    };
+    match read_only::check(argv) {
+        Ok(()) => Ok(()),
+        Err(NotReadOnly::Changes(why)) => {
+            refuse(format!("may change files or run programs ({why})"))
+        }
+        Err(NotReadOnly::Unknown(program)) => {
+            if writes::changes_anything(argv) {
+                refuse(format!(
+                    "would change files ({program} changes files or runs other programs)"
+                ))
+            } else {
+                Err(PolicyRefusal::NotListed {
+                    command: quote(source),
+                    program: shell::quote::visible(&program),
+                })
+            }
+        }
+    }
+}
+
+/// A redirection a read-only command may have: input, descriptor copies, and output to a
+/// device.
+fn output(redirect: &Redirect, source: &str) -> Result<(), PolicyRefusal> {
+    let network = redirect
+        .target
+        .known()
+        .is_some_and(|t| t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/"));
+    if network && redirect.op != RedirectOp::HereDoc && redirect.op != RedirectOp::HereString {
+        return Err(PolicyRefusal::ReadOnly {
+            command: quote(source),
+            why: "opens a network connection through /dev/tcp or /dev/udp".into(),
+        });
+    }
+    let Some(target) = redirect.written_target() else {
+        return Ok(());
+    };
+    if target.known().is_some_and(is_device) {
+        return Ok(());
+    }
+    Err(PolicyRefusal::ReadOnly {
+        command: quote(source),
+        why: format!(
+            "would write into `{}` (output may go only to /dev/null, or to another descriptor \
+             as in 2>&1)",
+            shell::quote::visible(target.shown())
+        ),
+    })
+}
+
+/// Shell options allowed before `-c` in a read-only line: ones that only change how errors
+/// and tracing work. `-l`, `-i`, `--rcfile` and the like read startup files.
+fn shell_options(words: &[Word]) -> Result<(), String> {
+    let mut expect_option_name = false;
+    for word in words {
+        let Some(text) = word.known() else {
+            break;
+        };
+        if std::mem::take(&mut expect_option_name) {
+            if !matches!(
+                text,
+                "pipefail" | "errexit" | "nounset" | "xtrace" | "noglob"
+            ) {
+                return Err(format!(
+                    "the shell option `-o {text}` is not one this check knows"
+                ));
+            }
+            continue;
+        }
+        match text {
+            "--norc" | "--noprofile" | "--posix" => continue,
+            "--" | "-" => break,
+            _ => {}
+        }
+        let Some(cluster) = text.strip_prefix('-').or_else(|| text.strip_prefix('+')) else {
+            break;
+        };
+        if cluster.starts_with('-') {
+            return Err(format!("the shell option `{text}` may read startup files"));
+        }
+        for c in cluster.chars() {
+            match c {
+                'c' | 'e' | 'u' | 'x' | 'v' | 'f' | 'C' | 'n' => {}
+                'o' => expect_option_name = true,
+                _ => return Err(format!("the shell option `-{c}` may read startup files")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a `cd`, `pushd` or `popd` goes: `Some(None)` when that is unknown.
+fn cd_target(command: &SimpleCommand, cwd: &Path) -> Option<Option<PathBuf>> {
+    let name = command.words.first().and_then(shell::program_name)?;
+    match name {
+        "cd" | "pushd" => {}
+        "popd" => return Some(None),
+        _ => return None,
+    }
+    let target = command.words[1..]
+        .iter()
+        .find(|w| !w.known().is_some_and(|t| t.starts_with('-') && t != "-"));
+    Some(match target.map(Word::known) {
+        Some(Some(dir)) if dir != "-" => {
+            Some(crate::workspace::absolute(&cwd.join(dir), Path::new("/")))
+        }
+        _ => None,
+    })
+}
+
+/// Whether git in `dir` uses the repository of the agent's folder: `dir` is inside it and no
+/// folder from `dir` up to it holds a repository (`.git`, or a bare repository's `HEAD` and
+/// `config`) of its own.
+fn own_repository(dir: &Path, cwd: &Path) -> bool {
+    let cwd = crate::workspace::absolute(cwd, Path::new("/"));
+    if !dir.starts_with(&cwd) {
+        return false;
+    }
+    let mut at = Some(dir);
+    while let Some(folder) = at.filter(|f| *f != cwd) {
+        let bare = folder.join("HEAD").is_file() && folder.join("config").is_file();
+        if bare || folder.join(".git").exists() {
+            return false;
+        }
+        at = folder.parent();
+    }
+    true
+}
