@@ -21,6 +21,9 @@ pub(crate) struct Call<'a> {
     /// Files a command redirects output into, where they can be named (see
     /// [`Call::redirects_stay_inside`] for the rest).
     pub redirects: Vec<Candidate>,
+    /// A protected path a program on the command line visibly changes (`cp x .git/hooks/y`),
+    /// beside the redirect targets.
+    pub protected_change: Option<Candidate>,
     /// The mode lets file edits in the workspace through without asking, so a `Bash(...)`
     /// specifier may vouch for a command that redirects output into a file.
     pub edits_accepted: bool,
@@ -43,6 +46,7 @@ impl<'a> Call<'a> {
             write: None,
             command: None,
             redirects: Vec::new(),
+            protected_change: None,
             edits_accepted: false,
         };
         match access {
@@ -57,6 +61,8 @@ impl<'a> Call<'a> {
                     .map(|target| Candidate::new(target.as_ref(), cwd))
                     .collect();
                 call.command = Some(command);
+                call.protected_change = crate::builtin::bash::protected_target(text, cwd)
+                    .map(|path| Candidate::new(&path, cwd));
             }
             Access::Other => {}
         }

@@ -59,12 +59,17 @@ pub(crate) fn specifier_names(specifier: &str, name: &str) -> bool {
         .any(|part| part == name || part.strip_prefix('\\') == Some(name))
 }
 
-/// The first protected place `call` would write — its file (Write, Edit) or a redirect target
-/// of its command line — that no allow rule names, with the name that protects it. Both the
+/// The first protected place `call` would write — its file (Write, Edit), a redirect target
+/// of its command line, or a path a program on that line visibly changes — that no allow
+/// rule names, with the name that protects it. Both the
 /// spelled and the resolved path count, so neither a symlink to `.git` nor one inside it hides
 /// the target.
 pub(crate) fn unnamed_protected_write(call: &Call<'_>, rules: &RuleSet) -> Option<PathBuf> {
-    let targets = call.write.iter().chain(call.redirects.iter());
+    let targets = call
+        .write
+        .iter()
+        .chain(call.redirects.iter())
+        .chain(call.protected_change.iter());
     targets.into_iter().find_map(|target| {
         let name = protected_name(&target.spelled).or_else(|| protected_name(&target.resolved))?;
         let named = rules

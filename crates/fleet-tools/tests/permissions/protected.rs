@@ -119,3 +119,41 @@ fn ordinary_files_and_lookalikes_are_not_protected() {
         assert_eq!(decision.behavior, Allow, "{call:?}: {decision:?}");
     }
 }
+
+#[test]
+fn programs_that_visibly_write_a_protected_path_ask_even_when_a_rule_allows_them() {
+    let fx = fixture();
+    let perms = fx.perms(
+        PermissionMode::BypassPermissions,
+        &[
+            "Bash(cp *)",
+            "Bash(tee *)",
+            "Bash(ln *)",
+            "Bash(sed *)",
+            "Bash(mv *)",
+        ],
+        &[],
+        &[],
+    );
+    for command in [
+        "cp /tmp/evil .git/hooks/pre-commit",
+        "echo x | tee -a .git/config",
+        "ln -sf /tmp/evil .git/hooks/post-checkout",
+        "sed -i s/a/b/ .claude/settings.json",
+        "mv notes.txt .mcp.json",
+        "cd src && cp x ../.vscode/tasks.json",
+        "bash -c 'cp x .git/hooks/pre-push'",
+        "timeout 5 cp x ~/.bashrc",
+        "cp x $HOME/.gitconfig",
+    ] {
+        let decision = check(&fx, &perms, &bash(command));
+        assert_eq!(decision.behavior, Ask, "{command}: {decision:?}");
+        assert!(
+            matches!(decision.reason, DecisionReason::Protected(_)),
+            "{command}: {decision:?}"
+        );
+    }
+    // Lookalikes go through.
+    let decision = check(&fx, &perms, &bash("cp a.txt .gitignore"));
+    assert_eq!(decision.behavior, Allow, "{decision:?}");
+}

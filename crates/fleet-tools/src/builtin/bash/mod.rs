@@ -22,8 +22,8 @@ mod policy;
 mod process;
 
 pub use guarded::{GuardedBash, SANDBOX_ONLY_ENV};
-pub(crate) use policy::hidden_action;
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
+pub(crate) use policy::{hidden_action, protected_target};
 
 use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use process::{Ended, Finished, Running};

@@ -126,6 +126,21 @@ pub fn check_command(
     }
 }
 
+/// The first protected path (`.git/hooks/x`, `.claude/settings.json`, a shell rc file; see
+/// [`crate::permissions::protected_name`]) that `command` visibly changes — through a
+/// redirect, `cp`, `mv`, `tee`, `sed -i`, `ln` and the rest of what the scratch-only policy
+/// knows, wrappers and `sh -c` strings included — resolved against `cwd`. The permission check
+/// asks before such a line runs, whatever rule or mode would allow it.
+pub(crate) fn protected_target(command: &str, cwd: &Path) -> Option<PathBuf> {
+    let cwd = crate::workspace::absolute(cwd, Path::new("/"));
+    let line = crate::shell::parse(command);
+    let scope = Scope::protected_paths();
+    match (scoped::Scoped { scope: &scope }).line(&line, &[Some(cwd)], 0) {
+        Err(PolicyRefusal::Outside { path, .. }) => Some(PathBuf::from(path)),
+        _ => None,
+    }
+}
+
 /// How deep substitutions, `sh -c` strings and wrappers may nest before the line is refused.
 const MAX_NESTING: usize = 16;
 

@@ -9,6 +9,7 @@
 //! agent's cwd and each absolute folder a `cd` on the line goes to. After a `cd` this check
 //! cannot follow (relative, `cd -`, computed) relative paths are refused.
 
+use crate::permissions::protected_name;
 use crate::workspace;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,9 @@ pub(super) enum PathProblem {
 pub(super) struct Scope {
     lexical: Vec<PathBuf>,
     resolved: Vec<PathBuf>,
+    /// Refuse only protected paths (see [`crate::permissions::protected_name`]), anywhere;
+    /// paths that cannot be named pass, since this looks for what the line visibly does.
+    protected_only: bool,
 }
 
 impl Scope {
@@ -35,6 +39,16 @@ impl Scope {
         Self {
             lexical: dirs.iter().map(|d| workspace::absolute(d, cwd)).collect(),
             resolved: dirs.iter().map(|d| workspace::resolve(d, cwd)).collect(),
+            protected_only: false,
+        }
+    }
+
+    /// A scope that refuses exactly the protected paths a line visibly changes.
+    pub fn protected_paths() -> Self {
+        Self {
+            lexical: Vec::new(),
+            resolved: Vec::new(),
+            protected_only: true,
         }
     }
 
@@ -55,20 +69,39 @@ impl Scope {
     /// Checks `path` against every possible working directory (`None`: one not known).
     pub fn check(&self, path: &Path, cwds: &[Option<PathBuf>]) -> Result<(), PathProblem> {
         if !knowable(path) {
-            return Err(PathProblem::Unknowable);
+            // `$HOME/.bashrc`, `~/.gitconfig`: where it lands is known only when the line
+            // runs, but a protected name spelled in it is protected wherever it lands.
+            return match self.protected_only {
+                true if protected_name(path).is_some() => {
+                    Err(PathProblem::Outside(path.to_path_buf()))
+                }
+                true => Ok(()),
+                false => Err(PathProblem::Unknowable),
+            };
         }
         if path.is_absolute() {
             return self.check_absolute(path);
         }
         for cwd in cwds {
-            let cwd = cwd.as_ref().ok_or(PathProblem::Unknowable)?;
-            self.check_absolute(&cwd.join(path))?;
+            match cwd {
+                Some(cwd) => self.check_absolute(&cwd.join(path))?,
+                None if self.protected_only => {}
+                None => return Err(PathProblem::Unknowable),
+            }
         }
         Ok(())
     }
 
     fn check_absolute(&self, path: &Path) -> Result<(), PathProblem> {
         let root = Path::new("/");
+        if self.protected_only {
+            let lexical = workspace::absolute(path, root);
+            let resolved = workspace::resolve(path, root);
+            return match (protected_name(&lexical), protected_name(&resolved)) {
+                (None, None) => Ok(()),
+                _ => Err(PathProblem::Outside(resolved)),
+            };
+        }
         let lexical = workspace::absolute(path, root);
         if !self.lexical.iter().any(|dir| lexical.starts_with(dir)) {
             return Err(PathProblem::Outside(lexical));
