@@ -308,3 +308,49 @@ async fn no_bash_process_survives_kill_9_of_fleet() {
 async fn no_sandboxed_bash_process_survives_kill_9_of_fleet() {
     no_orphans_after_kill_9(&["--sandbox"]).await;
 }
+
+/// `cat`, `ls`, `git status` need no prompt in any mode that asks (Claude Code's behaviour),
+/// because they run read-only under the sandbox; a writing command still asks.
+#[tokio::test]
+async fn read_only_commands_run_without_a_prompt_and_confined() {
+    for mode in ["default", "acceptEdits", "dontAsk", "plan"] {
+        let project = Project::new(&[("hello.txt", "hello from the file\n")]);
+        let server = crate::common::server(bash_calls(&[
+            "cat hello.txt && ls && git status --short",
+            "grep ^Seccomp: /proc/self/status",
+            "touch made.txt",
+        ]))
+        .await;
+        let out = project
+            .run(
+                &server,
+                &[
+                    "-p",
+                    "go",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--permission-mode",
+                    mode,
+                ],
+                "",
+            )
+            .await;
+        assert!(out.status.success(), "{mode}: {}", stderr(&out));
+        let results = tool_results(&out);
+        assert_eq!(results.len(), 3, "{mode}: {results:#?}");
+        let read = text(&results[0]);
+        assert!(
+            results[0]["is_error"] != true && read.contains("hello from the file"),
+            "{mode}: {read}"
+        );
+        // The read-only command ran under the seccomp filter, i.e. in the sandbox.
+        assert!(
+            text(&results[1]).contains("Seccomp:\t2"),
+            "{mode}: {}",
+            text(&results[1])
+        );
+        assert_eq!(results[2]["is_error"], true, "{mode}: {:?}", results[2]);
+        assert!(!project.repo.join("made.txt").exists(), "{mode}");
+    }
+}
