@@ -55,11 +55,13 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<std::process::ExitCode> {
+    let cli = Cli::parse();
+    // Before anything else happens: a mistyped variable stops fleet here, by name.
+    let log_filter = check_environment()?;
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("FLEET_LOG"))
+        .with_env_filter(log_filter)
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     match cli.command {
         Some(Command::Demo(args)) => demo::run(args).await,
         Some(Command::Sessions(args)) => {
@@ -70,6 +72,31 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
         None => headless::run(cli.print).await,
+    }
+}
+
+/// Checks every numeric and on/off variable fleet reads (see `fleet_protocol::env`) and the
+/// `FLEET_LOG` filter, reporting all the bad ones at once.
+fn check_environment() -> anyhow::Result<tracing_subscriber::EnvFilter> {
+    let mut problems: Vec<String> = fleet_protocol::env::check_all()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let filter = match std::env::var("FLEET_LOG") {
+        Ok(value) if !value.trim().is_empty() => tracing_subscriber::EnvFilter::try_new(&value)
+            .unwrap_or_else(|err| {
+                problems.push(format!(
+                    "FLEET_LOG={value:?} is not valid: expected a log filter such as `info` or \
+                     `fleet_model=debug` ({err})"
+                ));
+                tracing_subscriber::EnvFilter::default()
+            }),
+        _ => tracing_subscriber::EnvFilter::default(),
+    };
+    match problems.len() {
+        0 => Ok(filter),
+        1 => anyhow::bail!("{}", problems[0]),
+        _ => anyhow::bail!("invalid environment:\n  {}", problems.join("\n  ")),
     }
 }
 

@@ -4,6 +4,7 @@
 //! left out rather than nulled), because transcripts are replayed to that API unchanged and
 //! users' scripts parse what fleet prints.
 
+pub mod env;
 pub mod error;
 pub mod event;
 pub mod message;

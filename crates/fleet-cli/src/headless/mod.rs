@@ -13,7 +13,7 @@ use crate::model_choice::{choose, Choice};
 use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
-use fleet_protocol::{EventKind, Message};
+use fleet_protocol::{env, EventKind, Message};
 use fleet_runtime::Session;
 use session_file::SessionFile;
 use std::io::{IsTerminal, Read, Write};
@@ -61,14 +61,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         settings,
         choice,
         out,
-        persist: !no_persistence(),
+        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()?,
     })
     .await
-}
-
-/// `FLEET_NO_SESSION_PERSISTENCE=1` keeps a run from writing a transcript.
-fn no_persistence() -> bool {
-    std::env::var("FLEET_NO_SESSION_PERSISTENCE").is_ok_and(|v| v == "1" || v == "true")
 }
 
 pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {

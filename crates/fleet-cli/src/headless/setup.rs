@@ -89,7 +89,7 @@ pub fn agent(
     let spawner = Spawner::new(
         SpawnerConfig {
             shared_system,
-            limits: SpawnLimits::from_env().map_err(anyhow::Error::msg)?,
+            limits: SpawnLimits::from_env()?,
             max_budget_usd: args.max_budget_usd,
             model_override: std::env::var("FLEET_SUBAGENT_MODEL")
                 .ok()
