@@ -20,7 +20,7 @@ use fleet_runtime::{
 };
 use fleet_store::FleetHome;
 use fleet_tools::permissions::{
-    split_rule_list, CommandLinePermissions, Permissions, SettingsSource,
+    split_rule_list, CommandLinePermissions, Permissions, ReadGuard, SettingsSource,
 };
 use fleet_tools::{ToolContext, ToolPool, Workspace};
 use std::path::Path;
@@ -142,7 +142,9 @@ pub fn agent(
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
-    let ctx = ToolContext::new(cwd.to_path_buf(), workspace);
+    // Read deny rules and the credential stores bind Grep and Glob too, not only Read.
+    let guard = ReadGuard::for_agent(&config.permissions, cwd);
+    let ctx = ToolContext::new(cwd.to_path_buf(), workspace).with_read_guard(Arc::new(guard));
     let agent = Agent::new(choice.client, catalog, config, ctx, session_id);
     Ok(Built {
         agent,

@@ -13,7 +13,7 @@ use crate::definitions::{AgentDefinition, Restriction};
 use crate::sink::EventSink;
 use fleet_protocol::{AgentRef, CommittedMessage, Message};
 use fleet_store::SidechainWriter;
-use fleet_tools::permissions::Permissions;
+use fleet_tools::permissions::{Permissions, ReadGuard};
 use fleet_tools::{ToolContext, ToolError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -183,7 +183,10 @@ impl Spawner {
         let type_name = bp.kind.type_name();
         let agent_ref = AgentRef::subagent(&agent_id, &tool_use_id, type_name, &bp.description);
         let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
-        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone());
+        // The child's own deny rules decide what its Grep and Glob may see.
+        let guard = ReadGuard::for_agent(&config.permissions, &bp.cwd);
+        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone())
+            .with_read_guard(Arc::new(guard));
         let session_id = self
             .config
             .transcripts

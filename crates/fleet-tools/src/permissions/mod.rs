@@ -26,7 +26,9 @@ mod settings;
 
 pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
-pub use read_guard::ReadGuard;
+pub use read_guard::{
+    default_credential_stores, ReadDenial, ReadGuard, WalkGuard, CREDENTIAL_STORES,
+};
 pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
 pub use settings::{
     CommandLinePermissions, PermissionSettings, PermissionsBuilder, SettingsSource,

@@ -109,7 +109,7 @@ impl PathPattern {
 
     /// The folder the rest of the pattern is relative to, in both forms; None when the anchor
     /// is the home folder and there is none.
-    fn folder(&self, anchors: Anchors<'_>) -> Option<(PathBuf, PathBuf)> {
+    pub(crate) fn folder(&self, anchors: Anchors<'_>) -> Option<(PathBuf, PathBuf)> {
         let anchor = match self.anchor {
             Anchor::Root => Path::new("/"),
             Anchor::Home => anchors.home?,
@@ -146,7 +146,7 @@ impl PathPattern {
         })
     }
 
-    fn matches_under(&self, folder: &Path, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn matches_under(&self, folder: &Path, path: &Path, is_dir: bool) -> bool {
         let Ok(relative) = path.strip_prefix(folder) else {
             return false;
         };

@@ -132,6 +132,15 @@ impl Rule {
         &self.source
     }
 
+    /// The path pattern of a `Read(...)`-style rule; `None` for a rule without a path
+    /// specifier. The read guard compiles it once per agent.
+    pub(crate) fn path_pattern(&self) -> Option<&PathPattern> {
+        match &self.matcher {
+            Matcher::Path(pattern) => Some(pattern),
+            _ => None,
+        }
+    }
+
     /// Whether the rule names paths, so an allow rule may open a folder outside the workspace.
     pub fn names_paths(&self) -> bool {
         matches!(self.matcher, Matcher::Path(_))

@@ -120,9 +120,11 @@ impl TypedTool for GrepTool {
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
         let search = plan(&input, &ctx.cwd)?;
+        walk::check_root(&ctx.read_guard, &search.root)?;
         let (mode, context) = (search.mode, search.before > 0 || search.after > 0);
         let cwd = ctx.cwd.clone();
-        let hits = walk::run_blocking(ctx, move |stop| Ok(search.run(&cwd, &stop))).await?;
+        let guard = ctx.read_guard.clone();
+        let hits = walk::run_blocking(ctx, move |stop| Ok(search.run(&cwd, &guard, &stop))).await?;
         let report = Report {
             hits,
             mode,

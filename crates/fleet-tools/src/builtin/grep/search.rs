@@ -4,6 +4,7 @@
 
 use super::walk::{self, Collector, StopFlag};
 use super::OutputMode;
+use crate::permissions::ReadGuard;
 use grep_regex::RegexMatcher;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -13,7 +14,7 @@ use ignore::types::Types;
 use ignore::WalkState;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// Matched lines longer than this (in characters) are cut: minified files would otherwise
@@ -63,7 +64,7 @@ impl Search {
     }
 
     /// Every matching file, in no particular order.
-    pub(super) fn run(&self, cwd: &Path, stop: &StopFlag) -> Vec<FileHit> {
+    pub(super) fn run(&self, cwd: &Path, guard: &Arc<ReadGuard>, stop: &StopFlag) -> Vec<FileHit> {
         if self.single_file {
             let mut buf = String::new();
             return self
@@ -71,7 +72,7 @@ impl Search {
                 .into_iter()
                 .collect();
         }
-        let mut builder = walk::walker(&self.root, cwd);
+        let mut builder = walk::walker(&self.root, cwd, guard);
         if let Some(overrides) = &self.overrides {
             builder.overrides(overrides.clone());
         }

@@ -68,6 +68,9 @@ impl TypedTool for ReadTool {
 
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd)?;
+        if let Some(denial) = ctx.read_guard.denial(&given) {
+            return Err(ToolError::failed(denial.message(&given)));
+        }
         let resolved = workspace::resolve(&given, &ctx.cwd);
         let window = Window {
             first_line: input.offset.unwrap_or(1).max(1),
