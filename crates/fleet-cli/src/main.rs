@@ -10,6 +10,7 @@ mod model_choice;
 mod print;
 mod sessions;
 mod settings;
+mod visible;
 
 use clap::{Parser, Subcommand};
 
