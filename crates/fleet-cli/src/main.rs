@@ -42,8 +42,26 @@ enum Command {
     Dev(dev::DevCommand),
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("fleet: cannot start the async runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run_and_report());
+    // Exit without waiting for blocking threads: one stuck in the kernel (a read nobody will
+    // answer, a hung mount, a question at the terminal no one answers) must never keep fleet
+    // from exiting once it has decided to.
+    runtime.shutdown_background();
+    code
+}
+
+async fn run_and_report() -> std::process::ExitCode {
     match run().await {
         Ok(code) => code,
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.

@@ -150,6 +150,13 @@ fn plan(input: &Input, cwd: &Path) -> Result<Search, ToolError> {
         )),
         _ => ToolError::io("Cannot search", &root, err),
     })?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file or folder (it is a device, pipe or socket); Grep only \
+             searches files, which it reads without waiting on anything.",
+            root.display()
+        )));
+    }
     let multiline = input.multiline.unwrap_or(false);
     let overrides = match input.glob.as_deref().map(str::trim) {
         Some(glob) if !glob.is_empty() => Some(glob_filter(&root, glob)?),

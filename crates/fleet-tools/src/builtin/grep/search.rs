@@ -2,6 +2,7 @@
 //! buffer, formats its files' lines itself (so formatting is parallel too) and hands over one
 //! [`FileHit`] per matching file; sorting happens once, afterwards.
 
+use super::super::regular_file::open_regular;
 use super::walk::{self, Collector, StopFlag};
 use super::OutputMode;
 use crate::permissions::ReadGuard;
@@ -103,7 +104,8 @@ impl Search {
     }
 
     /// Searches one file; `buf` is the thread's scratch space, left empty afterwards.
-    /// Unreadable and binary files yield nothing.
+    /// Unreadable, binary and non-regular files, and files whose reads would block, yield
+    /// nothing.
     fn search_file(
         &self,
         searcher: &mut Searcher,
@@ -122,7 +124,14 @@ impl Search {
             matches: 0,
             binary: false,
         };
-        let searched = searcher.search_path(matcher, path, &mut sink);
+        // Opened without blocking, and only if regular: a FIFO or a `/proc` file that waits
+        // for data is skipped (its read fails with WouldBlock) instead of hanging the search.
+        let searched = match open_regular(path) {
+            Ok(file) => searcher
+                .search_file(matcher, &file, &mut sink)
+                .map_err(|_| ()),
+            Err(_) => Err(()),
+        };
         let (lines, matches, binary) = (sink.lines, sink.matches, sink.binary);
         if searched.is_err() || binary || matches == 0 {
             buf.clear();
