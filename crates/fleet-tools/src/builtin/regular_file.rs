@@ -9,7 +9,7 @@
 //! nothing for ordinary files, and turns a read that would wait into a `WouldBlock` error.
 
 use nix::fcntl::OFlag;
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
@@ -43,6 +43,22 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, OpenError> {
         return Err(OpenError::NotRegular);
     }
     Ok(file)
+}
+
+/// Opens a file a walk found as a regular file (by its directory entry, without following a
+/// symlink), never blocking: no look at the path first, which a walk already did, but the open
+/// handle is checked, so a file swapped for a FIFO since is still refused. Returns the handle's
+/// metadata too, which saves the caller another look.
+pub(crate) fn open_walked(path: &Path) -> Result<(File, Metadata), OpenError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NONBLOCK | OFlag::O_NOCTTY | OFlag::O_NOFOLLOW).bits())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(OpenError::NotRegular);
+    }
+    Ok((file, meta))
 }
 
 /// [`open_regular`] with a refusal as an `InvalidInput` I/O error, for callers that only

@@ -198,36 +198,90 @@ impl ReadGuard {
             .map(|deny| ReadDenial::Rule(deny.rule.clone()))
     }
 
-    /// The guard as a walk applies it below `root` (the folder walked, as spelled).
+    /// The guard as a walk applies it below `root` (the folder walked, as spelled): only the
+    /// stores and rule folders that can hold an entry of this walk are kept, so a walk far from
+    /// them pays almost nothing per entry.
     pub fn below(self: &Arc<Self>, root: &Path) -> WalkGuard {
+        let spelled = workspace::absolute(root, Path::new("/"));
+        let resolved = workspace::resolve(root, Path::new("/"));
+        let roots = dedup([resolved.clone(), spelled.clone()]);
+        let near = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
+        let stores = self
+            .stores
+            .iter()
+            .flat_map(|s| dedup([s.resolved.clone(), s.spelled.clone()]))
+            .filter(|p| near(p))
+            .collect();
+        let mut everything = self.denial(root).is_some();
+        let mut rules = Vec::new();
+        for deny in &self.rules {
+            match &deny.pattern {
+                None => everything = true,
+                Some(pattern) => {
+                    let folders: Vec<PathBuf> =
+                        deny.folders.iter().filter(|f| near(f)).cloned().collect();
+                    if !folders.is_empty() {
+                        rules.push((pattern.clone(), folders));
+                    }
+                }
+            }
+        }
         WalkGuard {
-            guard: self.clone(),
-            spelled: root.to_path_buf(),
-            resolved: workspace::resolve(root, Path::new("/")),
+            same: resolved == spelled,
+            spelled,
+            resolved,
+            stores,
+            rules,
+            everything,
         }
     }
 }
 
-/// The guard for the entries of one walk: an entry's path is the root's plus a tail that holds
-/// no symlink the walk followed, so its resolved form is the resolved root plus that tail.
+/// The guard for the entries of one walk. An entry's path is the root's plus a tail that holds
+/// no symlink (the walk does not follow them), so its resolved form is the resolved root plus
+/// that tail; and each folder above an entry was an entry itself, checked and pruned if denied,
+/// so only the entry itself needs matching.
 #[derive(Debug, Clone)]
 pub struct WalkGuard {
-    guard: Arc<ReadGuard>,
     spelled: PathBuf,
     resolved: PathBuf,
+    /// Whether the root has no symlink in it, so both forms of an entry are the same.
+    same: bool,
+    /// Credential stores (both forms) that lie below the root or hold it.
+    stores: Vec<PathBuf>,
+    /// Rules with the folders of theirs that lie below the root or hold it.
+    rules: Vec<(PathPattern, Vec<PathBuf>)>,
+    /// The root itself is denied, or a bare `Read` rule denies every read.
+    everything: bool,
 }
 
 impl WalkGuard {
     /// Whether the walk must skip `path` (a folder is then not entered).
     pub fn skips(&self, path: &Path, is_dir: bool) -> bool {
-        if self.guard.is_empty() {
+        if self.everything {
+            return true;
+        }
+        if self.stores.is_empty() && self.rules.is_empty() {
             return false;
         }
-        let resolved = match path.strip_prefix(&self.spelled) {
-            Ok(tail) => self.resolved.join(tail),
-            Err(_) => path.to_path_buf(),
+        let resolved;
+        let forms: &[&Path] = if self.same {
+            &[path]
+        } else {
+            resolved = match path.strip_prefix(&self.spelled) {
+                Ok(tail) => self.resolved.join(tail),
+                Err(_) => path.to_path_buf(),
+            };
+            &[path, resolved.as_path()]
         };
-        self.guard.denial_of(&resolved, path, is_dir).is_some()
+        forms.iter().any(|form| {
+            self.stores.iter().any(|store| form.starts_with(store))
+                || self.rules.iter().any(|(pattern, folders)| {
+                    folders
+                        .iter()
+                        .any(|folder| pattern.matches_entry(folder, form, is_dir))
+                })
+        })
     }
 }
 
@@ -315,7 +369,11 @@ mod tests {
             walk.skips(&cwd.join("a/secrets"), true),
             "a name at any depth"
         );
-        assert!(walk.skips(&cwd.join("a/secrets/x"), false));
+        assert!(
+            walk.skips(&cwd.join("a/secrets"), false),
+            "a file of that name too"
+        );
+        assert!(!walk.skips(&cwd.join("a/public/x"), false));
         let nothing = Arc::new(ReadGuard::none());
         assert!(!nothing.below(&cwd).skips(&cwd.join(".env"), false));
     }

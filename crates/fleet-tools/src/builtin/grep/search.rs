@@ -2,7 +2,7 @@
 //! buffer, formats its files' lines itself (so formatting is parallel too) and hands over one
 //! [`FileHit`] per matching file; sorting happens once, afterwards.
 
-use super::super::regular_file::open_regular;
+use super::super::regular_file::{open_regular, open_walked};
 use super::walk::{self, Collector, StopFlag};
 use super::OutputMode;
 use crate::permissions::ReadGuard;
@@ -126,23 +126,34 @@ impl Search {
         };
         // Opened without blocking, and only if regular: a FIFO or a `/proc` file that waits
         // for data is skipped (its read fails with WouldBlock) instead of hanging the search.
-        let searched = match open_regular(path) {
-            Ok(file) => searcher
-                .search_file(matcher, &file, &mut sink)
-                .map_err(|_| ()),
-            Err(_) => Err(()),
+        // The file given as `path` may be a symlink; what a walk found is not one.
+        let opened = if self.single_file {
+            open_regular(path).and_then(|file| {
+                let meta = file.metadata()?;
+                Ok((file, meta))
+            })
+        } else {
+            open_walked(path)
+        };
+        let (searched, meta) = match opened {
+            Ok((file, meta)) => (
+                searcher
+                    .search_file(matcher, &file, &mut sink)
+                    .map_err(|_| ()),
+                Some(meta),
+            ),
+            Err(_) => (Err(()), None),
         };
         let (lines, matches, binary) = (sink.lines, sink.matches, sink.binary);
         if searched.is_err() || binary || matches == 0 {
             buf.clear();
             return None;
         }
-        let modified = if self.mode == OutputMode::FilesWithMatches {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .unwrap_or(SystemTime::UNIX_EPOCH)
-        } else {
-            SystemTime::UNIX_EPOCH
+        let modified = match meta {
+            Some(meta) if self.mode == OutputMode::FilesWithMatches => {
+                meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)
+            }
+            _ => SystemTime::UNIX_EPOCH,
         };
         Some(FileHit {
             path: display.into_owned(),
