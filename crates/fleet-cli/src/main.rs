@@ -67,7 +67,8 @@ async fn run_and_report() -> std::process::ExitCode {
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.
         Err(err) if is_broken_pipe(&err) => std::process::ExitCode::FAILURE,
         Err(err) => {
-            eprintln!("fleet: {}", render(&err));
+            // Errors may quote a server's or a file's words: shown, never obeyed by the terminal.
+            eprintln!("fleet: {}", visible::visible(&render(&err)));
             std::process::ExitCode::FAILURE
         }
     }

@@ -282,7 +282,7 @@ fn feed_stdin(tx: mpsc::Sender<Message>) -> anyhow::Result<()> {
                 }
             }
             Err(err) => {
-                eprintln!("fleet: {err}");
+                eprintln!("fleet: {}", crate::visible::visible(&err.to_string()));
                 bad.push(err.line());
             }
         }

@@ -53,7 +53,7 @@ impl SessionFile {
             let lock = SessionLock::acquire(&session.path, &session.id)?;
             let loaded = Transcript::load(&session.path)?;
             for warning in loaded.warnings() {
-                eprintln!("fleet: {warning}");
+                eprintln!("fleet: {}", crate::visible::visible(&warning.to_string()));
             }
             let writer = if persist {
                 Some(TranscriptWriter::open_append(&session.path)?)
