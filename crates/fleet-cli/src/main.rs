@@ -10,6 +10,7 @@ mod model_choice;
 mod print;
 mod sessions;
 mod settings;
+mod visible;
 
 use clap::{Parser, Subcommand};
 
@@ -58,27 +59,35 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    runtime.block_on(main_async())
+    let code = runtime.block_on(run_and_report());
+    // Exit without waiting for blocking threads: one stuck in the kernel (a read nobody will
+    // answer, a hung mount, a question at the terminal no one answers) must never keep fleet
+    // from exiting once it has decided to.
+    runtime.shutdown_background();
+    code
 }
 
-async fn main_async() -> std::process::ExitCode {
+async fn run_and_report() -> std::process::ExitCode {
     match run().await {
         Ok(code) => code,
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.
         Err(err) if is_broken_pipe(&err) => std::process::ExitCode::FAILURE,
         Err(err) => {
-            eprintln!("fleet: {}", render(&err));
+            // Errors may quote a server's or a file's words: shown, never obeyed by the terminal.
+            eprintln!("fleet: {}", visible::visible(&render(&err)));
             std::process::ExitCode::FAILURE
         }
     }
 }
 
 async fn run() -> anyhow::Result<std::process::ExitCode> {
+    let cli = Cli::parse();
+    // Before anything else happens: a mistyped variable stops fleet here, by name.
+    let log_filter = check_environment()?;
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("FLEET_LOG"))
+        .with_env_filter(log_filter)
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     match cli.command {
         Some(Command::Demo(args)) => demo::run(args).await,
         Some(Command::Sessions(args)) => {
@@ -89,6 +98,31 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
         None => headless::run(cli.print).await,
+    }
+}
+
+/// Checks every numeric and on/off variable fleet reads (see `fleet_protocol::env`) and the
+/// `FLEET_LOG` filter, reporting all the bad ones at once.
+fn check_environment() -> anyhow::Result<tracing_subscriber::EnvFilter> {
+    let mut problems: Vec<String> = fleet_protocol::env::check_all()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let filter = match std::env::var("FLEET_LOG") {
+        Ok(value) if !value.trim().is_empty() => tracing_subscriber::EnvFilter::try_new(&value)
+            .unwrap_or_else(|err| {
+                problems.push(format!(
+                    "FLEET_LOG={value:?} is not valid: expected a log filter such as `info` or \
+                     `fleet_model=debug` ({err})"
+                ));
+                tracing_subscriber::EnvFilter::default()
+            }),
+        _ => tracing_subscriber::EnvFilter::default(),
+    };
+    match problems.len() {
+        0 => Ok(filter),
+        1 => anyhow::bail!("{}", problems[0]),
+        _ => anyhow::bail!("invalid environment:\n  {}", problems.join("\n  ")),
     }
 }
 

@@ -46,14 +46,22 @@ async fn on_terminal(
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn scenario() -> Scenario {
+fn scenario_for(command: &str) -> Scenario {
     Scenario::queue([
-        Rule::tool_use(
-            "Bash",
-            json!({"command": "touch made.txt && echo ran-for-real"}),
-        ),
+        Rule::tool_use("Bash", json!({ "command": command })),
         Rule::text("finished"),
     ])
+}
+
+fn scenario() -> Scenario {
+    scenario_for("touch made.txt && echo ran-for-real")
+}
+
+/// The question as the person saw it: from `? ` to `allow?`, with the terminal's line ends.
+fn question(screen: &str) -> &str {
+    let start = screen.find("? Bash").expect("a question was asked");
+    let end = start + screen[start..].find("allow?").expect("the question ends");
+    &screen[start..end]
 }
 
 #[tokio::test]
@@ -64,7 +72,7 @@ async fn yes_at_the_prompt_runs_the_call() {
         return;
     };
     assert!(
-        screen.contains("Bash wants to run `touch made.txt && echo ran-for-real`"),
+        screen.contains("Bash wants to run:\r\n  │ touch made.txt && echo ran-for-real\r\n"),
         "{screen}"
     );
     assert!(
@@ -89,4 +97,51 @@ async fn no_at_the_prompt_refuses_the_call() {
         second["content"].as_str().unwrap().contains("refused"),
         "{second}"
     );
+}
+
+#[tokio::test]
+async fn escape_codes_in_a_command_are_shown_not_obeyed() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let forged = "touch pwned #\u{1b}[2K\u{1b}[G? Bash wants to run 'ls -la'\u{7}\r";
+    let server = server(scenario_for(forged)).await;
+    let Some(screen) = on_terminal(&project, &server, "n\n").await else {
+        return;
+    };
+    assert!(
+        !screen.contains('\u{1b}') && !screen.contains('\u{7}'),
+        "nothing from the command reached the terminal raw: {screen:?}"
+    );
+    let asked = question(&screen);
+    assert!(
+        asked.contains("  │ touch pwned #\\e[2K\\e[G? Bash wants to run 'ls -la'\\x07\\r\r\n"),
+        "{asked:?}"
+    );
+    assert!(asked.contains("control characters"), "{asked}");
+    assert!(!project.repo.join("pwned").exists());
+}
+
+#[tokio::test]
+async fn a_long_command_is_shown_whole_with_its_tail() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let command = format!(
+        "echo {} && touch TAIL-RUNS-UNSEEN.txt",
+        "harmless-words ".repeat(32)
+    );
+    assert!(command.chars().count() >= 500, "{}", command.len());
+    let server = server(scenario_for(&command)).await;
+    let Some(screen) = on_terminal(&project, &server, "n\n").await else {
+        return;
+    };
+    let asked = question(&screen);
+    let rows: Vec<&str> = asked
+        .split("\r\n")
+        .skip(1)
+        .filter(|r| !r.trim().is_empty())
+        .collect();
+    assert!(rows.len() > 1, "wrapped over several rows: {asked}");
+    assert!(rows.iter().all(|r| r.starts_with("  │ ")), "{asked}");
+    assert!(rows.iter().all(|r| r.chars().count() <= 80), "{asked}");
+    let shown: String = rows.iter().filter_map(|r| r.strip_prefix("  │ ")).collect();
+    assert_eq!(shown, command);
+    assert!(!project.repo.join("TAIL-RUNS-UNSEEN.txt").exists());
 }

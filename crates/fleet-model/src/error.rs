@@ -55,6 +55,13 @@ pub enum ModelError {
     Config(String),
 }
 
+/// A bad numeric or on/off variable is a configuration mistake, reported with its name.
+impl From<fleet_protocol::env::EnvError> for ModelError {
+    fn from(err: fleet_protocol::env::EnvError) -> Self {
+        Self::Config(err.to_string())
+    }
+}
+
 impl ModelError {
     /// Whether a fresh attempt of the same request might succeed. Only errors that happen
     /// before any content reached the caller are ever retried (see `transport`).

@@ -15,7 +15,7 @@ pub fn client_from_env(provider: Option<Provider>) -> Result<Arc<dyn ModelClient
     let provider = choose(provider, |name| std::env::var(name).ok())?;
     Ok(match provider {
         Provider::Anthropic => Arc::new(AnthropicClient::new(AnthropicConfig::from_env()?)?),
-        Provider::OpenAi => Arc::new(OpenAiClient::new(OpenAiConfig::from_env())?),
+        Provider::OpenAi => Arc::new(OpenAiClient::new(OpenAiConfig::from_env()?)?),
     })
 }
 

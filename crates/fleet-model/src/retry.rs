@@ -3,6 +3,7 @@
 //! Exponential backoff with jitter, so that many agents hitting one rate limit do not come back
 //! in lockstep; a server's own `retry-after` wins over our guess, within a ceiling.
 
+use fleet_protocol::env::{self, EnvError};
 use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,16 +42,17 @@ impl RetryPolicy {
     }
 
     /// Reads `FLEET_MAX_RETRIES` (retries after the first attempt) and
-    /// `FLEET_RETRY_BASE_DELAY_MS` over the defaults.
-    pub fn from_env() -> Self {
+    /// `FLEET_RETRY_BASE_DELAY_MS` over the defaults; a value out of its bounds is an error
+    /// naming the variable.
+    pub fn from_env() -> Result<Self, EnvError> {
         let mut policy = Self::default();
-        if let Some(n) = env_u64("FLEET_MAX_RETRIES") {
+        if let Some(n) = env::FLEET_MAX_RETRIES.get()? {
             policy.max_attempts = u32::try_from(n).unwrap_or(u32::MAX - 1).saturating_add(1);
         }
-        if let Some(ms) = env_u64("FLEET_RETRY_BASE_DELAY_MS") {
-            policy.base_delay = Duration::from_millis(ms);
+        if let Some(delay) = env::FLEET_RETRY_BASE_DELAY_MS.get()? {
+            policy.base_delay = delay;
         }
-        policy
+        Ok(policy)
     }
 
     /// How long to wait after failed attempt number `attempt` (1-based).
@@ -66,17 +68,6 @@ impl RetryPolicy {
         let jitter = self.jitter.clamp(0.0, 1.0);
         let factor = 1.0 - jitter * rand::random::<f64>();
         raw.mul_f64(factor)
-    }
-}
-
-fn env_u64(name: &str) -> Option<u64> {
-    let value = std::env::var(name).ok()?;
-    match value.trim().parse() {
-        Ok(n) => Some(n),
-        Err(_) => {
-            tracing::warn!("ignoring {name}={value:?}: not a whole number");
-            None
-        }
     }
 }
 

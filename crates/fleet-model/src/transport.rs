@@ -10,6 +10,7 @@ use crate::error::ModelError;
 use crate::event::{ModelEvent, ModelResponse};
 use crate::retry::{parse_retry_after, RetryPolicy};
 use crate::sse::{SseDecoder, SseEvent};
+use fleet_protocol::env::{self, EnvError};
 use fleet_protocol::AssistantMessage;
 use futures::StreamExt;
 use reqwest::header::HeaderMap;
@@ -37,18 +38,18 @@ impl Default for HttpOptions {
 impl HttpOptions {
     /// Defaults, overridden by `FLEET_MAX_RETRIES`, `FLEET_RETRY_BASE_DELAY_MS`,
     /// `FLEET_CONNECT_TIMEOUT_MS` and `FLEET_STREAM_IDLE_TIMEOUT_MS`.
-    pub fn from_env() -> Self {
+    pub fn from_env() -> Result<Self, EnvError> {
         let mut options = Self {
-            retry: RetryPolicy::from_env(),
+            retry: RetryPolicy::from_env()?,
             ..Self::default()
         };
-        if let Some(ms) = env_ms("FLEET_CONNECT_TIMEOUT_MS") {
-            options.connect_timeout = ms;
+        if let Some(timeout) = env::FLEET_CONNECT_TIMEOUT_MS.get()? {
+            options.connect_timeout = timeout;
         }
-        if let Some(ms) = env_ms("FLEET_STREAM_IDLE_TIMEOUT_MS") {
-            options.idle_timeout = ms;
+        if let Some(timeout) = env::FLEET_STREAM_IDLE_TIMEOUT_MS.get()? {
+            options.idle_timeout = timeout;
         }
-        options
+        Ok(options)
     }
 
     pub(crate) fn build_client(&self) -> Result<reqwest::Client, ModelError> {
@@ -57,17 +58,6 @@ impl HttpOptions {
             .user_agent(concat!("fleet/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))
-    }
-}
-
-fn env_ms(name: &str) -> Option<Duration> {
-    let value = std::env::var(name).ok()?;
-    match value.trim().parse::<u64>() {
-        Ok(ms) => Some(Duration::from_millis(ms)),
-        Err(_) => {
-            tracing::warn!("ignoring {name}={value:?}: not a number of milliseconds");
-            None
-        }
     }
 }
 

@@ -4,8 +4,11 @@
 //! left out rather than nulled), because transcripts are replayed to that API unchanged and
 //! users' scripts parse what fleet prints.
 
+pub mod agent_message;
+pub mod env;
 pub mod error;
 pub mod event;
+mod markup;
 pub mod message;
 pub mod notification;
 pub mod request;
@@ -15,6 +18,7 @@ pub mod task;
 pub mod tree;
 pub mod usage;
 
+pub use agent_message::AgentMessage;
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
     AgentEvent, AgentRef, CommittedMessage, EventKind, ModelUsage, PermissionDenial,

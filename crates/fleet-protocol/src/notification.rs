@@ -5,6 +5,7 @@
 //! that it is not from the user. [`TaskNotification::render`] and
 //! [`TaskNotification::parse`] are inverses, so transcripts and tests can read it back.
 
+use crate::markup::{escape, unescape};
 use crate::task::TaskStatus;
 use serde::{Deserialize, Serialize};
 
@@ -113,26 +114,6 @@ fn inner<'a>(body: &'a str, name: &str) -> Option<&'a str> {
     let start = body.find(&open)? + open.len();
     let end = start + body[start..].find(&close)?;
     Some(&body[start..end])
-}
-
-/// Only `&`, `<` and `>` are escaped: enough that a result containing
-/// `</task-notification>` cannot end the notification early, while ordinary text stays
-/// readable for the model.
-fn escape(value: &str) -> String {
-    if !value.contains(['&', '<', '>']) {
-        return value.to_string();
-    }
-    value
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-fn unescape(value: &str) -> String {
-    value
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use crate::approval::Approver;
 use crate::inbox::Inbox;
 use crate::ledger::Ledger;
 use crate::subagent::ForkSource;
+use fleet_protocol::env;
 use fleet_protocol::{ThinkingConfig, ToolDefinition};
 use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolPool;
@@ -75,11 +76,14 @@ impl AgentConfig {
     }
 }
 
-/// `FLEET_MAX_TOOL_USE_CONCURRENCY`, else 10.
+/// `FLEET_MAX_TOOL_USE_CONCURRENCY`, else 10. The binary checks the variable before anything
+/// runs (see `fleet_protocol::env::check_all`); a bad value met here is logged and ignored.
 fn default_tool_concurrency() -> usize {
-    std::env::var("FLEET_MAX_TOOL_USE_CONCURRENCY")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(10)
+    match env::FLEET_MAX_TOOL_USE_CONCURRENCY.get() {
+        Ok(value) => value.and_then(|n| usize::try_from(n).ok()).unwrap_or(10),
+        Err(err) => {
+            tracing::warn!("{err}; using 10");
+            10
+        }
+    }
 }

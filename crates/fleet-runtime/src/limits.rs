@@ -3,6 +3,7 @@
 //! A slot is held for as long as a subagent runs and is given back when its guard drops —
 //! whatever way the run ends — so a panic or a kill cannot leak capacity.
 
+use fleet_protocol::env::{self, EnvError};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -28,30 +29,16 @@ impl Default for SpawnLimits {
 
 impl SpawnLimits {
     /// `FLEET_MAX_SPAWN_DEPTH` and `FLEET_MAX_CONCURRENT_SUBAGENTS`, else the defaults. A value
-    /// that is not a positive whole number is an error naming the variable.
-    pub fn from_env() -> Result<Self, String> {
+    /// that is not a whole number within the variable's bounds is an error naming it.
+    pub fn from_env() -> Result<Self, EnvError> {
         let mut limits = Self::default();
-        if let Some(depth) = read_var("FLEET_MAX_SPAWN_DEPTH")? {
-            limits.max_depth = u32::try_from(depth)
-                .map_err(|_| "FLEET_MAX_SPAWN_DEPTH is too large".to_string())?;
+        if let Some(depth) = env::FLEET_MAX_SPAWN_DEPTH.get()? {
+            limits.max_depth = u32::try_from(depth).unwrap_or(u32::MAX);
         }
-        if let Some(max) = read_var("FLEET_MAX_CONCURRENT_SUBAGENTS")? {
-            limits.max_concurrent = max;
+        if let Some(max) = env::FLEET_MAX_CONCURRENT_SUBAGENTS.get()? {
+            limits.max_concurrent = usize::try_from(max).unwrap_or(usize::MAX);
         }
         Ok(limits)
-    }
-}
-
-fn read_var(name: &str) -> Result<Option<usize>, String> {
-    match std::env::var(name) {
-        Ok(value) => value
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n > 0)
-            .map(Some)
-            .ok_or_else(|| format!("{name} must be a positive whole number, found {value:?}")),
-        Err(_) => Ok(None),
     }
 }
 

@@ -41,6 +41,20 @@ pub enum StoreError {
     #[error("a session transcript already exists at {}: resume that session or pick a new id", path.display())]
     SessionExists { path: PathBuf },
 
+    /// Another process is running this session right now; two at once would interleave their
+    /// turns in one conversation.
+    #[error(
+        "session {id} is in use by {}: wait for that run to end, or start a new session \
+         (lock file {})",
+        pid.map_or("another fleet process".to_string(), |pid| format!("pid {pid}")),
+        lock.display()
+    )]
+    SessionInUse {
+        id: String,
+        pid: Option<u32>,
+        lock: PathBuf,
+    },
+
     /// No transcript has this id (or id prefix).
     #[error("no session {id:?} found under {}: list the sessions of this folder to see their ids", projects.display())]
     SessionNotFound { id: String, projects: PathBuf },

@@ -49,11 +49,13 @@
 
 mod error;
 mod home;
+mod lock;
 mod session;
 mod transcript;
 
 pub use error::{Result, StoreError};
 pub use home::{project_slug, FleetHome};
+pub use lock::SessionLock;
 pub use session::{
     new_session_id, validate_session_id, SessionRef, SessionStore, SessionSummary, MIN_ID_PREFIX,
 };

@@ -2,8 +2,9 @@
 //!
 //! Run it with `scripts/bench-search.sh`, which installs `rg` when missing. The tree is
 //! `$FLEET_BENCH_TREE`, else `$CARGO_HOME/registry/src` (every crate cargo has downloaded);
-//! `FLEET_BENCH_ITERS` sets the timed runs per case (default 7, after one warm-up run), and
-//! `FLEET_BENCH_RG` the `rg` binary (default: `rg` on PATH).
+//! `FLEET_BENCH_ITERS` sets the timed runs per case (default 7, after one warm-up run),
+//! `FLEET_BENCH_RG` the `rg` binary (default: `rg` on PATH), and `FLEET_BENCH_READ_GUARD=1`
+//! gives the tools a read guard (two deny rules and the credential stores) to measure its cost.
 //!
 //! Like is compared with like: `rg` gets `--hidden` (fleet searches hidden files), the tree as
 //! an absolute path (fleet prints absolute paths) and writes its whole output to a pipe that
@@ -12,6 +13,7 @@
 //! fleet skips and `rg --hidden` would search.
 
 use fleet_tools::builtin::{GlobTool, GrepTool};
+use fleet_tools::permissions::{PermissionMode, Permissions, ReadGuard, RuleKind, RuleSet};
 use fleet_tools::{Tool, ToolContext, ToolOutput, Workspace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -234,9 +236,30 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let ctx = ToolContext::new(tree.clone(), Arc::new(Workspace::new(&tree)));
+    let mut ctx = ToolContext::new(tree.clone(), Arc::new(Workspace::new(&tree)));
+    let guarded = std::env::var("FLEET_BENCH_READ_GUARD").is_ok_and(|v| v == "1");
+    if guarded {
+        // What an agent with two deny rules pays: every walked entry is checked against the
+        // rules and the credential stores.
+        let mut rules = RuleSet::default();
+        for rule in ["Read(./.env)", "Read(**/*.pem)"] {
+            rules
+                .add(RuleKind::Deny, rule, tree.clone(), "bench")
+                .expect("rule");
+        }
+        let permissions = Permissions::new(PermissionMode::Default, rules, ctx.workspace.clone());
+        ctx = ctx.with_read_guard(Arc::new(ReadGuard::for_agent(&permissions, &tree)));
+    }
 
-    println!("tree: {}", tree.display());
+    println!(
+        "tree: {}{}",
+        tree.display(),
+        if guarded {
+            " (read guard: 2 deny rules + credential stores)"
+        } else {
+            ""
+        }
+    );
     println!(
         "rg: {}; {iters} timed runs per case after one warm-up; medians",
         rg_version

@@ -40,7 +40,7 @@ impl Seen {
 
     /// The version now on disk at `path`, hashed as a stream so a large file costs no memory.
     pub fn of_file(path: &Path) -> std::io::Result<Self> {
-        let mut file = std::fs::File::open(path)?;
+        let mut file = crate::builtin::regular_file::open_regular_io(path)?;
         let modified = file.metadata()?.modified().ok();
         let mut hasher = ContentHasher::default();
         let mut buf = vec![0u8; 64 * 1024];

@@ -6,6 +6,8 @@
 mod glob;
 #[path = "search/grep.rs"]
 mod grep;
+#[path = "search/guard.rs"]
+mod guard;
 
 use fleet_tools::builtin::{GlobTool, GrepTool};
 use fleet_tools::{Tool, ToolContext, ToolError, ToolOutput, Workspace};

@@ -19,7 +19,10 @@ pub fn load(cwd: &Path, command_line: Option<String>) -> anyhow::Result<AgentCat
     };
     let catalog = AgentCatalog::load(&sources).context("--agents")?;
     for warning in catalog.warnings() {
-        eprintln!("fleet: warning: {warning}");
+        eprintln!(
+            "fleet: warning: {}",
+            crate::visible::visible(&warning.to_string())
+        );
     }
     Ok(catalog)
 }

@@ -2,11 +2,13 @@
 //! stdin and stderr are terminals and stdin carries no input of its own, so scripts, pipes and
 //! CI never wait for an answer that cannot come.
 
+use crate::visible::{has_hidden_controls, visible_line};
 use fleet_runtime::approval::{ApprovalFuture, ApprovalRequest, Approver};
 use fleet_tools::Access;
 use std::collections::HashSet;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
+use unicode_width::UnicodeWidthChar;
 
 #[derive(Debug, Default)]
 pub struct TerminalApprover {
@@ -41,13 +43,15 @@ impl Approver for TerminalApprover {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> ApprovalFuture<'a> {
         // One exact rule per part of the call; none when no rule can cover it exactly.
         let rules = request.decision.suggested_rules();
-        let question = question(&request);
+        let question = question(&request, terminal_width());
         Box::pin(async move {
             let _turn = self.turn.lock().await;
             if !rules.is_empty() && rules.iter().all(|rule| self.allowed_always(rule)) {
                 return true;
             }
-            let shown_rules = rules.clone();
+            // Rules quote the command: shown, never obeyed by the terminal.
+            let shown_rules: Vec<String> =
+                rules.iter().map(|r| visible_line(r).into_owned()).collect();
             let answer = tokio::task::spawn_blocking(move || {
                 let stdin = std::io::stdin();
                 ask(
@@ -72,27 +76,70 @@ impl Approver for TerminalApprover {
     }
 }
 
-/// "Bash wants to run `cargo test`", in one line.
-fn question(request: &ApprovalRequest<'_>) -> String {
+/// The question, whole: "? Bash wants to run:" and the command below it, every line behind a
+/// gutter and wrapped to the terminal, control characters made visible. Nothing is cut, so no
+/// tail of a long command runs unseen, and nothing in it can move the cursor, clear the line
+/// or start a line that looks like fleet's own.
+fn question(request: &ApprovalRequest<'_>, width: usize) -> String {
     let who = match request.agent_id {
         "main" => String::new(),
-        other => format!(" (agent {other})"),
+        other => format!(" (agent {})", visible_line(other)),
     };
-    let what = match &request.decision.access {
-        Access::Command(command) => format!("run `{}`", one_line(command)),
-        Access::Write(path) => format!("write {}", path.display()),
-        Access::Read(path) => format!("read {}", path.display()),
-        Access::Other => format!("run with {}", one_line(&request.input.to_string())),
+    let (what, body) = match &request.decision.access {
+        Access::Command(command) => ("run", command.clone()),
+        Access::Write(path) => ("write", path.display().to_string()),
+        Access::Read(path) => ("read", path.display().to_string()),
+        Access::Other => ("run with", request.input.to_string()),
     };
-    format!("{}{who} wants to {what}", request.tool)
+    let mut out = format!("? {}{who} wants to {what}:\n", visible_line(request.tool));
+    out.push_str(&block(&body, width));
+    if has_hidden_controls(&body) || body.contains('\t') {
+        out.push_str(
+            "  ! it holds control characters, shown as \\e, \\r, \\t, \\xNN or \\u{…}: what \
+             runs is not what plain text would show\n",
+        );
+    }
+    out
 }
 
-fn one_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(160) {
-        Some((cut, _)) => format!("{}…", &flat[..cut]),
-        None => flat,
+/// What every shown line of the command starts with, so none can pass for fleet's own.
+const GUTTER: &str = "  │ ";
+
+/// `text` as gutter lines of at most `width` columns in all: one per line of the text, long
+/// lines wrapped, tabs and control characters shown as escapes.
+fn block(text: &str, width: usize) -> String {
+    let room = width.saturating_sub(GUTTER.chars().count()).max(20);
+    let mut out = String::new();
+    for line in text.trim_end_matches('\n').split('\n') {
+        let shown = visible_line(line);
+        let mut row = String::new();
+        let mut used = 0;
+        for c in shown.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > room {
+                out.push_str(GUTTER);
+                out.push_str(&row);
+                out.push('\n');
+                row.clear();
+                used = 0;
+            }
+            row.push(c);
+            used += w;
+        }
+        out.push_str(GUTTER);
+        out.push_str(&row);
+        out.push('\n');
     }
+    out
+}
+
+/// Columns of the terminal on stderr, where the question is asked; 80 when unknown.
+fn terminal_width() -> usize {
+    rustix::termios::tcgetwinsize(std::io::stderr())
+        .ok()
+        .map(|size| usize::from(size.ws_col))
+        .filter(|&cols| cols >= 20)
+        .unwrap_or(80)
 }
 
 /// Asks until the answer is understood; end of input is a no. "Always" is offered only when
@@ -110,11 +157,11 @@ fn ask(
         .join(", ");
     loop {
         if rules.is_empty() {
-            write!(output, "\n? {question}\n  allow once? [y]es, [N]o: ")?;
+            write!(output, "\n{question}  allow once? [y]es, [N]o: ")?;
         } else {
             write!(
                 output,
-                "\n? {question}\n  allow? [y]es, [a]lways for {always} this session, [N]o: "
+                "\n{question}  allow? [y]es, [a]lways for {always} this session, [N]o: "
             )?;
         }
         output.flush()?;
@@ -143,7 +190,7 @@ mod tests {
         let got = ask(
             &mut typed.as_bytes(),
             &mut out,
-            "Bash wants to run `ls`",
+            "? Bash wants to run:\n  │ ls\n",
             &["Bash(ls)".to_string()],
         )
         .unwrap();
@@ -160,7 +207,7 @@ mod tests {
         assert_eq!(got, Answer::Yes);
         assert_eq!(shown.matches("allow?").count(), 2);
         assert!(shown.contains("please answer"));
-        assert!(shown.contains("Bash wants to run `ls`") && shown.contains("`Bash(ls)`"));
+        assert!(shown.contains("Bash wants to run:\n  │ ls\n") && shown.contains("`Bash(ls)`"));
     }
 
     #[test]
@@ -169,7 +216,7 @@ mod tests {
         let got = ask(
             &mut "a\ny\n".as_bytes(),
             &mut out,
-            "Bash wants to run `ls $x`",
+            "? Bash wants to run:\n  │ ls $x\n",
             &[],
         )
         .unwrap();
@@ -180,10 +227,23 @@ mod tests {
     }
 
     #[test]
-    fn long_commands_are_shown_on_one_short_line() {
-        let shown = one_line(&format!("echo {}\nsecond", "x".repeat(300)));
-        assert!(!shown.contains('\n'));
-        assert!(shown.chars().count() <= 161);
-        assert!(shown.ends_with('…'));
+    fn long_commands_wrap_whole_behind_the_gutter() {
+        let command = format!("echo {}END\nsecond", "x".repeat(300));
+        let shown = block(&command, 80);
+        let rows: Vec<&str> = shown.lines().collect();
+        assert!(rows.iter().all(|r| r.starts_with(GUTTER)), "{shown}");
+        assert!(rows.iter().all(|r| r.chars().count() <= 80), "{shown}");
+        let joined: String = rows.iter().map(|r| &r[GUTTER.len()..]).collect();
+        assert_eq!(joined, command.replace('\n', ""));
+        assert_eq!(rows.last(), Some(&"  │ second"));
+    }
+
+    #[test]
+    fn control_characters_cannot_rewrite_the_line() {
+        let shown = block("ls #\u{1b}[2K\u{1b}[G? Bash wants to run 'ls -la'\r\tx", 80);
+        assert_eq!(
+            shown,
+            "  │ ls #\\e[2K\\e[G? Bash wants to run 'ls -la'\\r\\tx\n"
+        );
     }
 }

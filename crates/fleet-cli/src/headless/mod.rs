@@ -13,13 +13,14 @@ use crate::model_choice::{choose, Choice};
 use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
-use fleet_protocol::{EventKind, Message};
+use fleet_protocol::{env, EventKind, Message};
 use fleet_runtime::Session;
 use session_file::SessionFile;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tokio::signal::unix::{signal, SignalKind};
+use std::time::Duration;
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -61,14 +62,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         settings,
         choice,
         out,
-        persist: !no_persistence(),
+        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()?,
     })
     .await
-}
-
-/// `FLEET_NO_SESSION_PERSISTENCE=1` keeps a run from writing a transcript.
-fn no_persistence() -> bool {
-    std::env::var("FLEET_NO_SESSION_PERSISTENCE").is_ok_and(|v| v == "1" || v == "true")
 }
 
 pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
@@ -134,19 +130,12 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;
     let mut last_error = false;
-    let mut interrupts = 0u32;
-    // Installed once, before the loop, so a signal arriving between two events is not missed.
-    let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
-    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut stop = Stopping::new(handle.cancel.clone())?;
     loop {
         let event = tokio::select! {
             event = handle.recv() => event,
-            _ = sigint.recv() => {
-                interrupted(&mut interrupts, &handle.cancel)?;
-                continue;
-            }
-            _ = sigterm.recv() => {
-                interrupted(&mut interrupts, &handle.cancel)?;
+            signal = stop.next() => {
+                signal?;
                 continue;
             }
         };
@@ -167,14 +156,19 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             failed.get_or_insert(anyhow::Error::new(err).context("writing the output"));
         }
     }
-    let _ = handle.finish().await;
+    tokio::select! {
+        _ = handle.finish() => {}
+        signal = stop.next() => signal?,
+    }
     printer.finish().context("writing the output")?;
-    if let Some(feeder) = feeder {
-        match feeder.join() {
+    // A stopped run does not wait for stdin to end: whoever feeds it may never close it.
+    match feeder {
+        Some(feeder) if feeder.is_finished() || !stop.stopping() => match feeder.join() {
             Ok(Ok(())) => {}
             Ok(Err(err)) => failed = failed.or(Some(err)),
             Err(_) => bail!("the stdin reader stopped unexpectedly"),
-        }
+        },
+        _ => {}
     }
     session.finish()?;
     if let Some(err) = failed {
@@ -187,15 +181,69 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The first Ctrl-C (or SIGTERM) cancels the run, which then ends with its result and a
-/// consistent transcript; a second one gives up waiting.
-fn interrupted(count: &mut u32, cancel: &CancellationToken) -> anyhow::Result<()> {
-    *count += 1;
-    if *count > 1 {
-        bail!("interrupted twice: stopping without waiting for the run to end");
+/// How long a run stopped by SIGTERM gets to end with its result and a whole transcript
+/// (commands it runs get 2 s between SIGTERM and SIGKILL) before fleet exits regardless.
+const SIGTERM_GRACE: Duration = Duration::from_secs(5);
+
+/// The signals that stop a run. The first Ctrl-C cancels the run, which then ends with its
+/// result and a consistent transcript; a second one stops waiting at once. SIGTERM cancels
+/// too, and fleet exits after [`SIGTERM_GRACE`] even if something the run waits on never
+/// ends (a tool stuck in a blocking call); a second signal of either kind exits at once.
+struct Stopping {
+    cancel: CancellationToken,
+    sigint: Signal,
+    sigterm: Signal,
+    signals: u32,
+    deadline: Option<tokio::time::Instant>,
+}
+
+impl Stopping {
+    /// Installs the handlers: once, before the run, so a signal between two events is not
+    /// missed.
+    fn new(cancel: CancellationToken) -> anyhow::Result<Self> {
+        Ok(Self {
+            cancel,
+            sigint: signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?,
+            sigterm: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
+            signals: 0,
+            deadline: None,
+        })
     }
-    cancel.cancel();
-    Ok(())
+
+    /// Whether a signal has asked the run to stop.
+    fn stopping(&self) -> bool {
+        self.signals > 0
+    }
+
+    /// Waits for the next signal and acts on it: `Ok` when the run was asked to stop and may
+    /// go on ending, `Err` when fleet must exit now.
+    async fn next(&mut self) -> anyhow::Result<()> {
+        let deadline = self.deadline;
+        let expired = async move {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let terminated = tokio::select! {
+            _ = self.sigint.recv() => false,
+            _ = self.sigterm.recv() => true,
+            () = expired => bail!(
+                "stopped by SIGTERM: the run did not end within {}s, so fleet exits without \
+                 waiting for it",
+                SIGTERM_GRACE.as_secs()
+            ),
+        };
+        self.signals += 1;
+        if self.signals > 1 {
+            bail!("interrupted twice: stopping without waiting for the run to end");
+        }
+        if terminated {
+            self.deadline = Some(tokio::time::Instant::now() + SIGTERM_GRACE);
+        }
+        self.cancel.cancel();
+        Ok(())
+    }
 }
 
 /// The prompt argument, else all of stdin.
@@ -234,7 +282,7 @@ fn feed_stdin(tx: mpsc::Sender<Message>) -> anyhow::Result<()> {
                 }
             }
             Err(err) => {
-                eprintln!("fleet: {err}");
+                eprintln!("fleet: {}", crate::visible::visible(&err.to_string()));
                 bad.push(err.line());
             }
         }

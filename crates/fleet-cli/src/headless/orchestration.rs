@@ -3,7 +3,8 @@
 
 use crate::args::PrintArgs;
 use crate::settings::Settings;
-use anyhow::{bail, Context};
+use anyhow::Context;
+use fleet_protocol::env;
 use fleet_runtime::subagent::Orchestration;
 use fleet_store::FleetHome;
 use fleet_tools::permissions::folder_rule;
@@ -12,10 +13,10 @@ use std::path::{Path, PathBuf};
 /// `--coordinator` or `FLEET_COORDINATOR_MODE` wins (forking is always off under a
 /// coordinator); then `FLEET_FORK_SUBAGENT`, which overrides the `forkSubagent` setting.
 pub fn choose(args: &PrintArgs, settings: &Settings) -> anyhow::Result<Orchestration> {
-    if args.coordinator || flag("FLEET_COORDINATOR_MODE")?.unwrap_or(false) {
+    if args.coordinator || env::FLEET_COORDINATOR_MODE.is_on()? {
         return Ok(Orchestration::Coordinator);
     }
-    let fork = match flag("FLEET_FORK_SUBAGENT")? {
+    let fork = match env::FLEET_FORK_SUBAGENT.get()? {
         Some(on) => on,
         None => settings.fork_subagent.unwrap_or(false),
     };
@@ -24,20 +25,6 @@ pub fn choose(args: &PrintArgs, settings: &Settings) -> anyhow::Result<Orchestra
     } else {
         Orchestration::Plain
     })
-}
-
-/// An on/off variable: unset or empty is `None`; anything but the usual spellings is an error
-/// naming the variable.
-fn flag(name: &str) -> anyhow::Result<Option<bool>> {
-    let Ok(value) = std::env::var(name) else {
-        return Ok(None);
-    };
-    match value.trim().to_ascii_lowercase().as_str() {
-        "" => Ok(None),
-        "1" | "true" | "yes" | "on" => Ok(Some(true)),
-        "0" | "false" | "no" | "off" => Ok(Some(false)),
-        _ => bail!("{name}={value:?}: use 1 to turn it on or 0 to turn it off"),
-    }
 }
 
 /// The coordinator's scratchpad folder. One in the temp dir (the session is not kept) is

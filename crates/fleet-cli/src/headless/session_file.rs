@@ -1,11 +1,13 @@
 //! The session's transcript: which file a run writes to (new, `--continue`, `--resume`,
-//! `--session-id`), the history it carries on from, and recording committed messages.
+//! `--session-id`), the history it carries on from, recording committed messages, and the
+//! session lock that keeps a second process from running the same session at the same time.
 
 use crate::args::PrintArgs;
 use anyhow::{bail, Context};
 use fleet_protocol::{CommittedMessage, Message};
 use fleet_store::{
-    new_session_id, validate_session_id, FleetHome, SessionStore, Transcript, TranscriptWriter,
+    new_session_id, validate_session_id, FleetHome, SessionLock, SessionStore, Transcript,
+    TranscriptWriter,
 };
 use std::path::Path;
 
@@ -13,6 +15,8 @@ pub struct SessionFile {
     id: String,
     history: Vec<Message>,
     writer: Option<TranscriptWriter>,
+    /// Held for the whole run, so a second process cannot run the same session at once.
+    lock: Option<SessionLock>,
     /// A new session's file is created with its first message, so a run that fails before
     /// anything happens leaves no empty session behind for `--continue` to pick.
     pending: Option<(FleetHome, std::path::PathBuf)>,
@@ -45,9 +49,11 @@ impl SessionFile {
             None
         };
         if let Some(session) = existing {
+            // Before reading: what this run continues from must not change under it.
+            let lock = SessionLock::acquire(&session.path, &session.id)?;
             let loaded = Transcript::load(&session.path)?;
             for warning in loaded.warnings() {
-                eprintln!("fleet: {warning}");
+                eprintln!("fleet: {}", crate::visible::visible(&warning.to_string()));
             }
             let writer = if persist {
                 Some(TranscriptWriter::open_append(&session.path)?)
@@ -58,6 +64,7 @@ impl SessionFile {
                 id: session.id,
                 history: loaded.messages(),
                 writer,
+                lock: Some(lock),
                 pending: None,
             });
         }
@@ -78,6 +85,7 @@ impl SessionFile {
             id,
             history: Vec::new(),
             writer: None,
+            lock: None,
             pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
         })
     }
@@ -94,6 +102,8 @@ impl SessionFile {
     /// to hold what happens next, so the caller stops the run.
     pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
         if let Some((home, cwd)) = self.pending.take() {
+            let path = SessionStore::new(home.clone()).session_path(&cwd, &self.id)?;
+            self.lock = Some(SessionLock::acquire(&path, &self.id)?);
             let mut writer = TranscriptWriter::create(&home, &cwd, &self.id)
                 .with_context(|| format!("starting session {}", self.id))?;
             writer.set_cwd(&cwd);

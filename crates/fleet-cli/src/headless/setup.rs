@@ -91,7 +91,7 @@ pub fn agent(
     let spawner = Spawner::new(
         SpawnerConfig {
             shared_system,
-            limits: SpawnLimits::from_env().map_err(anyhow::Error::msg)?,
+            limits: SpawnLimits::from_env()?,
             max_budget_usd: args.max_budget_usd,
             model_override: std::env::var("FLEET_SUBAGENT_MODEL")
                 .ok()
@@ -147,7 +147,11 @@ pub fn agent(
     spawner.attach_main(&mut config);
     let kind = AgentSandbox::kind_for_mode(config.permissions.mode, SandboxKind::Standard);
     let main_sandbox = AgentSandbox::new(kind, sandbox, Some(config.permissions.clone()));
-    let ctx = ToolContext::new(cwd.to_path_buf(), workspace).with_sandbox(Arc::new(main_sandbox));
+    // Read deny rules and the credential stores bind Grep and Glob too, not only Read.
+    let guard = main_sandbox.read_guard(cwd);
+    let ctx = ToolContext::new(cwd.to_path_buf(), workspace)
+        .with_sandbox(Arc::new(main_sandbox))
+        .with_read_guard(Arc::new(guard));
     let agent = Agent::new(choice.client, catalog, config, ctx, session_id);
     Ok(Built {
         agent,

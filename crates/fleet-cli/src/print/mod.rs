@@ -110,11 +110,18 @@ pub fn printer_with(
 }
 
 /// Writes `value` as one compact line and flushes it, so a reader sees each event as it
-/// happens; a failed write or flush is returned, never swallowed.
+/// happens; a failed write or flush is returned, never swallowed. JSON already escapes C0
+/// controls; the C1 controls and bidi overrides it would leave raw are escaped too (see
+/// [`crate::visible::json_safe`]), so `fleet -p … --output-format stream-json` on a terminal
+/// is as safe as text.
 fn write_json_line(out: &mut dyn Write, value: &serde_json::Value) -> io::Result<()> {
-    let mut line = serde_json::to_vec(value)?;
-    line.push(b'\n');
-    out.write_all(&line)?;
+    let line = serde_json::to_string(value)?;
+    let mut line = match crate::visible::json_safe(&line) {
+        std::borrow::Cow::Borrowed(_) => line,
+        std::borrow::Cow::Owned(safe) => safe,
+    };
+    line.push('\n');
+    out.write_all(line.as_bytes())?;
     out.flush()
 }
 

@@ -125,6 +125,29 @@ mod tests {
     }
 
     #[test]
+    fn terminal_controls_json_leaves_raw_are_escaped_and_the_value_kept() {
+        let hostile = "\u{1b}]52;c;eA==\u{7}\u{9b}2J\u{202e}\u{7f}";
+        let buf = SharedBuf::default();
+        let options = PrintOptions {
+            verbose: true,
+            ..PrintOptions::default()
+        };
+        let mut printer = StreamJsonPrinter::new(Box::new(buf.clone()), &options);
+        for event in [
+            main_event(started()),
+            main_event(block("msg_1", ContentBlock::text(hostile), 10)),
+        ] {
+            printer.event(&event).unwrap();
+        }
+        printer.finish().unwrap();
+        let text = buf.text();
+        assert!(!crate::visible::has_hidden_controls(&text), "{text:?}");
+        let lines = buf.json_lines();
+        let said = lines.iter().find(|l| l["type"] == "assistant").unwrap();
+        assert_eq!(said["message"]["content"][0]["text"], hostile);
+    }
+
+    #[test]
     fn basic_session_prints_the_reference_lines_in_order() {
         let lines = print(&basic_session(), &PrintOptions::default());
         let shapes: Vec<(String, String)> = lines

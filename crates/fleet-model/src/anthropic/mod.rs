@@ -9,6 +9,7 @@ use crate::client::{ModelClient, ModelRequest, ModelStream, Provider};
 use crate::error::ModelError;
 use crate::transport::{self, HttpOptions, Wire};
 pub use decode::AnthropicDecoder;
+use fleet_protocol::env;
 use fleet_protocol::ApiErrorBody;
 use reqwest::header::HeaderMap;
 
@@ -81,9 +82,8 @@ impl AnthropicConfig {
                 .filter(|b| !b.is_empty())
                 .collect();
         }
-        config.prompt_caching =
-            !var("DISABLE_PROMPT_CACHING").is_some_and(|v| v != "0" && v != "false");
-        config.http = HttpOptions::from_env();
+        config.prompt_caching = !env::DISABLE_PROMPT_CACHING.is_on()?;
+        config.http = HttpOptions::from_env()?;
         Ok(config)
     }
 }

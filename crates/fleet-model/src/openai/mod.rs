@@ -56,14 +56,14 @@ impl OpenAiConfig {
 
     /// Reads `OPENAI_BASE_URL` (default [`DEFAULT_BASE_URL`]) and `OPENAI_API_KEY` (optional),
     /// plus the shared HTTP settings ([`HttpOptions::from_env`]). Empty values count as unset.
-    pub fn from_env() -> Self {
+    pub fn from_env() -> Result<Self, ModelError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut config = Self::new(
             var("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
             var("OPENAI_API_KEY").map(|key| key.trim().to_owned()),
         );
-        config.http = HttpOptions::from_env();
-        config
+        config.http = HttpOptions::from_env()?;
+        Ok(config)
     }
 }
 

@@ -189,8 +189,11 @@ impl Spawner {
         let type_name = bp.kind.type_name();
         let agent_ref = AgentRef::subagent(&agent_id, &tool_use_id, type_name, &bp.description);
         let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
+        // The child's own deny rules decide what its Grep and Glob may see.
+        let guard = sandbox.read_guard(&bp.cwd);
         let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone())
-            .with_sandbox(Arc::new(sandbox));
+            .with_sandbox(Arc::new(sandbox))
+            .with_read_guard(Arc::new(guard));
         let session_id = self
             .config
             .transcripts

@@ -6,7 +6,7 @@ use super::build::{Blueprint, Start};
 use super::directory::AgentRecord;
 use super::lifecycle::{Delivery, Run};
 use super::{ParentView, Spawner};
-use fleet_protocol::Message;
+use fleet_protocol::{AgentMessage, Message};
 use fleet_store::Transcript;
 use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
@@ -88,7 +88,7 @@ impl Spawner {
         }
         if to == "main" {
             self.main_inbox
-                .push(Message::user_text(letter(sender, "main", &input.message)));
+                .push(Message::user_text(letter(sender, "main", &input)));
             return Ok(queued("main", None, &input));
         }
         let Some(record) = self.directory.find(to) else {
@@ -97,7 +97,7 @@ impl Spawner {
         if record.id == sender.agent_id {
             return Err(ToolError::failed("You cannot send a message to yourself."));
         }
-        let text = letter(sender, &record.blueprint.parent.agent_id, &input.message);
+        let text = letter(sender, &record.blueprint.parent.agent_id, &input);
         loop {
             match record.life.deliver(Message::user_text(text.clone())) {
                 Delivery::Queued => {
@@ -201,14 +201,23 @@ impl Spawner {
     }
 }
 
-/// The message as the recipient reads it: from the agent that started it, as it was written
-/// (its principal speaking); from anyone else, marked with the sender.
-fn letter(sender: &ParentView, recipients_parent: &str, message: &str) -> String {
-    if sender.agent_id == recipients_parent {
-        message.to_string()
-    } else {
-        format!("Message from agent {}:\n\n{message}", sender.agent_id)
+/// The message as the recipient reads it: escaped inside `<agent-message>`, naming the sender
+/// (and whether it started the recipient), followed by a line saying it is not from the user.
+/// Whatever the body holds — a forged `<task-notification>`, "the user approved …" — it stays
+/// an agent's words.
+fn letter(sender: &ParentView, recipients_parent: &str, input: &SendMessageInput) -> String {
+    AgentMessage {
+        from: sender.agent_id.clone(),
+        from_parent: sender.agent_id == recipients_parent,
+        summary: input
+            .summary
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+        body: input.message.clone(),
     }
+    .render()
 }
 
 fn queued(agent_id: &str, name: Option<&str>, input: &SendMessageInput) -> ToolOutput {

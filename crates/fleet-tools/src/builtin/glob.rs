@@ -10,6 +10,7 @@
 //! folder given explicitly.
 
 use super::grep::walk::{self, Collector, StopFlag};
+use crate::permissions::ReadGuard;
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
@@ -17,7 +18,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 /// At most this many paths are returned; the model is told to narrow the search for more.
@@ -63,8 +64,11 @@ impl TypedTool for GlobTool {
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
         let plan = Plan::new(&input, &ctx.cwd)?;
+        walk::check_root(&ctx.read_guard, &plan.walk_root)?;
         let cwd = ctx.cwd.clone();
-        let mut found = walk::run_blocking(ctx, move |stop| Ok(plan.find(&cwd, &stop))).await?;
+        let guard = ctx.read_guard.clone();
+        let mut found =
+            walk::run_blocking(ctx, move |stop| Ok(plan.find(&cwd, &guard, &stop))).await?;
         Ok(render(&mut found, started))
     }
 }
@@ -119,12 +123,17 @@ impl Plan {
     }
 
     /// Every matching file with its modification time, in walk order.
-    fn find(&self, cwd: &Path, stop: &StopFlag) -> Vec<(PathBuf, SystemTime)> {
+    fn find(
+        &self,
+        cwd: &Path,
+        guard: &Arc<ReadGuard>,
+        stop: &StopFlag,
+    ) -> Vec<(PathBuf, SystemTime)> {
         if !self.walk_root.is_dir() {
             return Vec::new();
         }
         let shared = Mutex::new(Vec::new());
-        walk::walker(&self.walk_root, cwd)
+        walk::walker(&self.walk_root, cwd, guard)
             .max_depth(self.max_depth)
             .build_parallel()
             .run(|| {

@@ -5,6 +5,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod read;
+pub(crate) mod regular_file;
 pub mod write;
 
 pub use bash::{BashTool, CommandPolicy, GuardedBash, PolicyRefusal};

@@ -33,7 +33,9 @@ pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
 pub use path_match::{escape as escape_path, folder_rule};
 pub use protected::{protected_name, PROTECTED_DIRS, PROTECTED_FILES};
-pub use read_guard::ReadGuard;
+pub use read_guard::{
+    default_credential_stores, ReadDenial, ReadGuard, WalkGuard, CREDENTIAL_STORES,
+};
 pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
 pub use settings::{
     CommandLinePermissions, PermissionSettings, PermissionsBuilder, SettingsSource,

@@ -165,6 +165,21 @@ impl PathPattern {
     }
 }
 
+impl PathPattern {
+    /// As `matches_under`, but for `path` alone, not its parents: what a walk needs, which has
+    /// already checked (and pruned) every folder above the entry.
+    pub(crate) fn matches_entry(&self, folder: &Path, path: &Path, is_dir: bool) -> bool {
+        let Ok(relative) = path.strip_prefix(folder) else {
+            return false;
+        };
+        match &self.glob {
+            None => true,
+            Some(_) if relative.as_os_str().is_empty() => false,
+            Some(glob) => glob.matched(relative, is_dir).is_ignore(),
+        }
+    }
+}
+
 /// Splits an anchored body into its leading wildcard-free folders and the rest. A component
 /// whose special characters are all escaped (`a\*b`) is literal: that is how a path holding
 /// `*`, `[` or `{` is written into a rule (see [`escape`]).

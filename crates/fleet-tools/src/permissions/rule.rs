@@ -132,18 +132,18 @@ impl Rule {
         &self.source
     }
 
-    /// Whether the rule names paths, so an allow rule may open a folder outside the workspace.
-    pub fn names_paths(&self) -> bool {
-        matches!(self.matcher, Matcher::Path(_))
-    }
-
-    /// The path pattern of a `Read(...)` / `Edit(...)`-style rule, which the sandbox turns into
-    /// paths.
+    /// The path pattern of a `Read(...)` / `Edit(...)`-style rule; `None` for a rule without
+    /// a path specifier. The read guard and the sandbox turn it into what they enforce.
     pub(crate) fn path_pattern(&self) -> Option<&PathPattern> {
         match &self.matcher {
             Matcher::Path(pattern) => Some(pattern),
             _ => None,
         }
+    }
+
+    /// Whether the rule names paths, so an allow rule may open a folder outside the workspace.
+    pub fn names_paths(&self) -> bool {
+        matches!(self.matcher, Matcher::Path(_))
     }
 
     /// Whether the rule's tool covers `call`, ignoring any specifier. `Read` covers every read

@@ -2,11 +2,11 @@
 //! temp folder.
 
 use super::availability;
-use super::paths::{agent_paths, AgentPaths, Sources};
+use super::paths::{self, agent_paths, AgentPaths, Sources};
 use super::policy::SandboxPolicy;
 use super::settings::SandboxConfig;
 use crate::builtin::bash::{check_command, CommandPolicy};
-use crate::permissions::{PermissionMode, Permissions};
+use crate::permissions::{PermissionMode, Permissions, ReadGuard};
 use crate::tool::Access;
 use crate::workspace::{self, Workspace};
 use std::ffi::OsString;
@@ -99,6 +99,18 @@ impl AgentSandbox {
             paths: OnceLock::new(),
             temp: Mutex::new(None),
         }
+    }
+
+    /// What this agent's Read, Grep and Glob may not read: its `Read(...)` deny rules and the
+    /// credential stores `allowRead` leaves denied — the same stores its sandbox keeps from
+    /// Bash, so one setting governs both.
+    pub fn read_guard(&self, cwd: &Path) -> ReadGuard {
+        let Some(permissions) = &self.permissions else {
+            return ReadGuard::none();
+        };
+        let home = permissions.home.clone().or_else(home);
+        let stores = paths::credential_stores(&self.config, cwd, home.as_deref());
+        ReadGuard::new(permissions, cwd, &stores)
     }
 
     /// The kind an agent gets from its permission mode: read-only in plan mode, else `other`.

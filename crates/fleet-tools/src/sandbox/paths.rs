@@ -40,17 +40,30 @@ pub const PROTECTED_HOME: &[&str] = &[
     ".fleet",
 ];
 
-/// Credential stores no sandboxed command may read, unless `allowRead` names them.
-pub const CREDENTIAL_STORES: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".config/gcloud",
-    ".netrc",
-    ".docker/config.json",
-    ".gnupg",
-    ".git-credentials",
-    ".claude/.credentials.json",
-];
+pub use crate::permissions::CREDENTIAL_STORES;
+
+/// The credential stores (see [`CREDENTIAL_STORES`]) under `home` that no `allowRead` entry of
+/// `config` lifts: denied to Bash by the sandbox and to Read, Grep and Glob by the read guard
+/// alike, so one setting frees a store for every tool.
+pub fn credential_stores(
+    config: &super::SandboxConfig,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let Some(home) = home.map(|h| workspace::resolve(h, Path::new("/"))) else {
+        return Vec::new();
+    };
+    let lifted: Vec<PathBuf> = config
+        .allow_read
+        .iter()
+        .flat_map(|r| rule_paths(r, cwd, Some(&home)))
+        .collect();
+    CREDENTIAL_STORES
+        .iter()
+        .map(|store| home.join(store))
+        .filter(|store| !lifted.iter().any(|l| store.starts_with(l)))
+        .collect()
+}
 
 /// What [`agent_paths`] found for one agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,20 +124,9 @@ pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
     paths
         .deny_write
         .extend(protected(workspace, src.cwd, home.as_deref()));
-    if let Some(home) = &home {
-        let lifted: Vec<PathBuf> = src
-            .config
-            .allow_read
-            .iter()
-            .flat_map(|r| expand(r))
-            .collect();
-        paths.deny_read.extend(
-            CREDENTIAL_STORES
-                .iter()
-                .map(|store| home.join(store))
-                .filter(|store| !lifted.iter().any(|l| store.starts_with(l))),
-        );
-    }
+    paths
+        .deny_read
+        .extend(credential_stores(src.config, src.cwd, home.as_deref()));
     for list in [
         &mut paths.writable,
         &mut paths.deny_write,

@@ -1,6 +1,7 @@
 //! One-line renderings for the text printer: a tool call, its outcome, an agent's tag, the
 //! agent tree's summary. Pure functions, so the printer only decides *when* to write.
 
+use crate::visible::visible;
 use fleet_protocol::{ToolResultEvent, TreeReport};
 use serde_json::Value;
 
@@ -60,13 +61,15 @@ pub(super) fn outcome(result: &ToolResultEvent) -> String {
     shown.join("\n    ")
 }
 
-/// The first non-empty line, cut to `max` characters.
+/// The first non-empty line, control characters made visible, cut to `max` characters.
 pub(super) fn first_line(text: &str, max: usize) -> String {
     let line = text
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
+    let line = visible(line);
+    let line = line.as_ref();
     if line.chars().count() <= max {
         return line.to_string();
     }

@@ -8,12 +8,17 @@
 //! each tool call and retry gets one line, a subagent's calls appear indented and tagged with
 //! who made them, background tasks are announced when they start and end, and the last line
 //! sums up the agent tree when subagents ran.
+//!
+//! Everything that comes from the model or a tool (text, call inputs, outputs, errors, agent
+//! labels) passes through [`crate::visible`] on its way out, so its escape sequences are shown
+//! rather than obeyed by the terminal; the printer's own marks are written as they are.
 
 mod format;
 #[cfg(test)]
 mod tests;
 
 use super::Printer;
+use crate::visible::{visible, visible_line};
 use fleet_protocol::{AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus, TreeReport};
 use format::{call_summary, first_line, outcome, short_id, ERROR_CHARS, SUMMARY_CHARS};
 use std::collections::HashMap;
@@ -103,8 +108,12 @@ impl TextPrinter {
         let indent = "  ".repeat(self.depth(agent));
         let id = short_id(&agent.agent_id);
         match &agent.subagent {
-            Some(label) => format!("{indent}↳ [{} {id}] ", label.subagent_type),
-            None => format!("{indent}↳ [{id}] "),
+            Some(label) => format!(
+                "{indent}↳ [{} {}] ",
+                visible_line(&label.subagent_type),
+                visible_line(id)
+            ),
+            None => format!("{indent}↳ [{}] ", visible_line(id)),
         }
     }
 
@@ -118,13 +127,13 @@ impl TextPrinter {
         match kind {
             EventKind::TextDelta(text) => {
                 self.streamed.push_str(text);
-                self.write(text)
+                self.write(&visible(text))
             }
             EventKind::AssistantBlock { block, .. } => match block {
                 ContentBlock::Text { text, .. } => {
                     // A provider that does not stream still gets its text shown.
                     if std::mem::take(&mut self.streamed).is_empty() {
-                        self.write(text)?;
+                        self.write(&visible(text))?;
                     }
                     self.end_line()?;
                     self.last_text = Some(text.clone());
@@ -152,7 +161,7 @@ impl TextPrinter {
                 if self.last_text.as_deref() == Some(result.result.as_str()) {
                     self.end_line()
                 } else {
-                    self.note(&result.result)
+                    self.note(&visible(&result.result))
                 }
             }
             _ => Ok(()),
@@ -274,7 +283,7 @@ impl Printer for TextPrinter {
         let mut lines = std::mem::take(&mut self.earlier_errors);
         lines.extend(self.answer.take().map(|(text, _)| text));
         for line in lines {
-            self.write(&format!("{line}\n"))?;
+            self.write(&format!("{}\n", visible(&line)))?;
         }
         if let Some(summary) = self.tree.take().as_ref().and_then(format::tree_summary) {
             self.note(&summary)?;

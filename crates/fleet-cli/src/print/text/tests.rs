@@ -326,3 +326,58 @@ fn counts_and_ids_are_shortened_for_a_glance() {
     assert_eq!(short_id("c1"), "c1");
     assert_eq!(short_id("äöüéèàçñ"), "äöüéèàç");
 }
+
+/// Screen clear, window title, clipboard write (OSC 52), a C1 CSI and a bidi override: what an
+/// untrusted model or tool might print to take over the terminal.
+const HOSTILE: &str = "\u{1b}[2J\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{9b}H\u{202e}x";
+const SHOWN: &str = "\\e[2J\\e]0;pwned\\x07\\e]52;c;cm0gLXJmIH4=\\x07\\u{9b}H\\u{202e}x";
+
+fn hostile_session() -> Vec<AgentEvent> {
+    let bash = ContentBlock::tool_use(
+        "toolu_h1",
+        "Bash",
+        json!({ "command": format!("echo '{HOSTILE}'") }),
+    );
+    [
+        EventKind::TextDelta(format!("look: {}", &HOSTILE[..5])),
+        EventKind::TextDelta(HOSTILE[5..].to_string()),
+        block("msg_1", ContentBlock::text(format!("look: {HOSTILE}")), 10),
+        block("msg_1", bash, 10),
+        tool_result("toolu_h1", "Bash", &format!("out {HOSTILE}"), None),
+        EventKind::Finished(run_result(
+            ResultSubtype::Success,
+            &format!("end {HOSTILE}"),
+        )),
+    ]
+    .into_iter()
+    .map(main_event)
+    .collect()
+}
+
+#[test]
+fn escape_sequences_from_the_model_and_tools_are_shown_not_obeyed() {
+    let quiet = run(&hostile_session(), false);
+    assert_eq!(quiet, format!("end {SHOWN}\n"));
+    let verbose = run(&hostile_session(), true);
+    assert!(
+        !crate::visible::has_hidden_controls(&verbose),
+        "{verbose:?}"
+    );
+    assert!(
+        verbose.starts_with(&format!("look: {SHOWN}\n")),
+        "{verbose}"
+    );
+    assert!(
+        verbose.contains(&format!("● Bash(echo '{SHOWN}')")),
+        "{verbose}"
+    );
+    assert!(verbose.contains(&format!("⎿ out {SHOWN}")), "{verbose}");
+    assert!(verbose.ends_with(&format!("end {SHOWN}\n")), "{verbose}");
+    let mut sub = hostile_session();
+    sub.iter_mut().for_each(|e| *e = sub_event(e.kind.clone()));
+    let verbose = run(&sub, true);
+    assert!(
+        !crate::visible::has_hidden_controls(&verbose),
+        "{verbose:?}"
+    );
+}

@@ -70,11 +70,17 @@ pub struct BashTool {
 }
 
 impl Default for BashTool {
-    /// The output cap from `BASH_MAX_OUTPUT_LENGTH`, else 30000 bytes.
+    /// The output cap from `BASH_MAX_OUTPUT_LENGTH`, else 30000 bytes. The binary checks the
+    /// variable before anything runs; a bad value met here is logged and the default kept.
     fn default() -> Self {
-        Self::with_max_output(max_output_from(
-            std::env::var(MAX_OUTPUT_ENV).ok().as_deref(),
-        ))
+        let max_output = match fleet_protocol::env::BASH_MAX_OUTPUT_LENGTH.get() {
+            Ok(value) => value.and_then(|n| usize::try_from(n).ok()),
+            Err(err) => {
+                tracing::warn!("{err}; keeping {DEFAULT_MAX_OUTPUT}");
+                None
+            }
+        };
+        Self::with_max_output(max_output.unwrap_or(DEFAULT_MAX_OUTPUT))
     }
 }
 
@@ -88,15 +94,6 @@ impl BashTool {
 
     pub fn max_output(&self) -> usize {
         self.max_output
-    }
-}
-
-/// The output cap a `BASH_MAX_OUTPUT_LENGTH` value asks for: a positive number, at most
-/// [`MAX_MAX_OUTPUT`]; anything else leaves the default.
-fn max_output_from(value: Option<&str>) -> usize {
-    match value.map(|v| v.trim().parse::<usize>()) {
-        Some(Ok(n)) if n > 0 => n.min(MAX_MAX_OUTPUT),
-        _ => DEFAULT_MAX_OUTPUT,
     }
 }
 
@@ -373,13 +370,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn output_cap_comes_from_a_positive_env_value_within_the_maximum() {
-        assert_eq!(max_output_from(None), DEFAULT_MAX_OUTPUT);
-        assert_eq!(max_output_from(Some("5000")), 5_000);
-        assert_eq!(max_output_from(Some(" 5000 ")), 5_000);
-        assert_eq!(max_output_from(Some("1000000")), MAX_MAX_OUTPUT);
-        assert_eq!(max_output_from(Some("0")), DEFAULT_MAX_OUTPUT);
-        assert_eq!(max_output_from(Some("lots")), DEFAULT_MAX_OUTPUT);
+    fn output_cap_variable_is_bounded_by_the_maximum() {
+        let var = fleet_protocol::env::BASH_MAX_OUTPUT_LENGTH;
+        assert_eq!(var.name, MAX_OUTPUT_ENV);
+        assert_eq!(var.max, MAX_MAX_OUTPUT as u64);
+        assert_eq!(var.parse(" 5000 ").unwrap(), 5_000);
+        for bad in ["0", "-5", "lots", "1000000"] {
+            assert!(var.parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

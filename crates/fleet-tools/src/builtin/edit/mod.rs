@@ -123,7 +123,7 @@ impl Job<'_> {
                 MAX_EDIT_BYTES / (1024 * 1024)
             )));
         }
-        let bytes = std::fs::read(self.resolved)
+        let bytes = super::regular_file::read_regular(self.resolved)
             .map_err(|err| ToolError::io("Could not read", self.given, err))?;
         let seen = Seen::of_bytes(Some(&meta), &bytes);
         ensure_fresh(self.files, self.given, self.resolved, &seen, "edit")?;

@@ -120,9 +120,11 @@ impl TypedTool for GrepTool {
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
         let search = plan(&input, &ctx.cwd)?;
+        walk::check_root(&ctx.read_guard, &search.root)?;
         let (mode, context) = (search.mode, search.before > 0 || search.after > 0);
         let cwd = ctx.cwd.clone();
-        let hits = walk::run_blocking(ctx, move |stop| Ok(search.run(&cwd, &stop))).await?;
+        let guard = ctx.read_guard.clone();
+        let hits = walk::run_blocking(ctx, move |stop| Ok(search.run(&cwd, &guard, &stop))).await?;
         let report = Report {
             hits,
             mode,
@@ -148,6 +150,13 @@ fn plan(input: &Input, cwd: &Path) -> Result<Search, ToolError> {
         )),
         _ => ToolError::io("Cannot search", &root, err),
     })?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file or folder (it is a device, pipe or socket); Grep only \
+             searches files, which it reads without waiting on anything.",
+            root.display()
+        )));
+    }
     let multiline = input.multiline.unwrap_or(false);
     let overrides = match input.glob.as_deref().map(str::trim) {
         Some(glob) if !glob.is_empty() => Some(glob_filter(&root, glob)?),

@@ -2,8 +2,10 @@
 //! buffer, formats its files' lines itself (so formatting is parallel too) and hands over one
 //! [`FileHit`] per matching file; sorting happens once, afterwards.
 
+use super::super::regular_file::{open_regular, open_walked};
 use super::walk::{self, Collector, StopFlag};
 use super::OutputMode;
+use crate::permissions::ReadGuard;
 use grep_regex::RegexMatcher;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -13,7 +15,7 @@ use ignore::types::Types;
 use ignore::WalkState;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// Matched lines longer than this (in characters) are cut: minified files would otherwise
@@ -63,7 +65,7 @@ impl Search {
     }
 
     /// Every matching file, in no particular order.
-    pub(super) fn run(&self, cwd: &Path, stop: &StopFlag) -> Vec<FileHit> {
+    pub(super) fn run(&self, cwd: &Path, guard: &Arc<ReadGuard>, stop: &StopFlag) -> Vec<FileHit> {
         if self.single_file {
             let mut buf = String::new();
             return self
@@ -71,7 +73,7 @@ impl Search {
                 .into_iter()
                 .collect();
         }
-        let mut builder = walk::walker(&self.root, cwd);
+        let mut builder = walk::walker(&self.root, cwd, guard);
         if let Some(overrides) = &self.overrides {
             builder.overrides(overrides.clone());
         }
@@ -102,7 +104,8 @@ impl Search {
     }
 
     /// Searches one file; `buf` is the thread's scratch space, left empty afterwards.
-    /// Unreadable and binary files yield nothing.
+    /// Unreadable, binary and non-regular files, and files whose reads would block, yield
+    /// nothing.
     fn search_file(
         &self,
         searcher: &mut Searcher,
@@ -121,18 +124,36 @@ impl Search {
             matches: 0,
             binary: false,
         };
-        let searched = searcher.search_path(matcher, path, &mut sink);
+        // Opened without blocking, and only if regular: a FIFO or a `/proc` file that waits
+        // for data is skipped (its read fails with WouldBlock) instead of hanging the search.
+        // The file given as `path` may be a symlink; what a walk found is not one.
+        let opened = if self.single_file {
+            open_regular(path).and_then(|file| {
+                let meta = file.metadata()?;
+                Ok((file, meta))
+            })
+        } else {
+            open_walked(path)
+        };
+        let (searched, meta) = match opened {
+            Ok((file, meta)) => (
+                searcher
+                    .search_file(matcher, &file, &mut sink)
+                    .map_err(|_| ()),
+                Some(meta),
+            ),
+            Err(_) => (Err(()), None),
+        };
         let (lines, matches, binary) = (sink.lines, sink.matches, sink.binary);
         if searched.is_err() || binary || matches == 0 {
             buf.clear();
             return None;
         }
-        let modified = if self.mode == OutputMode::FilesWithMatches {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .unwrap_or(SystemTime::UNIX_EPOCH)
-        } else {
-            SystemTime::UNIX_EPOCH
+        let modified = match meta {
+            Some(meta) if self.mode == OutputMode::FilesWithMatches => {
+                meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)
+            }
+            _ => SystemTime::UNIX_EPOCH,
         };
         Some(FileHit {
             path: display.into_owned(),

@@ -7,6 +7,7 @@
 //! included, because agents often need `.github/` or `.env.example`; version-control folders
 //! (`.git`, `.hg`, …) are always skipped; symlinks are not followed.
 
+use crate::permissions::ReadGuard;
 use crate::{ToolContext, ToolError};
 use ignore::{DirEntry, WalkBuilder};
 use std::path::{Component, Path, PathBuf};
@@ -87,15 +88,28 @@ pub(crate) fn did_you_mean(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// A walker over `root` with the settings described in the module docs.
-pub(crate) fn walker(root: &Path, cwd: &Path) -> WalkBuilder {
+/// A walker over `root` with the settings described in the module docs. Entries `guard`
+/// denies are left out, and a denied folder is not entered.
+pub(crate) fn walker(root: &Path, cwd: &Path, guard: &Arc<ReadGuard>) -> WalkBuilder {
+    let guard = guard.below(root);
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
         .follow_links(false)
         .current_dir(cwd)
-        .filter_entry(|entry| !is_vcs_dir(entry));
+        .filter_entry(move |entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !is_vcs_dir(entry) && !guard.skips(entry.path(), is_dir)
+        });
     builder
+}
+
+/// Refuses a search rooted at a path the agent may not read, as Read refuses the file.
+pub(crate) fn check_root(guard: &ReadGuard, root: &Path) -> Result<(), ToolError> {
+    match guard.denial(root) {
+        Some(denial) => Err(ToolError::failed(denial.message(root))),
+        None => Ok(()),
+    }
 }
 
 fn is_vcs_dir(entry: &DirEntry) -> bool {

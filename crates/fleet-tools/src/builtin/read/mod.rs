@@ -10,6 +10,7 @@ mod number;
 pub(crate) mod path;
 mod scan;
 
+use super::regular_file::{open_regular, would_block, OpenError};
 use crate::file_state::Seen;
 use crate::workspace;
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -68,6 +69,9 @@ impl TypedTool for ReadTool {
 
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd)?;
+        if let Some(denial) = ctx.read_guard.denial(&given) {
+            return Err(ToolError::failed(denial.message(&given)));
+        }
         let resolved = workspace::resolve(&given, &ctx.cwd);
         let window = Window {
             first_line: input.offset.unwrap_or(1).max(1),
@@ -88,7 +92,7 @@ impl TypedTool for ReadTool {
             cwd: ctx.cwd.clone(),
             cancel: ctx.cancel.clone(),
         };
-        let (scan, seen) = blocking(move || job.run(window)).await?;
+        let (scan, seen) = blocking_until_cancelled(&ctx.cancel, move || job.run(window)).await?;
         ctx.files.record(&resolved, seen);
         Ok(render(&given, &input.file_path, window, &scan))
     }
@@ -101,6 +105,20 @@ pub(crate) async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work).await.map_err(|err| {
         ToolError::failed(format!("The file operation stopped unexpectedly: {err}"))
     })?
+}
+
+/// As [`blocking`], but gives up waiting when `cancel` fires: a read stuck in the kernel (a
+/// hung network mount) must not hold the agent. The thread is left to finish on its own; the
+/// binary does not wait for such threads when it exits.
+pub(crate) async fn blocking_until_cancelled<T: Send + 'static>(
+    cancel: &CancellationToken,
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(ToolError::Cancelled),
+        done = blocking(work) => done,
+    }
 }
 
 /// What the blocking part of one Read needs.
@@ -129,11 +147,14 @@ impl Job {
         if let Some(kind) = path::binary_kind(&self.resolved) {
             return Err(path::binary(&self.given, Some(kind)));
         }
-        let file = std::fs::File::open(&self.resolved)
-            .map_err(|err| ToolError::io("Could not open", &self.given, err))?;
+        let file = open_regular(&self.resolved).map_err(|err| match err {
+            OpenError::NotRegular => path::not_regular(&self.given),
+            OpenError::Io(err) => ToolError::io("Could not open", &self.given, err),
+        })?;
         let scan = scan::scan(file, window, &self.cancel).map_err(|err| match err {
             ScanError::Binary => path::binary(&self.given, None),
             ScanError::Cancelled => ToolError::Cancelled,
+            ScanError::Io(err) if would_block(&err) => path::would_block(&self.given),
             ScanError::Io(err) => ToolError::io("Could not read", &self.given, err),
         })?;
         let seen = Seen {
@@ -190,4 +211,22 @@ fn render(given: &Path, file_path: &str, window: Window, scan: &Scan) -> ToolOut
         }
     });
     ToolOutput::text(content).with_structured(structured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stuck_blocking_read_gives_way_to_cancellation() {
+        let cancel = CancellationToken::new();
+        let (_never, stuck) = std::sync::mpsc::channel::<()>();
+        let waiting = blocking_until_cancelled(&cancel, move || {
+            // Stands for a read the kernel never completes.
+            let _ = stuck.recv();
+            Ok(())
+        });
+        cancel.cancel();
+        assert!(matches!(waiting.await, Err(ToolError::Cancelled)));
+    }
 }

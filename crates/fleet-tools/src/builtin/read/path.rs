@@ -46,6 +46,17 @@ pub(crate) fn not_regular(path: &Path) -> ToolError {
     ))
 }
 
+/// The error for a file whose reads would wait for data that may never come (`/proc/kmsg` and
+/// the like): refused rather than letting the agent hang on it.
+pub(crate) fn would_block(path: &Path) -> ToolError {
+    ToolError::failed(format!(
+        "{} cannot be read without waiting for data that may never come (it behaves like a \
+         pipe or device), so the file tools do not read it. Use Bash with a timeout if you \
+         really need it.",
+        path.display()
+    ))
+}
+
 /// The error for a file that does not exist, naming the files the model most likely meant.
 pub(crate) fn missing(given: &Path, resolved: &Path, cwd: &Path) -> ToolError {
     let mut message = format!("File does not exist: {}.", given.display());

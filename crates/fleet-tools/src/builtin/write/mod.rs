@@ -84,7 +84,7 @@ fn write(
     let outcome = match existing(given, resolved)? {
         Some(meta) => {
             let original = if meta.len() <= MAX_DIFF_BYTES {
-                let bytes = std::fs::read(resolved)
+                let bytes = super::regular_file::read_regular(resolved)
                     .map_err(|err| ToolError::io("Could not read", given, err))?;
                 ensure_fresh(
                     files,
