@@ -1,11 +1,8 @@
 //! One session, one process: a second `fleet -p --resume` of a session that is running is
 //! refused with the holder's pid, and a session whose holder ended — normally or by `kill -9` —
 //! can be resumed again.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use serde_json::json;
 use std::path::Path;

@@ -1,10 +1,7 @@
 //! With a person at a terminal, a call that needs approval is asked about — here through a
 //! real pseudo-terminal made by util-linux `script` — and the answer decides whether it runs.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{Rule, Scenario};
 use serde_json::json;
 use std::io::Write;
@@ -144,4 +141,46 @@ async fn a_long_command_is_shown_whole_with_its_tail() {
     let shown: String = rows.iter().filter_map(|r| r.strip_prefix("  │ ")).collect();
     assert_eq!(shown, command);
     assert!(!project.repo.join("TAIL-RUNS-UNSEEN.txt").exists());
+}
+
+/// "Always allow" on a compound line stores one exact rule per command it runs: the same
+/// command later runs unasked, but a line adding anything to it — another command, a
+/// substitution — is asked about again.
+#[tokio::test]
+async fn always_on_a_compound_command_allows_exactly_its_parts() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::queue([
+        Rule::tool_use("Bash", json!({"command": "touch b.txt && git add b.txt"})),
+        Rule::tool_use("Bash", json!({"command": "git add b.txt"})),
+        Rule::tool_use("Bash", json!({"command": "git add b.txt; touch pwned-1"})),
+        Rule::tool_use(
+            "Bash",
+            json!({"command": "git add $(touch pwned-2; echo b.txt)"}),
+        ),
+        Rule::tool_use("Bash", json!({"command": "git add b.txt && touch pwned-3"})),
+        Rule::text("finished"),
+    ]))
+    .await;
+    let Some(screen) = on_terminal(&project, &server, "a\nn\nn\nn\n").await else {
+        return;
+    };
+    assert!(
+        screen.contains("`Bash(touch b.txt)`, `Bash(git add b.txt)`"),
+        "{screen}"
+    );
+    assert_eq!(screen.matches("wants to run").count(), 4, "{screen}");
+    // The substitution makes a word unknown: no exact rule could cover it, so only "once".
+    assert!(screen.contains("allow once?"), "{screen}");
+    for marker in ["pwned-1", "pwned-2", "pwned-3"] {
+        assert!(!project.repo.join(marker).exists(), "{marker}\n{screen}");
+    }
+    assert_eq!(project.git(&["diff", "--cached", "--name-only"]), "b.txt\n");
+    // The second call ran without a question: its result is not a refusal.
+    let second = server.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"][0]
+        .clone();
+    assert_ne!(second["is_error"], true, "{second}");
 }

@@ -4,11 +4,8 @@
 //!
 //! The waits below are hang detectors, not speed checks: each gives fleet a minute to do what
 //! takes it well under a second, and fails (killing it) only if it never happens.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{Rule, Scenario};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;

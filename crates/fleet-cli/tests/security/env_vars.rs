@@ -1,10 +1,7 @@
 //! Every numeric and on/off environment variable goes through one parser: a bad value stops
 //! `fleet` before any request, with an error naming the variable, its value and what it takes.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{Rule, Scenario};
 
 /// (variable, bad value, words the error must hold besides `NAME="value"`).

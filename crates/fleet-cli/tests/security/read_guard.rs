@@ -1,10 +1,7 @@
 //! Read deny rules in the project's settings bind Grep and Glob for the main agent and for its
 //! children: a search over the project never hands a denied file's lines to the model.
-#![allow(clippy::unwrap_used)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use fleet_testkit::{Rule, Scenario};
 use serde_json::json;
 
