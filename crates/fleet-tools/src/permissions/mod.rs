@@ -32,7 +32,7 @@ mod settings;
 pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
 pub use path_match::{escape as escape_path, folder_rule};
-pub use protected::{protected_name, PROTECTED_DIRS, PROTECTED_FILES};
+pub use protected::{protected_name, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTECTED_FILES};
 pub use read_guard::{
     default_credential_stores, ReadDenial, ReadGuard, WalkGuard, CREDENTIAL_STORES,
 };

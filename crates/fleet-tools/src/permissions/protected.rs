@@ -37,17 +37,35 @@ pub const PROTECTED_FILES: &[&str] = &[
     "config.fish",
 ];
 
-/// Why `path` is protected, as the protected name it holds (`.git`, `.bashrc`), or `None`.
-/// Every folder of the path counts, so `src/.git/hooks/x` and `.claude/agents/a.md` are
-/// protected; for files only the last name counts.
+/// Configuration folders under `~/.config` that run code: git's (`core.fsmonitor`,
+/// aliases, hooks paths) and fish's start-up files.
+pub const PROTECTED_CONFIG_DIRS: &[&str] = &[".config/git", ".config/fish"];
+
+/// Why `path` is protected, as the protected name it holds (`.git`, `.bashrc`,
+/// `.config/git`), or `None`. Every folder of the path counts, so `src/.git/hooks/x` and
+/// `.claude/agents/a.md` are protected; for files only the last name counts.
 pub fn protected_name(path: &Path) -> Option<&'static str> {
-    let mut names = path.components().filter_map(|c| match c {
-        Component::Normal(name) => name.to_str(),
-        _ => None,
-    });
+    let names: Vec<&str> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => name.to_str(),
+            _ => None,
+        })
+        .collect();
     let last = path.file_name().and_then(|n| n.to_str());
-    let dir = names.find_map(|name| PROTECTED_DIRS.iter().find(|p| **p == name).copied());
+    let dir = names
+        .iter()
+        .find_map(|name| PROTECTED_DIRS.iter().find(|p| *p == name).copied());
+    let config = || {
+        names.windows(2).find_map(|pair| {
+            PROTECTED_CONFIG_DIRS
+                .iter()
+                .find(|p| **p == format!("{}/{}", pair[0], pair[1]))
+                .copied()
+        })
+    };
     dir.or_else(|| last.and_then(|name| PROTECTED_FILES.iter().find(|p| **p == name).copied()))
+        .or_else(config)
 }
 
 /// Whether an allow rule's specifier names the protected entry itself, rather than covering it
@@ -105,6 +123,8 @@ mod tests {
             ("/p/.gitignore", None),
             ("/p/docs/.bashrc.md", None),
             ("relative/.fleet/agents/a.md", Some(".fleet")),
+            ("/home/u/.config/git/config", Some(".config/git")),
+            ("/home/u/.config/gitx/config", None),
         ];
         for (path, want) in cases {
             assert_eq!(protected_name(Path::new(path)), want, "{path}");

@@ -7,7 +7,9 @@
 //! Read, Edit and Write tools).
 
 use crate::permissions::path_match::Anchors;
-use crate::permissions::{Permissions, Rule};
+use crate::permissions::{
+    Permissions, Rule, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTECTED_FILES,
+};
 use crate::workspace::{self, Workspace};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,29 +18,6 @@ use std::sync::Arc;
 const WALK_ENTRIES: usize = 50_000;
 /// How deep a wildcard rule's walk goes below its folder.
 const WALK_DEPTH: usize = 24;
-
-/// Written by tools and read by people's next command, so never writable by a sandboxed
-/// command: in the project root, each added folder and the working directory.
-pub const PROTECTED_NAMES: &[&str] = &[".claude", ".fleet", ".git", ".mcp.json", ".vscode"];
-
-/// Files in the home folder that run code on the user's next shell or git command.
-pub const PROTECTED_HOME: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    ".zlogout",
-    ".config/fish",
-    ".gitconfig",
-    ".config/git",
-    ".claude",
-    ".fleet",
-];
 
 pub use crate::permissions::CREDENTIAL_STORES;
 
@@ -142,18 +121,34 @@ pub fn agent_paths(src: &Sources<'_>) -> AgentPaths {
 /// and the fleet home.
 fn protected(workspace: Option<&Workspace>, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let cwd = workspace::resolve(cwd, Path::new("/"));
-    let roots: Vec<&Path> = workspace
+    // The permission check's protected names (see `permissions::protected_name`) as paths.
+    let names = || {
+        PROTECTED_DIRS
+            .iter()
+            .chain(PROTECTED_FILES)
+            .chain(PROTECTED_CONFIG_DIRS)
+    };
+    // In the project root and the working directory — where fleet and other tools look for
+    // settings, hooks and MCP servers — and in the home folder, where the shell start-up
+    // files live, a missing one is denied too, so that it cannot be created. In an added
+    // folder (or the coordinator scratchpad) only the ones that exist: denying a missing one
+    // would leave that folder unable to take new entries, for no tool reads it from there.
+    let everywhere: Vec<&Path> = workspace
+        .map(|w| w.root.as_path())
         .into_iter()
-        .flat_map(Workspace::dirs)
-        .chain(std::iter::once(cwd.as_path()))
+        .chain([cwd.as_path()])
+        .chain(home)
         .collect();
-    let mut out: Vec<PathBuf> = roots
+    let mut out: Vec<PathBuf> = everywhere
         .iter()
-        .flat_map(|root| PROTECTED_NAMES.iter().map(move |name| root.join(name)))
+        .flat_map(|dir| names().map(move |name| dir.join(name)))
         .collect();
-    if let Some(home) = home {
-        out.extend(PROTECTED_HOME.iter().map(|name| home.join(name)));
-    }
+    let added = workspace.into_iter().flat_map(|w| w.additional.iter());
+    out.extend(added.flat_map(|dir| {
+        names()
+            .map(move |name| dir.join(name))
+            .filter(|path| path.symlink_metadata().is_ok())
+    }));
     if let Some(fleet_home) = std::env::var_os("FLEET_HOME").filter(|v| !v.is_empty()) {
         out.push(workspace::resolve(Path::new(&fleet_home), &cwd));
     }

@@ -207,3 +207,37 @@ async fn excluded_commands_run_outside_the_sandbox() {
     assert!(out.is_error, "{}", out.content);
     assert!(!sandbox.auto_allows(&format!("touch {}", target.display()), &p.root));
 }
+
+/// An added folder (or the coordinator scratchpad) takes new entries unless it holds a
+/// protected entry of its own, which then stays read-only.
+#[tokio::test]
+async fn an_added_folder_takes_new_entries_and_keeps_its_own_protected_ones() {
+    let p = Project::new();
+    let added = p.outside.join("added");
+    let repo = p.outside.join("other-repo");
+    std::fs::create_dir_all(&added).unwrap();
+    std::fs::create_dir_all(repo.join(".git/hooks")).unwrap();
+    let mut permissions = (*p.permissions(&[])).clone();
+    permissions.workspace = Arc::new(Workspace::new(&p.root).with_dir(&added).with_dir(&repo));
+    let config = SandboxConfig {
+        enabled: true,
+        launcher: Some(launcher()),
+        ..SandboxConfig::default()
+    };
+    let sandbox = Arc::new(AgentSandbox::new(
+        SandboxKind::Standard,
+        Arc::new(config),
+        Some(Arc::new(permissions)),
+    ));
+    let ctx = p.context(&sandbox);
+    let a = added.display();
+    let ok = bash(
+        &ctx,
+        &format!("touch {a}/notes.md && mkdir {a}/d && echo x > {a}/d/f"),
+    )
+    .await;
+    assert!(!ok.is_error, "{}", ok.content);
+    let hook = repo.join(".git/hooks/pre-commit");
+    let out = bash(&ctx, &format!("echo evil > {}", hook.display())).await;
+    assert!(out.is_error && !hook.exists(), "{}", out.content);
+}
