@@ -354,3 +354,26 @@ async fn read_only_commands_run_without_a_prompt_and_confined() {
         assert!(!project.repo.join("made.txt").exists(), "{mode}");
     }
 }
+
+/// A confined command cannot fish the key out of fleet's own environment either: Landlock
+/// forbids reading another domain's `/proc/<pid>/environ` (a ptrace-class access), and the
+/// command holds no capability that would override it.
+#[tokio::test]
+async fn a_confined_command_cannot_read_the_key_from_fleets_process() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(bash_calls(&[
+        "cat /proc/$PPID/environ; tr '\\0' '\\n' < /proc/$PPID/environ; grep -a API_KEY /proc/*/environ",
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "go", "--output-format", "stream-json", "--verbose"],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = text(&tool_results(&out)[0]);
+    assert!(!printed.contains("sk-test"), "the key leaked: {printed}");
+    assert!(printed.contains("Permission denied"), "{printed}");
+}
