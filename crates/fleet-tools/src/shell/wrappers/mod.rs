@@ -277,20 +277,22 @@ fn assignment(text: &str) -> Option<Assignment> {
     })
 }
 
+/// The options of GNU `xargs` that take a value, short and long: where its command starts
+/// depends on them, for the parser, the classifier and the scratch-only policy alike.
+pub(crate) const XARGS_VALUE_SHORT: &str = "adEILnPs";
+pub(crate) const XARGS_VALUE_LONG: &[&str] = &[
+    "arg-file",
+    "delimiter",
+    "max-args",
+    "max-procs",
+    "max-chars",
+    "process-slot-var",
+];
+
 /// `xargs [OPTION]… [COMMAND [ARG]…]`: COMMAND (default `echo`) gets words read from its
 /// input, which are unknown; with `-I R` they replace `R` inside its words instead.
 fn xargs(wrapper: &str, rest: &[Word]) -> Runs {
-    let spec = spec(
-        "adEILnPs",
-        &[
-            "arg-file",
-            "delimiter",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "process-slot-var",
-        ],
-    );
+    let spec = spec(XARGS_VALUE_SHORT, XARGS_VALUE_LONG);
     let starts = match options_end(rest, &spec) {
         Ok(starts) => starts,
         Err(why) => {

@@ -18,6 +18,7 @@ use super::git::GitCall;
 use super::operands::{is_placeholder, MANY};
 use super::sed;
 use crate::shell::is_risky_variable;
+use crate::shell::wrappers::{XARGS_VALUE_LONG, XARGS_VALUE_SHORT};
 
 /// A few of the allowed programs, for messages that must say what *is* allowed.
 pub(crate) const EXAMPLES: &str = "ls, cat, head, tail, wc, grep, rg, find (without -exec or \
@@ -244,14 +245,9 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             Ok(())
         }
         "xargs" => {
-            let spec = OptSpec::short("adEILnPs").attached("eil").long(&[
-                "arg-file",
-                "delimiter",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "process-slot-var",
-            ]);
+            let spec = OptSpec::short(XARGS_VALUE_SHORT)
+                .attached("eil")
+                .long(XARGS_VALUE_LONG);
             match Args::parse(rest, &spec)
                 .values(&["--process-slot-var"])
                 .find(|name| is_risky_variable(name))

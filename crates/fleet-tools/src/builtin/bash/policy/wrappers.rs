@@ -5,6 +5,7 @@
 use super::args::{command_starts, Args, OptSpec};
 use super::writes::{changes_anything, paths, Effect};
 use crate::shell::is_risky_variable;
+use crate::shell::wrappers::{XARGS_VALUE_LONG, XARGS_VALUE_SHORT};
 
 /// Options that end at the wrapped command, for programs that run another program.
 const WRAPPERS: &[(&str, OptSpec)] = &[
@@ -200,16 +201,9 @@ fn env(rest: &[String]) -> Vec<Effect> {
 /// `xargs CMD` appends words read from stdin, which cannot be known before it runs; a CMD
 /// that changes files is therefore refused whatever its own operands.
 fn xargs(rest: &[String]) -> Vec<Effect> {
-    let spec = OptSpec::short("adEILnPs")
+    let spec = OptSpec::short(XARGS_VALUE_SHORT)
         .attached("eil")
-        .long(&[
-            "arg-file",
-            "delimiter",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "process-slot-var",
-        ])
+        .long(XARGS_VALUE_LONG)
         .stop_at_operand();
     let changing = command_starts(rest, &spec)
         .into_iter()
