@@ -128,6 +128,20 @@ impl Project {
         .unwrap()
     }
 
+    /// Runs `fleet args…` with these extra variables and nothing on stdin, off the runtime.
+    pub async fn run_with_env(
+        &self,
+        server: &FakeModelServer,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Output {
+        let mut cmd = self.command(server, args);
+        cmd.envs(env.iter().copied()).stdin(Stdio::null());
+        tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap()
+    }
+
     /// The session transcripts fleet wrote for this repository.
     pub fn transcripts(&self) -> Vec<PathBuf> {
         let mut found = Vec::new();

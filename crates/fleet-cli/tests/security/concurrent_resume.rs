@@ -59,14 +59,8 @@ async fn wait_for(repo: &Path, marker: &str) {
     }
 }
 
-async fn resume(project: &Project, server: &FakeModelServer, id: &str) -> std::process::Output {
-    project
-        .run(server, &["-p", "again", "--resume", id], "")
-        .await
-}
-
-#[tokio::test]
-async fn a_running_session_cannot_be_resumed_twice_and_is_free_once_its_holder_ends() {
+/// A project with one finished session: its server, transcript and id.
+async fn one_session() -> (Project, FakeModelServer, std::path::PathBuf, String) {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(scenario()).await;
     let out = project.run(&server, &["-p", "first"], "").await;
@@ -78,6 +72,18 @@ async fn a_running_session_cannot_be_resumed_twice_and_is_free_once_its_holder_e
         .to_str()
         .unwrap()
         .to_string();
+    (project, server, transcript, id)
+}
+
+async fn resume(project: &Project, server: &FakeModelServer, id: &str) -> std::process::Output {
+    project
+        .run(server, &["-p", "again", "--resume", id], "")
+        .await
+}
+
+#[tokio::test]
+async fn a_running_session_cannot_be_resumed_twice_and_is_free_once_its_holder_ends() {
+    let (project, server, _transcript, id) = one_session().await;
 
     // A holds the session; B is refused by name and pid, before any request.
     let holder = start_holding(&project, &server, &id, 1);
@@ -106,17 +112,7 @@ async fn a_running_session_cannot_be_resumed_twice_and_is_free_once_its_holder_e
 
 #[tokio::test]
 async fn the_lock_of_a_killed_holder_is_taken_over() {
-    let project = Project::new(&[("a.txt", "x\n")]);
-    let server = server(scenario()).await;
-    let out = project.run(&server, &["-p", "first"], "").await;
-    assert!(out.status.success(), "{}", stderr(&out));
-    let transcript = project.transcripts().pop().unwrap();
-    let id = transcript
-        .file_stem()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let (project, server, transcript, id) = one_session().await;
 
     let mut holder = start_holding(&project, &server, &id, 2);
     wait_for(&project.repo, "started-2").await;

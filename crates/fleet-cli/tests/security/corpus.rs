@@ -178,13 +178,7 @@ async fn run(scenario: Scenario, args: &[&str], env: &[(&str, &str)]) -> Vec<(bo
     let server = server(scenario).await;
     let mut all_args = vec!["-p", "go", "--output-format", "stream-json", "--verbose"];
     all_args.extend_from_slice(args);
-    let mut cmd = project.command(&server, &all_args);
-    for (key, value) in env {
-        cmd.env(key, value);
-    }
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = project.run_with_env(&server, &all_args, env).await;
     let context = format!("fleet {args:?} {env:?}\nstderr:\n{}", stderr(&out));
     assert!(out.status.success(), "{context}\n{}", stdout(&out));
     assert!(stdout(&out).contains("MAIN-DONE"), "{context}");

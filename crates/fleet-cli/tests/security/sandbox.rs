@@ -98,20 +98,19 @@ async fn settings_turn_the_sandbox_on_and_let_sandboxed_commands_run_unasked() {
 async fn a_kernel_without_landlock_gets_one_warning_and_the_old_behaviour() {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(bash_calls(&["touch one", "touch two"])).await;
-    let mut cmd = project.command(
-        &server,
-        &[
-            "-p",
-            "go",
-            "--sandbox",
-            "--permission-mode",
-            "bypassPermissions",
-        ],
-    );
-    cmd.env("FLEET_SANDBOX_UNAVAILABLE", "1");
-    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
-        .await
-        .unwrap();
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "go",
+                "--sandbox",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            &[("FLEET_SANDBOX_UNAVAILABLE", "1")],
+        )
+        .await;
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
     let err = stderr(&out);
     assert_eq!(err.matches("fleet: warning:").count(), 1, "{err}");
@@ -125,21 +124,20 @@ async fn a_kernel_without_landlock_gets_one_warning_and_the_old_behaviour() {
     )
     .unwrap();
     let server = crate::common::server(bash_calls(&["touch three"])).await;
-    let mut cmd = project.command(
-        &server,
-        &[
-            "-p",
-            "go",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "bypassPermissions",
-        ],
-    );
-    cmd.env("FLEET_SANDBOX_UNAVAILABLE", "1");
-    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
-        .await
-        .unwrap();
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "go",
+                "--output-format",
+                "stream-json",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            &[("FLEET_SANDBOX_UNAVAILABLE", "1")],
+        )
+        .await;
     let results = tool_results(&out);
     assert_eq!(results[0]["is_error"], true);
     assert!(
@@ -154,22 +152,23 @@ async fn a_kernel_without_landlock_gets_one_warning_and_the_old_behaviour() {
 async fn bash_does_not_see_the_api_key_or_other_secrets() {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(bash_calls(&["printenv"])).await;
-    let mut cmd = project.command(
-        &server,
-        &[
-            "-p",
-            "go",
-            "--output-format",
-            "stream-json",
-            "--permission-mode",
-            "bypassPermissions",
-        ],
-    );
-    cmd.env("GITHUB_TOKEN", "ghp-secret-value")
-        .env("FLEET_VISIBLE_MARK", "visible");
-    let out = tokio::task::spawn_blocking(move || cmd.stdin(Stdio::null()).output().unwrap())
-        .await
-        .unwrap();
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "go",
+                "--output-format",
+                "stream-json",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            &[
+                ("GITHUB_TOKEN", "ghp-secret-value"),
+                ("FLEET_VISIBLE_MARK", "visible"),
+            ],
+        )
+        .await;
     let printed = text(&tool_results(&out)[0]);
     assert!(printed.contains("FLEET_VISIBLE_MARK=visible"), "{printed}");
     for secret in [
