@@ -15,6 +15,7 @@ pub mod request;
 pub mod response;
 pub mod stream;
 pub mod task;
+pub mod team;
 pub mod tree;
 pub mod usage;
 
@@ -36,6 +37,7 @@ pub use stream::{BlockDelta, MessageDeltaBody, StreamEvent};
 pub use task::{
     BackgroundTask, IllegalTransition, KilledBy, TaskProgress, TaskStarted, TaskStatus,
 };
+pub use team::{MailEntry, MAIL_VERSION};
 pub use tree::{
     AgentUsage, KilledCounts, RefusedCounts, RequestedModes, SubagentStats, TreeReport,
 };

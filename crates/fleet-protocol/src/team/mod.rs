@@ -1,0 +1,8 @@
+//! Teams: the words teammates exchange. A mailbox entry ([`MailEntry`]) is what one member
+//! leaves in another's inbox; its `text` is plain prose or a protocol frame
+//! ([`frames`]) serialized as compact JSON, as Claude Code writes them, so the files read the
+//! same to users of both tools.
+
+pub mod mail;
+
+pub use mail::{MailEntry, MAIL_VERSION};
