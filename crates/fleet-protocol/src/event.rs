@@ -109,6 +109,9 @@ pub enum EventKind {
     TaskNotified(TaskNotification),
     /// The set of background tasks still running changed; this is the whole new set.
     BackgroundTasksChanged(Vec<BackgroundTask>),
+    /// Something happened in the session's team (a member joined, went idle, left; mail; the
+    /// task list changed).
+    Team(crate::team::TeamEvent),
     /// The agent tree's final totals, sent once by a session with subagents as it ends, after
     /// anything that could still change them (tasks killed on the way out).
     TreeTotals(TreeReport),

@@ -37,7 +37,7 @@ pub use stream::{BlockDelta, MessageDeltaBody, StreamEvent};
 pub use task::{
     BackgroundTask, IllegalTransition, KilledBy, TaskProgress, TaskStarted, TaskStatus,
 };
-pub use team::{MailEntry, MAIL_VERSION};
+pub use team::{MailEntry, TeamEvent, MAIL_VERSION};
 pub use tree::{
     AgentUsage, KilledCounts, RefusedCounts, RequestedModes, SubagentStats, TreeReport,
 };

@@ -40,6 +40,9 @@ pub struct Agent {
     origin: Option<RunOrigin>,
     /// The unchanging part of this agent's requests, made once when it may be forked.
     fork_base: Option<Arc<ForkBase>>,
+    /// Called once the next run's prompt is committed: a teammate acknowledges the mail the
+    /// prompt was made of only when it is in the conversation (and its transcript).
+    prompt_ack: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -98,6 +101,7 @@ impl Agent {
             tool_definitions,
             origin: None,
             fork_base,
+            prompt_ack: None,
             config,
             ctx,
             messages: Vec::new(),
@@ -122,6 +126,27 @@ impl Agent {
     /// Marks the next run as started by something other than a prompt (task notifications).
     pub fn set_origin(&mut self, origin: RunOrigin) {
         self.origin = Some(origin);
+    }
+
+    /// Runs `ack` once the next run's prompt is committed.
+    pub fn on_prompt_committed(&mut self, ack: impl FnOnce() + Send + Sync + 'static) {
+        self.prompt_ack = Some(Box::new(ack));
+    }
+
+    /// Changes the permission mode, and with it how Bash is confined (a teammate whose plan
+    /// the lead approved leaves plan mode). The tools keep their definitions, so the prompt
+    /// cache holds.
+    pub fn set_permission_mode(&mut self, mode: fleet_tools::permissions::PermissionMode) {
+        let mut permissions = fleet_tools::permissions::Permissions::clone(&self.config.permissions);
+        permissions.mode = mode;
+        let permissions = Arc::new(permissions);
+        let kind = fleet_tools::sandbox::AgentSandbox::kind_for_mode(
+            mode,
+            fleet_tools::sandbox::SandboxKind::Standard,
+        );
+        let sandbox = self.ctx.sandbox.with_kind(kind, Some(permissions.clone()));
+        self.ctx = self.ctx.clone().with_sandbox(Arc::new(sandbox));
+        self.config.permissions = permissions;
     }
 
     pub fn session_id(&self) -> &str {
@@ -166,6 +191,9 @@ impl Agent {
         let mut last_stop_reason = None;
         let origin = self.origin.take();
         self.commit(sink, prompt, None, Vec::new()).await;
+        if let Some(ack) = self.prompt_ack.take() {
+            ack();
+        }
 
         let outcome = loop {
             if cancel.is_cancelled() {
@@ -224,6 +252,14 @@ impl Agent {
                 .await;
             if cancel.is_cancelled() {
                 break Err(interrupted());
+            }
+            if self
+                .config
+                .end_after_tools
+                .as_ref()
+                .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Acquire))
+            {
+                break Ok(final_text);
             }
             let spent = match &self.config.ledger {
                 Some(ledger) => ledger.total_cost_usd(),

@@ -40,6 +40,9 @@ pub struct AgentConfig {
     /// Where the agent leaves a copy of its conversation when a reply calls a tool that
     /// wants one (the Agent tool, to fork); `None` when forking is off.
     pub fork_source: Option<Arc<ForkSource>>,
+    /// Set by a tool (a teammate approving its own shutdown) to end the run once the current
+    /// reply's calls are answered, without another request.
+    pub end_after_tools: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -72,6 +75,7 @@ impl AgentConfig {
             ledger: None,
             tool_definitions: None,
             fork_source: None,
+            end_after_tools: None,
         }
     }
 }

@@ -13,10 +13,28 @@ tokio::task_local! {
     static CURRENT: Arc<AgentContext>;
 }
 
-/// The identity of a running agent. Teammates get their own variant with teams.
+/// The identity of a running agent: a subagent (a child that reports to its parent) or a
+/// teammate (a long-lived member of a flat team that talks through mailboxes).
 #[derive(Debug)]
 pub enum AgentContext {
     Subagent(SubagentContext),
+    Teammate(TeammateContext),
+}
+
+#[derive(Debug)]
+pub struct TeammateContext {
+    /// `name@team`, the address other members use.
+    pub agent_id: String,
+    pub agent_name: String,
+    pub team_name: String,
+    pub color: String,
+    /// It works read-only until the lead approves its plan.
+    pub plan_mode_required: bool,
+    /// The session the team belongs to.
+    pub parent_session_id: String,
+    pub is_team_lead: bool,
+    /// The definition it runs.
+    pub agent_type: String,
 }
 
 #[derive(Debug)]
@@ -67,6 +85,7 @@ impl AgentContext {
     pub fn agent_id(&self) -> &str {
         match self {
             Self::Subagent(s) => &s.agent_id,
+            Self::Teammate(t) => &t.agent_id,
         }
     }
 
@@ -74,12 +93,23 @@ impl AgentContext {
     pub fn agent_type(&self) -> &str {
         match self {
             Self::Subagent(s) => &s.agent_type,
+            Self::Teammate(t) => &t.agent_type,
         }
     }
 
+    /// How far below the main agent it runs; a teammate is a direct member, at 1.
     pub fn depth(&self) -> u32 {
         match self {
             Self::Subagent(s) => s.depth,
+            Self::Teammate(_) => 1,
+        }
+    }
+
+    /// The teammate running the calling code, if a teammate is.
+    pub fn teammate(&self) -> Option<&TeammateContext> {
+        match self {
+            Self::Teammate(t) => Some(t),
+            Self::Subagent(_) => None,
         }
     }
 
@@ -91,6 +121,7 @@ impl AgentContext {
                 let already = s.invoking_request_id_sent.swap(true, Ordering::AcqRel);
                 (!already).then(|| id.clone())
             }
+            Self::Teammate(_) => None,
         }
     }
 }

@@ -3,16 +3,31 @@
 //! Whoever delivers pushes; the agent drains the queue before each model request, so what
 //! arrived while it was busy reaches the model at the next turn, in arrival order. A waiter
 //! (the session, between runs) can sleep until something arrives.
+//!
+//! A message taken from a durable mailbox carries an acknowledgement, run when the message is
+//! drained into a conversation: until then the mailbox still holds it, so a crash before that
+//! point delivers it again after a resume instead of losing it.
 
 use fleet_protocol::Message;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use tokio::sync::Notify;
 
-#[derive(Debug, Default)]
+/// Run once the message it came with has been taken into a conversation.
+pub type Ack = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
 pub struct Inbox {
-    queue: Mutex<VecDeque<Message>>,
+    queue: Mutex<VecDeque<(Message, Option<Ack>)>>,
     arrived: Notify,
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbox")
+            .field("waiting", &self.lock().len())
+            .finish()
+    }
 }
 
 impl Inbox {
@@ -21,15 +36,33 @@ impl Inbox {
     }
 
     pub fn push(&self, message: Message) {
-        self.lock().push_back(message);
+        self.push_inner(message, None);
+    }
+
+    /// Pushes a message whose source must hear when it is drained (see the module doc).
+    pub fn push_with_ack(&self, message: Message, ack: Ack) {
+        self.push_inner(message, Some(ack));
+    }
+
+    fn push_inner(&self, message: Message, ack: Option<Ack>) {
+        self.lock().push_back((message, ack));
         // `notify_one` keeps a permit when nobody waits yet, so a push between a waiter's check
         // and its sleep is not missed.
         self.arrived.notify_one();
     }
 
-    /// Everything waiting, oldest first.
+    /// Everything waiting, oldest first; acknowledgements run as the messages are taken.
     pub fn drain(&self) -> Vec<Message> {
-        self.lock().drain(..).collect()
+        let taken: Vec<(Message, Option<Ack>)> = self.lock().drain(..).collect();
+        taken
+            .into_iter()
+            .map(|(message, ack)| {
+                if let Some(ack) = ack {
+                    ack();
+                }
+                message
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -45,7 +78,7 @@ impl Inbox {
         self.arrived.notified().await;
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Message>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(Message, Option<Ack>)>> {
         // A panic while holding this lock cannot leave the queue half-changed.
         self.queue
             .lock()

@@ -28,7 +28,7 @@ pub mod transcript;
 pub use agent::Agent;
 pub use approval::{ApprovalRequest, Approver};
 pub use config::AgentConfig;
-pub use context::{AgentContext, SubagentContext};
+pub use context::{AgentContext, SubagentContext, TeammateContext};
 pub use error::RuntimeError;
 pub use inbox::Inbox;
 pub use ledger::Ledger;

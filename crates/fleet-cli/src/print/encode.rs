@@ -101,6 +101,7 @@ impl Encoder {
                 self.results.set_tree(tree);
                 None
             }
+            EventKind::Team(team) => Some(self.team(agent, team)),
             EventKind::Finished(result) => {
                 if self.session_id.is_empty() {
                     self.session_id.clone_from(&result.session_id);
@@ -115,6 +116,22 @@ impl Encoder {
     /// tree's final figures; called once the session is over.
     pub(super) fn take_results(&mut self) -> Vec<Value> {
         self.results.take()
+    }
+
+    /// A team event: a `system` line whose `subtype` names it, with the event's own fields.
+    fn team(&self, agent: &AgentRef, event: &fleet_protocol::TeamEvent) -> Value {
+        let mut line = json!({"type": "system"});
+        if let (Some(map), Ok(Value::Object(fields))) =
+            (line.as_object_mut(), serde_json::to_value(event))
+        {
+            map.extend(fields);
+            if !agent.is_main() {
+                map.insert("agent_id".into(), Value::String(agent.agent_id.clone()));
+            }
+            map.insert("session_id".into(), Value::String(self.session_id.clone()));
+            map.insert("uuid".into(), Value::String(new_uuid()));
+        }
+        line
     }
 
     fn init(&self, info: &SessionInfo) -> Value {

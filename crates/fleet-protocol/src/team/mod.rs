@@ -3,6 +3,8 @@
 //! ([`frames`]) serialized as compact JSON, as Claude Code writes them, so the files read the
 //! same to users of both tools.
 
+pub mod event;
 pub mod mail;
 
+pub use event::TeamEvent;
 pub use mail::{MailEntry, MAIL_VERSION};

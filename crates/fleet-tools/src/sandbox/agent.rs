@@ -122,6 +122,11 @@ impl AgentSandbox {
         }
     }
 
+    /// The same settings for an agent of another kind (a teammate leaving plan mode).
+    pub fn with_kind(&self, kind: SandboxKind, permissions: Option<Arc<Permissions>>) -> Self {
+        Self::new(kind, self.config.clone(), permissions)
+    }
+
     pub fn kind(&self) -> &SandboxKind {
         &self.kind
     }
