@@ -3,6 +3,10 @@
 //! ([`frames`]) serialized as compact JSON, as Claude Code writes them, so the files read the
 //! same to users of both tools.
 
+pub mod frames;
 pub mod mail;
+pub mod render;
 
+pub use frames::Frame;
 pub use mail::{MailEntry, MAIL_VERSION};
+pub use render::TeammateMessage;
