@@ -4,7 +4,11 @@
 //! same to users of both tools.
 
 pub mod event;
+pub mod frames;
 pub mod mail;
+pub mod render;
 
 pub use event::TeamEvent;
+pub use frames::Frame;
 pub use mail::{MailEntry, MAIL_VERSION};
+pub use render::TeammateMessage;
