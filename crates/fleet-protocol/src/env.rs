@@ -208,6 +208,10 @@ pub const FLEET_FORK_SUBAGENT: FlagVar = FlagVar::new("FLEET_FORK_SUBAGENT");
 pub const FLEET_COORDINATOR_MODE: FlagVar = FlagVar::new("FLEET_COORDINATOR_MODE");
 /// Write no session transcript.
 pub const FLEET_NO_SESSION_PERSISTENCE: FlagVar = FlagVar::new("FLEET_NO_SESSION_PERSISTENCE");
+/// Teams (`Agent` with `name` starts a teammate); on unless set to 0.
+pub const FLEET_AGENT_TEAMS: FlagVar = FlagVar::new("FLEET_AGENT_TEAMS");
+/// Approve a plan-mode teammate's plan as soon as it is submitted (off unless set to 1).
+pub const FLEET_TEAM_AUTO_APPROVE_PLANS: FlagVar = FlagVar::new("FLEET_TEAM_AUTO_APPROVE_PLANS");
 /// Send no `cache_control` breakpoints.
 pub const DISABLE_PROMPT_CACHING: FlagVar = FlagVar::new("DISABLE_PROMPT_CACHING");
 /// Characters of Bash output kept per call (Claude Code's variable and its ceiling).
@@ -225,6 +229,8 @@ pub const ALL: &[Var] = &[
     Var::Flag(FLEET_FORK_SUBAGENT),
     Var::Flag(FLEET_COORDINATOR_MODE),
     Var::Flag(FLEET_NO_SESSION_PERSISTENCE),
+    Var::Flag(FLEET_AGENT_TEAMS),
+    Var::Flag(FLEET_TEAM_AUTO_APPROVE_PLANS),
     Var::Flag(DISABLE_PROMPT_CACHING),
     Var::Count(BASH_MAX_OUTPUT_LENGTH),
 ];

@@ -23,6 +23,7 @@ pub mod sink;
 pub mod subagent;
 pub mod system_prompt;
 pub mod tasks;
+pub mod teams;
 pub mod transcript;
 
 pub use agent::Agent;

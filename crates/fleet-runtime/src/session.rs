@@ -97,6 +97,9 @@ impl Session {
                 }
             }
             if let Some(spawner) = &spawner {
+                // A headless session ends once its team is quiet: whoever is still a member
+                // is stopped now, like any background task.
+                spawner.stop_team().await;
                 spawner.tasks().stop_all(KilledBy::User).await;
                 sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
                     .await;
@@ -136,6 +139,7 @@ async fn settle(
         sink,
         cancel,
         announce: Some(&announce),
+        team: Some(spawner),
     }
     .run(agent, |_| {})
     .await;

@@ -20,6 +20,8 @@ pub(crate) struct Settle<'a> {
     pub cancel: &'a CancellationToken,
     /// Announced (`Started`) before each run, for the main agent.
     pub announce: Option<&'a (dyn Fn(&Agent) -> SessionInfo + Sync)>,
+    /// The lead's team, whose activity also keeps the owner waiting.
+    pub team: Option<&'a crate::subagent::Spawner>,
 }
 
 impl Settle<'_> {
@@ -32,7 +34,11 @@ impl Settle<'_> {
             }
             // Counted before draining: a task stops counting only once its notification is
             // in the inbox, so the drain sees it.
+            let seen = self.team.map_or(0, |s| s.team_version());
             let outstanding = self.tasks.outstanding(self.owner);
+            // Checked before draining too: a teammate going idle leaves its notification in
+            // the lead's mailbox first, so one or the other is seen.
+            let team_busy = self.team.is_some_and(|s| s.team_busy());
             let waiting = self.inbox.drain();
             if !waiting.is_empty() {
                 agent.set_origin(origin_of(&waiting));
@@ -43,12 +49,19 @@ impl Settle<'_> {
                 each_run(&result);
                 continue;
             }
-            if outstanding == 0 {
+            if outstanding == 0 && !team_busy {
                 return;
             }
+            let team_changed = async {
+                match self.team {
+                    Some(spawner) => spawner.team_changed_since(seen).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = self.cancel.cancelled() => return,
                 _ = self.inbox.wait() => {}
+                _ = team_changed => {}
             }
         }
     }

@@ -114,6 +114,21 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         None => Some(std::thread::spawn(move || feed_stdin(prompt_tx))),
     };
 
+    // A resumed session takes up its team again: members, their conversations, unread mail.
+    if let Some(team) = built
+        .spawner
+        .restore_team()
+        .await
+        .map_err(anyhow::Error::msg)
+        .context("bringing the session's team back")?
+    {
+        tracing::info!("resumed team {team}");
+    }
+    if built.spawner.teams().is_some_and(|t| t.settings.listen) {
+        if let Err(err) = built.spawner.listen_uds() {
+            tracing::warn!("not listening for other sessions' messages: {err}");
+        }
+    }
     let mut handle = Session::spawn_with(
         agent,
         prompt_rx,

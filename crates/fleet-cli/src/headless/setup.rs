@@ -13,7 +13,9 @@ use fleet_runtime::session::EVENT_BUFFER;
 use fleet_runtime::subagent::{
     Features, MainAgent, Orchestration, TranscriptTarget, ORCHESTRATION_TOOLS,
 };
+use fleet_protocol::env;
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
+use fleet_runtime::teams::{TeamSettings, TEAM_TOOLS};
 use fleet_runtime::{
     Agent, AgentConfig, Approver, Environment, EventSink, SpawnLimits, Spawner, SpawnerConfig,
     SystemPromptBuilder,
@@ -110,6 +112,7 @@ pub fn agent(
                 ..Features::default()
             },
             sandbox: sandbox.clone(),
+            teams: team_settings(mode, session_id, persist)?,
             ..SpawnerConfig::new(
                 choice.client.clone(),
                 catalog.clone(),
@@ -162,6 +165,29 @@ pub fn agent(
     })
 }
 
+/// Teams are on unless `FLEET_AGENT_TEAMS=0`, in coordinator mode (workers are the
+/// coordinator's own scheme), or when nothing may be written under `$FLEET_HOME` (mailboxes and
+/// team files live there).
+fn team_settings(
+    mode: Orchestration,
+    session_id: &str,
+    persist: bool,
+) -> anyhow::Result<Option<TeamSettings>> {
+    let wanted = env::FLEET_AGENT_TEAMS.get()?.unwrap_or(true);
+    if !wanted || !persist || mode == Orchestration::Coordinator {
+        return Ok(None);
+    }
+    let Ok(home) = FleetHome::from_env() else {
+        return Ok(None);
+    };
+    Ok(Some(TeamSettings {
+        home,
+        session_id: session_id.to_string(),
+        auto_approve_plans: env::FLEET_TEAM_AUTO_APPROVE_PLANS.is_on()?,
+        listen: true,
+    }))
+}
+
 /// Which tools the main agent gets: `--tools` picks (`default` = all), a bare name in
 /// `--disallowedTools` removes. `Task` is the Agent tool's old name.
 fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
@@ -178,6 +204,7 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
         .map(str::to_string)
         .collect();
     known.extend(ORCHESTRATION_TOOLS.iter().map(|t| t.to_string()));
+    known.extend(TEAM_TOOLS.iter().map(|t| t.to_string()));
     let wanted: Option<Vec<String>> = match &args.tools {
         None => None,
         Some(list) => {

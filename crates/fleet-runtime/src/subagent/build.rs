@@ -8,7 +8,7 @@ use super::tap::ChildTap;
 use super::{ParentView, Spawner, ORCHESTRATION_TOOLS};
 use crate::agent::Agent;
 use crate::config::AgentConfig;
-use crate::context::{AgentContext, SubagentContext};
+use crate::context::{AgentContext, SubagentContext, TeammateContext};
 use crate::definitions::{AgentDefinition, Restriction};
 use crate::sink::EventSink;
 use fleet_protocol::{AgentRef, CommittedMessage, Message};
@@ -36,6 +36,18 @@ impl Kind {
     }
 }
 
+/// What makes a child a teammate: its place in the team.
+#[derive(Debug)]
+pub(crate) struct MemberSpec {
+    pub team: String,
+    pub name: String,
+    pub color: String,
+    /// It works read-only until the lead approves its plan.
+    pub plan_required: bool,
+    /// Set when it approves its own shutdown: its run ends after that call.
+    pub exit: Arc<std::sync::atomic::AtomicBool>,
+}
+
 /// Everything needed to build a child again: kept for as long as the session, so a stopped
 /// agent can be resumed.
 #[derive(Debug)]
@@ -48,6 +60,8 @@ pub(crate) struct Blueprint {
     pub model: String,
     pub cwd: PathBuf,
     pub depth: u32,
+    /// Set for a teammate.
+    pub member: Option<Arc<MemberSpec>>,
 }
 
 /// One run of a child: who it is and what it starts from.
@@ -121,13 +135,25 @@ impl Spawner {
             fork_source: Default::default(),
         });
         let coordinator = self.config.features.coordinator();
+        let member = bp.member.as_deref();
         let mut config = match &bp.kind {
             Kind::Defined(def) => {
                 let tools = self.assemble(
                     &view,
-                    |name| {
-                        child_keeps(parent, def, name)
-                            && !(coordinator && ORCHESTRATION_TOOLS.contains(&name))
+                    |name| match member {
+                        // A teammate shares the task list and its lead's way of talking, but
+                        // starts no team and no background agents.
+                        Some(spec) => match name {
+                            "ExitPlanMode" => spec.plan_required,
+                            "TeamCreate" | "TeamDelete" | "TaskOutput" => false,
+                            _ => child_keeps(parent, def, name),
+                        },
+                        None => {
+                            child_keeps(parent, def, name)
+                                && !(coordinator && ORCHESTRATION_TOOLS.contains(&name))
+                                && !crate::teams::TEAM_TOOLS.contains(&name)
+                                && name != "ExitPlanMode"
+                        }
                     },
                     def.restriction,
                 );
@@ -140,7 +166,11 @@ impl Spawner {
                 let definitions = self.definitions_for(&tools, &shape(&tools, def));
                 let mut config = AgentConfig::new(bp.model.clone(), tools, permissions);
                 config.max_tokens = self.config.max_tokens;
-                config.system = [def.prompt.clone(), SUBAGENT_NOTES.to_string()]
+                let notes = match member {
+                    Some(_) => crate::teams::mate::TEAMMATE_NOTES,
+                    None => SUBAGENT_NOTES,
+                };
+                config.system = [def.prompt.clone(), notes.to_string()]
                     .into_iter()
                     .chain(self.config.shared_system.iter().cloned())
                     .collect();
@@ -186,8 +216,15 @@ impl Spawner {
                 });
             }
         }
+        if let Some(spec) = member {
+            config.end_after_tools = Some(spec.exit.clone());
+        }
         let type_name = bp.kind.type_name();
-        let agent_ref = AgentRef::subagent(&agent_id, &tool_use_id, type_name, &bp.description);
+        let shown_id = match member {
+            Some(spec) => format!("{}@{}", spec.name, spec.team),
+            None => agent_id.clone(),
+        };
+        let agent_ref = AgentRef::subagent(&shown_id, &tool_use_id, type_name, &bp.description);
         let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
         // The child's own deny rules decide what its Grep and Glob may see.
         let guard = sandbox.read_guard(&bp.cwd);
@@ -212,9 +249,21 @@ impl Spawner {
             Kind::Defined(def) => def.is_builtin(),
             Kind::Fork(_) => true,
         };
-        let context = Arc::new(AgentContext::Subagent(SubagentContext::new(
-            &agent_id, type_name, builtin, bp.depth, request_id,
-        )));
+        let context = Arc::new(match member {
+            Some(spec) => AgentContext::Teammate(TeammateContext {
+                agent_id: shown_id.clone(),
+                agent_name: spec.name.clone(),
+                team_name: spec.team.clone(),
+                color: spec.color.clone(),
+                plan_mode_required: spec.plan_required,
+                parent_session_id: session_id_of(&self.config.transcripts),
+                is_team_lead: false,
+                agent_type: type_name.to_string(),
+            }),
+            None => AgentContext::Subagent(SubagentContext::new(
+                &agent_id, type_name, builtin, bp.depth, request_id,
+            )),
+        });
         Ok(Child {
             agent,
             agent_id,
@@ -272,6 +321,13 @@ impl Spawner {
             agent_id,
         ))
     }
+}
+
+fn session_id_of(target: &Option<super::TranscriptTarget>) -> String {
+    target
+        .as_ref()
+        .map(|t| t.session_id.clone())
+        .unwrap_or_default()
 }
 
 /// Told to every subagent after its own prompt (forks get their parent's prompt instead).

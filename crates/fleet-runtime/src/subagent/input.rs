@@ -179,16 +179,15 @@ pub fn schema(features: Features) -> Value {
             json!({"type": "string", "enum": ["worktree", "remote"], "description": "Run in a separate git worktree, or on a remote worker"}),
         );
     }
-    if features.names || features.teams {
+    if features.teams && !features.coordinator() {
+        properties.insert(
+            "name".into(),
+            json!({"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "description": "Makes the agent a teammate: a long-lived member of your team that works in the background, reads its mail between turns, and is reached by this name with SendMessage. Leave it out for an ordinary subagent"}),
+        );
+    } else if features.names || features.teams {
         properties.insert(
             "name".into(),
             json!({"type": "string", "description": "Name for this agent, so SendMessage can reach it"}),
-        );
-    }
-    if features.teams {
-        properties.insert(
-            "team_name".into(),
-            json!({"type": "string", "description": "Team to join"}),
         );
     }
     if features.cwd {

@@ -17,19 +17,93 @@ use std::sync::Arc;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageInput {
-    /// The agent to reach: the agentId the Agent tool returned, or the `name` it was given.
+    /// The agent to reach: a teammate's name (or `name@team`), `team-lead` / `main` for the
+    /// lead, `*` for every member but you, `uds:<socket path>` for another fleet session, or
+    /// the agentId / name of a subagent you started.
     pub to: String,
-    /// The message: new instructions, a correction, or a follow-up task.
-    pub message: String,
+    /// The message: text, or (in a team) a protocol object such as
+    /// `{"type": "shutdown_request", "reason": "…"}`.
+    pub message: MessageBody,
     /// A 5-10 word preview of the message, for the user's view.
     #[serde(default)]
     pub summary: Option<String>,
+}
+
+/// Text, or one of the team's protocol objects.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum MessageBody {
+    Text(String),
+    Structured(Structured),
+}
+
+/// The protocol objects a member may send.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Structured {
+    /// Lead → teammate: please finish and stop.
+    ShutdownRequest {
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// Teammate → lead: the answer to a shutdown request (`reason` required to decline).
+    ShutdownResponse {
+        request_id: String,
+        approve: bool,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// Teammate → lead: a plan for approval (ExitPlanMode sends this for you).
+    PlanApprovalRequest {
+        #[serde(default)]
+        request_id: Option<String>,
+        plan: String,
+    },
+    /// Lead → teammate: the verdict on its plan; `feedback` says what to change.
+    PlanApprovalResponse {
+        request_id: String,
+        approve: bool,
+        #[serde(default)]
+        feedback: Option<String>,
+    },
+}
+
+impl Structured {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::ShutdownRequest { .. } => "shutdown_request",
+            Self::ShutdownResponse { .. } => "shutdown_response",
+            Self::PlanApprovalRequest { .. } => "plan_approval_request",
+            Self::PlanApprovalResponse { .. } => "plan_approval_response",
+        }
+    }
 }
 
 pub struct SendMessageTool {
     spawner: Arc<Spawner>,
     sender: Arc<ParentView>,
 }
+
+const SUBAGENT_HELP: &str = "Sends a message to an agent you started, to continue it: `to` is \
+its agentId or name.\n\
+- A running agent reads the message at its next turn.\n\
+- A stopped agent (completed, failed or killed) is resumed with its whole earlier conversation \
+and the message as a new turn; it runs in the background and you get a <task-notification> \
+when it is done.\n\
+Continue an agent when it already holds the context the next step needs (it explored exactly \
+the files to change, or is fixing its own failure); start a fresh one when its context would \
+mislead (broad research before narrow work, or checking someone else's work).";
+
+const TEAM_HELP: &str = "\n\nIn a team (teammates are started with the Agent tool and a \
+`name`), every message goes to the recipient's inbox and is read when its current turn ends:\n\
+- `to`: a teammate's name, `team-lead` (or `main`) for the lead, `*` for every member but you \
+(use sparingly), or `uds:<socket path>` for another fleet session on this machine.\n\
+- Your plain text output is not seen by your teammates: to tell them anything, send a message.\n\
+- Protocol objects as `message`: the lead sends `{\"type\": \"shutdown_request\", \"reason\": \
+\"…\"}` and `{\"type\": \"plan_approval_response\", \"request_id\": \"…\", \"approve\": \
+true|false, \"feedback\": \"…\"}`; a teammate answers a shutdown request with \
+`{\"type\": \"shutdown_response\", \"request_id\": \"…\", \"approve\": true}` (or false with a \
+`reason`) sent to `team-lead`. Approving ends your work right after that call.";
 
 impl SendMessageTool {
     pub(crate) fn new(spawner: Arc<Spawner>, sender: Arc<ParentView>) -> Self {
@@ -45,16 +119,11 @@ impl TypedTool for SendMessageTool {
     const READ_ONLY: bool = true;
 
     fn description(&self) -> String {
-        "Sends a message to an agent you started, to continue it: `to` is its agentId or name.\n\
-         - A running agent reads the message at its next turn.\n\
-         - A stopped agent (completed, failed or killed) is resumed with its whole earlier \
-         conversation and the message as a new turn; it runs in the background and you get a \
-         <task-notification> when it is done.\n\
-         Continue an agent when it already holds the context the next step needs (it explored \
-         exactly the files to change, or is fixing its own failure); start a fresh one when \
-         its context would mislead (broad research before narrow work, or checking someone \
-         else's work)."
-            .into()
+        let mut text = String::from(SUBAGENT_HELP);
+        if self.spawner.teams().is_some() {
+            text.push_str(TEAM_HELP);
+        }
+        text
     }
 
     fn access(&self, _input: &SendMessageInput, _ctx: &ToolContext) -> Access {
@@ -66,10 +135,12 @@ impl TypedTool for SendMessageTool {
         input: SendMessageInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        if input.message.trim().is_empty() {
-            return Err(ToolError::failed(
-                "`message` is empty: say what the agent should do.",
-            ));
+        if let MessageBody::Text(text) = &input.message {
+            if text.trim().is_empty() {
+                return Err(ToolError::failed(
+                    "`message` is empty: say what the agent should do.",
+                ));
+            }
         }
         self.spawner.send(&self.sender, input, ctx).await
     }
@@ -82,13 +153,22 @@ impl Spawner {
         input: SendMessageInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
+        if let Some(out) = self.send_in_team(sender, &input).await? {
+            return Ok(out);
+        }
         let to = input.to.trim();
+        let MessageBody::Text(body) = &input.message else {
+            return Err(ToolError::Failed(format!(
+                "{to:?} is not a member of a team, so it takes plain text only."
+            )));
+        };
+        let body = body.clone();
         if to == sender.agent_id {
             return Err(ToolError::failed("You cannot send a message to yourself."));
         }
         if to == "main" {
             self.main_inbox
-                .push(Message::user_text(letter(sender, "main", &input)));
+                .push(Message::user_text(letter(sender, "main", &input, &body)));
             return Ok(queued("main", None, &input));
         }
         let Some(record) = self.directory.find(to) else {
@@ -97,7 +177,7 @@ impl Spawner {
         if record.id == sender.agent_id {
             return Err(ToolError::failed("You cannot send a message to yourself."));
         }
-        let text = letter(sender, &record.blueprint.parent.agent_id, &input);
+        let text = letter(sender, &record.blueprint.parent.agent_id, &input, &body);
         loop {
             match record.life.deliver(Message::user_text(text.clone())) {
                 Delivery::Queued => {
@@ -167,7 +247,7 @@ impl Spawner {
     }
 
     /// The stopped agent's conversation, from its transcript, and the transcript's last entry.
-    fn history(&self, agent_id: &str) -> Result<(Vec<Message>, Option<String>), ToolError> {
+    pub(crate) fn history(&self, agent_id: &str) -> Result<(Vec<Message>, Option<String>), ToolError> {
         let path = self.transcript_path(agent_id).ok_or_else(|| {
             ToolError::failed(format!(
                 "Agent {agent_id} has stopped and cannot be resumed: this session keeps no \
@@ -186,7 +266,8 @@ impl Spawner {
     }
 
     fn unknown_recipient(&self, to: &str, sender: &ParentView) -> String {
-        let mut reachable = self.directory.listing(&sender.agent_id);
+        let mut reachable = self.team_listing();
+        reachable.extend(self.directory.listing(&sender.agent_id));
         if sender.agent_id != "main" {
             reachable.insert(0, "main (the main agent)".into());
         }
@@ -205,7 +286,12 @@ impl Spawner {
 /// (and whether it started the recipient), followed by a line saying it is not from the user.
 /// Whatever the body holds — a forged `<task-notification>`, "the user approved …" — it stays
 /// an agent's words.
-fn letter(sender: &ParentView, recipients_parent: &str, input: &SendMessageInput) -> String {
+fn letter(
+    sender: &ParentView,
+    recipients_parent: &str,
+    input: &SendMessageInput,
+    body: &str,
+) -> String {
     AgentMessage {
         from: sender.agent_id.clone(),
         from_parent: sender.agent_id == recipients_parent,
@@ -215,7 +301,7 @@ fn letter(sender: &ParentView, recipients_parent: &str, input: &SendMessageInput
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_string),
-        body: input.message.clone(),
+        body: body.to_string(),
     }
     .render()
 }

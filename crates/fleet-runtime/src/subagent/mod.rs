@@ -24,7 +24,9 @@ pub use fork::{
     ForkPoint, ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
 };
 pub use input::{AgentInput, Features, Orchestration};
-pub use message::SendMessageTool;
+pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
+pub(crate) use build::{Blueprint, Kind, MemberSpec, Start};
+pub(crate) use lifecycle::Run;
 pub use tool::AgentTool;
 
 /// The tools that direct other agents. Coordinator workers get none of them: only the
@@ -86,6 +88,8 @@ pub struct SpawnerConfig {
     ///
     /// [`AgentSandbox`]: fleet_tools::sandbox::AgentSandbox
     pub sandbox: Arc<SandboxConfig>,
+    /// Teams: `Agent` with `name` starts a teammate. `None` keeps names for plain subagents.
+    pub teams: Option<crate::teams::TeamSettings>,
 }
 
 impl SpawnerConfig {
@@ -112,6 +116,7 @@ impl SpawnerConfig {
             max_tokens: 32_000,
             transcripts: None,
             sandbox: Arc::default(),
+            teams: None,
         }
     }
 }
@@ -192,6 +197,10 @@ pub struct Spawner {
     /// Tool definitions by pool shape: most subagents share a handful of shapes, and deriving
     /// schemas is the costly part of starting one.
     definitions: Mutex<HashMap<String, Arc<Vec<ToolDefinition>>>>,
+    /// The session's team, when teams are on.
+    teams: Option<Arc<crate::teams::Teams>>,
+    /// The main agent as a parent (teammates are its members).
+    main_view: OnceLock<Arc<ParentView>>,
 }
 
 impl Spawner {
@@ -200,7 +209,13 @@ impl Spawner {
     pub fn new(config: SpawnerConfig, sink: EventSink) -> Arc<Self> {
         let ledger = Arc::new(Ledger::new());
         let tasks = Arc::new(TaskRegistry::new(sink.clone(), ledger.clone()));
+        let teams = config
+            .teams
+            .clone()
+            .map(|settings| Arc::new(crate::teams::Teams::new(settings, sink.clone())));
         Arc::new(Self {
+            teams,
+            main_view: OnceLock::new(),
             slots: Slots::new(config.limits.max_concurrent),
             config,
             sink,
@@ -211,6 +226,47 @@ impl Spawner {
             directory: directory::Directory::default(),
             definitions: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The session's teams, when they are on.
+    pub fn teams(&self) -> Option<&Arc<crate::teams::Teams>> {
+        self.teams.as_ref()
+    }
+
+    pub(crate) fn main_view(&self) -> Option<Arc<ParentView>> {
+        self.main_view.get().cloned()
+    }
+
+    /// Whether the session's team has work going on (see [`crate::teams::Team::busy`]).
+    pub fn team_busy(&self) -> bool {
+        self.teams
+            .as_ref()
+            .and_then(|t| t.current())
+            .is_some_and(|team| team.busy())
+    }
+
+    /// Stops every teammate (the session is ending); returns how many were running.
+    pub async fn stop_team(&self) -> usize {
+        match self.teams.as_ref().and_then(|t| t.current()) {
+            Some(team) => self.shutdown_team(&team).await,
+            None => 0,
+        }
+    }
+
+    /// The team's change count (see [`crate::teams::Team::version`]); 0 without a team.
+    pub fn team_version(&self) -> u64 {
+        self.teams
+            .as_ref()
+            .and_then(|t| t.current())
+            .map_or(0, |team| team.version())
+    }
+
+    /// Wakes once the team has changed since `seen` (or a team appears).
+    pub async fn team_changed_since(&self, seen: u64) {
+        match self.teams.as_ref().and_then(|t| t.current()) {
+            Some(team) => team.changed_since(seen).await,
+            None => std::future::pending().await,
+        }
     }
 
     pub fn tasks(&self) -> &Arc<TaskRegistry> {
@@ -251,8 +307,10 @@ impl Spawner {
             cwd: main.cwd,
             fork_source: self.main_fork_source.clone(),
         });
+        let _ = self.main_view.set(view.clone());
         if !self.config.features.coordinator() {
-            return self.assemble(&view, keep, Restriction::None);
+            // ExitPlanMode is a teammate's way to its lead; the lead has none above it.
+            return self.assemble(&view, |name| keep(name) && name != "ExitPlanMode", Restriction::None);
         }
         let _ = view.grantable.set(self.worker_tools(&keep));
         self.assemble(
@@ -284,7 +342,9 @@ impl Spawner {
     }
 
     pub fn features(&self) -> Features {
-        self.config.features
+        let mut features = self.config.features;
+        features.teams = self.teams.is_some();
+        features
     }
 
     /// The definitions for `pool`, derived once per pool shape.

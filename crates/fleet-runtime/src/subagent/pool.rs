@@ -40,6 +40,25 @@ impl Spawner {
         if keep("TaskOutput") {
             tools.push(Arc::new(TaskOutputTool::new(self.tasks.clone())));
         }
+        if self.teams().is_some() {
+            use crate::teams::tools::*;
+            let team_tools: [(&str, Arc<dyn Tool>); 6] = [
+                ("TeamCreate", Arc::new(TeamCreateTool::new(self.clone()))),
+                ("TeamDelete", Arc::new(TeamDeleteTool::new(self.clone()))),
+                ("TaskCreate", Arc::new(TaskCreateTool::new(self.clone()))),
+                ("TaskGet", Arc::new(TaskGetTool::new(self.clone()))),
+                ("TaskList", Arc::new(TaskListTool::new(self.clone()))),
+                ("TaskUpdate", Arc::new(TaskUpdateTool::new(self.clone()))),
+            ];
+            for (name, tool) in team_tools {
+                if keep(name) {
+                    tools.push(tool);
+                }
+            }
+            if keep("ExitPlanMode") {
+                tools.push(Arc::new(ExitPlanModeTool::new(self.clone())));
+            }
+        }
         let pool = restrict(
             ToolPool::new(tools),
             restriction,

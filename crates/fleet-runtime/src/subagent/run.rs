@@ -30,8 +30,17 @@ impl Spawner {
         input: AgentInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let features = self.config.features;
+        let features = self.features();
         input.check_features(features).map_err(ToolError::Failed)?;
+        let in_teammate = AgentContext::current().is_some_and(|c| c.teammate().is_some());
+        if in_teammate && input.run_in_background == Some(true) {
+            return Err(ToolError::failed(
+                "In-process teammates cannot spawn background agents. Leave out                  `run_in_background` to run a subagent and wait for its answer.",
+            ));
+        }
+        if let Some(name) = input.name.clone().filter(|_| features.teams && !features.coordinator()) {
+            return self.spawn_teammate(parent, input, &name, ctx).await;
+        }
         let fork = self.fork_point(parent, &input)?;
         let (kind, history, prompt) = match &fork {
             Some(point) => (
@@ -55,9 +64,11 @@ impl Spawner {
                 .map_err(ToolError::Failed)?;
         }
         let depth = parent.depth + 1;
-        let background = features.always_background()
-            || input.run_in_background == Some(true)
-            || matches!(&kind, Kind::Defined(def) if def.background);
+        // A teammate waits for its subagents: it has no background of its own to return to.
+        let background = !in_teammate
+            && (features.always_background()
+                || input.run_in_background == Some(true)
+                || matches!(&kind, Kind::Defined(def) if def.background));
         let slot = self.admit(depth)?;
         let requested = match input.run_in_background {
             Some(true) => RequestedMode::Background,
@@ -79,6 +90,7 @@ impl Spawner {
             model,
             cwd,
             depth,
+            member: None,
         });
         // A background child lives on its own root: interrupting its parent leaves it be.
         let run = Run::new(if background {
@@ -202,7 +214,7 @@ impl Spawner {
         })
     }
 
-    fn definition(&self, requested: Option<&str>) -> Result<Arc<AgentDefinition>, ToolError> {
+    pub(crate) fn definition(&self, requested: Option<&str>) -> Result<Arc<AgentDefinition>, ToolError> {
         let name = requested
             .map(str::trim)
             .filter(|n| !n.is_empty())
@@ -220,7 +232,7 @@ impl Spawner {
         })
     }
 
-    fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
+    pub(crate) fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
         let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) else {
             return Ok(());
         };
@@ -269,7 +281,7 @@ impl Spawner {
     }
 
     /// `cwd` from the call, which must be a folder inside the workspace; else the parent's.
-    fn child_cwd(
+    pub(crate) fn child_cwd(
         &self,
         requested: Option<&str>,
         parent_cwd: &std::path::Path,
@@ -380,6 +392,7 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                     sink: &sink,
                     cancel,
                     announce: None,
+                    team: None,
                 }
                 .run(&mut agent, |result| {
                     outcome.add(result, &spawner, &agent_id)

@@ -1,0 +1,122 @@
+//! The lead's side of the team's mail: entries in `team-lead`'s inbox become one user turn of
+//! the main agent's conversation, acknowledged in the mailbox only when the main agent takes
+//! them in — so mail that arrived before a crash is read after the resume, not lost.
+//!
+//! The poller wakes on the mailbox (never a timer) and also acts on the frames the lead's
+//! side handles by itself: with auto-approval on, a plan request is approved at once (the lead
+//! still reads it).
+
+use super::roster::Team;
+use super::clock;
+use crate::subagent::Spawner;
+use fleet_protocol::team::frames::{Frame, PlanApprovalResponse};
+use fleet_protocol::team::render;
+use fleet_protocol::{MailEntry, Message};
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+impl Spawner {
+    /// Starts the team's lead poller unless one runs.
+    pub(crate) fn ensure_lead_poller(self: &Arc<Self>, team: &Arc<Team>) {
+        let mut poller = team
+            .poller
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if poller.as_ref().is_some_and(|task| !task.is_finished()) {
+            return;
+        }
+        let team = team.clone();
+        let inbox = self.main_inbox().clone();
+        *poller = Some(tokio::spawn(async move {
+            // Mail handed to the main agent but not yet taken in: not handed over twice.
+            let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
+            loop {
+                let mut seen_upto = None;
+                match team.lead_mailbox.unread() {
+                    Ok(unread) => {
+                        seen_upto = Some(unread.upto);
+                        for warning in &unread.warnings {
+                            tracing::warn!(team = %team.name, "lead inbox: {warning}");
+                        }
+                        let fresh: Vec<MailEntry> = {
+                            let mut handed = lock(&handed);
+                            unread
+                                .entries
+                                .into_iter()
+                                .filter(|e| handed.insert(e.msg_id.clone()))
+                                .collect()
+                        };
+                        if !fresh.is_empty() {
+                            auto_approve(&team, &fresh);
+                            let ids: Vec<String> = fresh.iter().map(|e| e.msg_id.clone()).collect();
+                            let mailbox = team.lead_mailbox.clone();
+                            let upto = unread.upto;
+                            let handed = handed.clone();
+                            let activity = team.clone();
+                            inbox.push_with_ack(
+                                Message::user_text(render::for_lead(&fresh)),
+                                Box::new(move || {
+                                    if let Err(err) = mailbox.ack(&upto) {
+                                        tracing::warn!("cannot mark the lead's mail read: {err}");
+                                    }
+                                    let mut handed = lock(&handed);
+                                    for id in ids {
+                                        handed.remove(&id);
+                                    }
+                                    activity.poke();
+                                }),
+                            );
+                            team.poke();
+                        }
+                    }
+                    Err(err) => tracing::error!(team = %team.name, "cannot read the lead's inbox: {err}"),
+                }
+                // Mail handed over stays unread until the main agent takes it in, so wait for
+                // what comes after it, not for the file to be empty.
+                match seen_upto {
+                    Some(upto) => team.lead_mailbox.wait_past(&upto).await,
+                    None => team.lead_mailbox.wait().await,
+                }
+            }
+        }));
+    }
+}
+
+/// With auto-approval on, answers each plan request in `entries` with an approval.
+fn auto_approve(team: &Team, entries: &[MailEntry]) {
+    if !team.settings.auto_approve_plans {
+        return;
+    }
+    for entry in entries {
+        let Some(Frame::PlanApprovalRequest(request)) = Frame::parse(&entry.text) else {
+            continue;
+        };
+        let digest = hex(&Sha256::digest(request.plan_content.as_bytes()));
+        let verdict = Frame::PlanApprovalResponse(PlanApprovalResponse {
+            request_id: request.request_id.clone(),
+            approved: true,
+            feedback: None,
+            timestamp: clock::now_iso(),
+            permission_mode: Some("default".into()),
+            plan_digest: Some(digest),
+        });
+        let reply = MailEntry::new(
+            super::LEAD_NAME,
+            verdict.to_text(),
+            clock::now_iso(),
+            clock::new_msg_id(),
+        );
+        if let Err(err) = team.post(&request.from, &reply) {
+            tracing::warn!("cannot auto-approve the plan of {}: {err}", request.from);
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

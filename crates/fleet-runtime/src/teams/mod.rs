@@ -1,0 +1,64 @@
+//! Teams: a flat group of long-lived agents that talk through mailboxes, coordinated by the
+//! session's main agent as lead.
+//!
+//! Subagents are a hierarchy (a parent delegates and waits); a team is the other dimension. A
+//! teammate is an `Agent` call with `name`: it runs in this process, in the background, and
+//! lives until it is shut down. After each turn it tells the lead it is idle and sleeps until
+//! mail arrives (woken by the mailbox, never by a timer). Everything a member says to another
+//! goes through the recipient's durable inbox under `$FLEET_HOME/teams/<team>/inboxes/`, so
+//! nothing acknowledged is lost to a crash and another process (`fleet team send`, a session
+//! on a `uds:` socket) can write to it too.
+//!
+//! - [`roster`]: the team of a session: its files, members, mailboxes and events.
+//! - [`mate`]: one teammate's life: turns, idle notifications, waiting for mail, shutdown.
+//! - [`spawn`]: the Agent tool's teammate mode, and bringing a stopped member back.
+//! - [`send`]: SendMessage inside a team (names, `name@team`, the lead, `*`, `uds:`, frames).
+//! - [`lead`]: the lead's side of the mailbox: mail into the main agent's conversation.
+//! - [`tools`]: TeamCreate, TeamDelete, the shared task list's tools, and a teammate's
+//!   ExitPlanMode.
+//! - [`uds`]: the Unix socket each session listens on, for messages from other sessions.
+
+pub mod clock;
+pub mod lead;
+pub mod mate;
+pub mod roster;
+pub mod send;
+pub mod spawn;
+pub mod tools;
+pub mod uds;
+
+pub use roster::{Team, Teams};
+
+use fleet_store::FleetHome;
+
+/// The lead's member name, as in Claude Code's team files.
+pub const LEAD_NAME: &str = "team-lead";
+
+/// The tools only a team has. Plain subagents get none of them.
+pub const TEAM_TOOLS: [&str; 6] = [
+    "TeamCreate",
+    "TeamDelete",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+];
+
+/// How a session's team behaves.
+#[derive(Debug, Clone)]
+pub struct TeamSettings {
+    /// Where team files, inboxes and task lists live.
+    pub home: FleetHome,
+    /// The lead's session id: the implicit team is `session-<first 8 of it>`.
+    pub session_id: String,
+    /// Approve a plan-mode teammate's plan as soon as it is submitted (off by default: the lead
+    /// decides, with `SendMessage` `plan_approval_response`).
+    pub auto_approve_plans: bool,
+    /// Listen on `$FLEET_HOME/sockets/<session>.sock` for `uds:` messages.
+    pub listen: bool,
+}
+
+/// The colors teammates get in spawn order (the lead is red).
+pub const COLORS: [&str; 8] = [
+    "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "red",
+];

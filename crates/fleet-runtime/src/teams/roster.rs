@@ -1,0 +1,283 @@
+//! The team of a session: its config file, its members in this process, their mailboxes, and
+//! the events a consumer sees.
+//!
+//! A session has at most one team at a time. It is made at the first teammate (the implicit
+//! team, `session-<8 hex of the session id>`) or by TeamCreate, and found again by its lead
+//! session id when the session is resumed.
+
+use super::mate::{Mate, MateState};
+use super::{clock, TeamSettings, COLORS, LEAD_NAME};
+use crate::sink::EventSink;
+use fleet_protocol::{EventKind, MailEntry, TeamEvent};
+use fleet_store::mailbox::Mailbox;
+use fleet_store::tasklist::TaskList;
+use fleet_store::team::{Member, MemberStatus, TeamConfig, TeamStore};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The session's team, once there is one.
+#[derive(Debug)]
+pub struct Teams {
+    pub settings: TeamSettings,
+    pub(crate) store: TeamStore,
+    current: Mutex<Option<Arc<Team>>>,
+    sink: EventSink,
+}
+
+impl Teams {
+    pub fn new(settings: TeamSettings, sink: EventSink) -> Self {
+        Self {
+            store: TeamStore::new(&settings.home),
+            settings,
+            current: Mutex::new(None),
+            sink,
+        }
+    }
+
+    /// The team, if one exists.
+    pub fn current(&self) -> Option<Arc<Team>> {
+        lock(&self.current).clone()
+    }
+
+    /// The team, made implicitly (`session-<sid8>`) when there is none yet.
+    pub fn get_or_create(&self, cwd: &std::path::Path) -> Result<Arc<Team>, String> {
+        if let Some(team) = self.current() {
+            return Ok(team);
+        }
+        let sid8: String = self.settings.session_id.chars().take(8).collect();
+        self.create(&format!("session-{sid8}"), None, cwd)
+    }
+
+    /// Makes a team with the main agent as lead. Fails when the session already leads one.
+    pub fn create(
+        &self,
+        wanted: &str,
+        description: Option<&str>,
+        cwd: &std::path::Path,
+    ) -> Result<Arc<Team>, String> {
+        let mut current = lock(&self.current);
+        if let Some(team) = &*current {
+            return Err(format!(
+                "This session already leads team {:?}; end it with TeamDelete before creating \
+                 another.",
+                team.name
+            ));
+        }
+        let lead = Member::new(LEAD_NAME, wanted, LEAD_NAME, &cwd.display().to_string());
+        let config = self
+            .store
+            .create(wanted, description, lead, &self.settings.session_id)
+            .map_err(|err| format!("Cannot create the team: {err}"))?;
+        let team = Arc::new(Team::open(self, config)?);
+        *current = Some(team.clone());
+        drop(current);
+        team.emit_sync(TeamEvent::TeamCreated {
+            team: team.name.clone(),
+            lead_agent_id: team.lead_agent_id(),
+        });
+        Ok(team)
+    }
+
+    /// Finds the team this session led before (a resumed session), and takes it up again.
+    pub fn restore(&self) -> Result<Option<Arc<Team>>, String> {
+        let teams = self
+            .store
+            .list()
+            .map_err(|err| format!("Cannot list teams: {err}"))?;
+        let Some(config) = teams
+            .into_iter()
+            .find(|t| t.lead_session_id == self.settings.session_id)
+        else {
+            return Ok(None);
+        };
+        let team = Arc::new(Team::open(self, config)?);
+        *lock(&self.current) = Some(team.clone());
+        Ok(Some(team))
+    }
+
+    /// Forgets the team (TeamDelete), after its members were shut down.
+    pub(crate) fn clear(&self) -> Option<Arc<Team>> {
+        lock(&self.current).take()
+    }
+}
+
+/// One team, as this process runs it.
+#[derive(Debug)]
+pub struct Team {
+    pub name: String,
+    pub(crate) store: TeamStore,
+    pub(crate) tasks: TaskList,
+    pub(crate) lead_mailbox: Mailbox,
+    inboxes: std::path::PathBuf,
+    mates: Mutex<BTreeMap<String, Arc<Mate>>>,
+    /// Counts changes (a member's state, mail), for whoever waits for the team to go quiet:
+    /// a waiter notes the count before it looks, so no change between looking and sleeping is
+    /// missed.
+    activity: tokio::sync::watch::Sender<u64>,
+    colors: AtomicUsize,
+    sink: EventSink,
+    pub(crate) settings: TeamSettings,
+    /// Set when a lead poller runs for this team.
+    pub(crate) poller: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Team {
+    fn open(teams: &Teams, config: TeamConfig) -> Result<Self, String> {
+        let inboxes = teams.store.inboxes_dir(&config.name);
+        let lead_mailbox = Mailbox::open(&inboxes, LEAD_NAME)
+            .map_err(|err| format!("Cannot open the lead's inbox: {err}"))?;
+        let tasks = TaskList::open(&teams.settings.home, &config.name)
+            .map_err(|err| format!("Cannot open the team's task list: {err}"))?;
+        let used = config.members.iter().filter(|m| m.name != LEAD_NAME).count();
+        Ok(Self {
+            name: config.name,
+            store: teams.store.clone(),
+            tasks,
+            lead_mailbox,
+            inboxes,
+            mates: Mutex::new(BTreeMap::new()),
+            activity: tokio::sync::watch::Sender::new(0),
+            colors: AtomicUsize::new(used),
+            sink: teams.sink.clone(),
+            settings: teams.settings.clone(),
+            poller: Mutex::new(None),
+        })
+    }
+
+    /// Records a change in the team.
+    pub(crate) fn poke(&self) {
+        self.activity.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The change count now.
+    pub fn version(&self) -> u64 {
+        *self.activity.borrow()
+    }
+
+    /// Returns once the count differs from `seen`.
+    pub async fn changed_since(&self, seen: u64) {
+        let mut rx = self.activity.subscribe();
+        loop {
+            if *rx.borrow_and_update() != seen {
+                return;
+            }
+            if rx.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    pub fn lead_agent_id(&self) -> String {
+        format!("{LEAD_NAME}@{}", self.name)
+    }
+
+    pub fn config(&self) -> Result<TeamConfig, String> {
+        self.store
+            .load(&self.name)
+            .map_err(|err| format!("Cannot read team {:?}: {err}", self.name))
+    }
+
+    /// The next teammate color.
+    pub(crate) fn next_color(&self) -> String {
+        let n = self.colors.fetch_add(1, Ordering::Relaxed);
+        COLORS[n % COLORS.len()].to_string()
+    }
+
+    pub(crate) fn mailbox(&self, member: &str) -> Result<Mailbox, String> {
+        Mailbox::open(&self.inboxes, member)
+            .map_err(|err| format!("Cannot open the inbox of {member:?}: {err}"))
+    }
+
+    pub fn mate(&self, name: &str) -> Option<Arc<Mate>> {
+        let name = name.strip_suffix(&format!("@{}", self.name)).unwrap_or(name);
+        lock(&self.mates).get(name).cloned()
+    }
+
+    pub fn mates(&self) -> Vec<Arc<Mate>> {
+        lock(&self.mates).values().cloned().collect()
+    }
+
+    pub(crate) fn add_mate(&self, mate: Arc<Mate>) {
+        lock(&self.mates).insert(mate.name.clone(), mate);
+    }
+
+    /// Writes `entry` into `to`'s inbox (durably) and says so on the event stream.
+    pub(crate) fn post(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
+        let mailbox = if to == LEAD_NAME {
+            self.lead_mailbox.clone()
+        } else {
+            self.mailbox(to)?
+        };
+        mailbox
+            .append(entry)
+            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        self.poke();
+        let text = match fleet_protocol::team::Frame::parse(&entry.text) {
+            Some(frame) => frame.type_name().to_string(),
+            None => entry.text.clone(),
+        };
+        self.emit_sync(TeamEvent::TeamMessage {
+            team: self.name.clone(),
+            from: entry.from.clone(),
+            to: to.to_string(),
+            summary: entry.summary.clone(),
+            text,
+        });
+        Ok(())
+    }
+
+    /// Updates one member's record in the team file; a failure is logged, since the file is
+    /// a view of what runs here, not what decides it.
+    pub(crate) fn update_member(&self, name: &str, change: impl FnOnce(&mut Member)) {
+        let result = self.store.update(&self.name, |config| {
+            if let Some(member) = config.members.iter_mut().find(|m| m.name == name) {
+                change(member);
+            }
+        });
+        if let Err(err) = result {
+            tracing::warn!(team = %self.name, member = name, "cannot update the team file: {err}");
+        }
+    }
+
+    pub(crate) fn set_status(&self, name: &str, status: MemberStatus) {
+        self.update_member(name, |m| m.status = status);
+        self.poke();
+    }
+
+    /// Whether any member is working or has mail to read, or the lead has mail it has not
+    /// taken in: while so, a headless session waits instead of ending.
+    pub fn busy(&self) -> bool {
+        if self.lead_mailbox.pending().unwrap_or(0) > 0 {
+            return true;
+        }
+        self.mates().iter().any(|mate| match mate.state() {
+            MateState::Busy => true,
+            MateState::Idle => mate.has_mail(),
+            MateState::Stopped => false,
+        })
+    }
+
+    /// Emits a team event on the session's stream without waiting (called from sync code).
+    pub(crate) fn emit_sync(&self, event: TeamEvent) {
+        let sink = self.sink.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(async move { sink.emit(EventKind::Team(event)).await });
+            }
+            Err(_) => tracing::debug!("team event outside a runtime: {event:?}"),
+        }
+    }
+
+    pub(crate) async fn emit(&self, event: TeamEvent) {
+        self.sink.emit(EventKind::Team(event)).await;
+    }
+
+    pub fn now() -> String {
+        clock::now_iso()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

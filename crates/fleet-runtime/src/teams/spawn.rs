@@ -1,0 +1,331 @@
+//! The Agent tool's teammate mode (`name` given), and bringing a stopped member back: when a
+//! message reaches it, or when the session that led the team is resumed.
+
+use super::mate::{Mate, MateState};
+use super::roster::Team;
+use super::LEAD_NAME;
+use crate::context::AgentContext;
+use crate::subagent::{AgentInput, Blueprint, Kind, MemberSpec, ParentView, Run, Spawner, Start};
+use fleet_protocol::team::render;
+use fleet_protocol::{ContentBlock, Message, Role, TeamEvent};
+use fleet_store::team::{validate_member_name, Member, MemberStatus};
+use fleet_tools::permissions::PermissionMode;
+use fleet_tools::{ToolContext, ToolError, ToolOutput};
+use serde_json::json;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What a member cut off mid-turn by a crash reads when its session is resumed.
+const RESUMED_MID_TURN: &str = "<system-reminder>\nfleet was restarted while you were working, \
+so your last turn was cut off. Check what you had done, then continue where you left off.\n\
+</system-reminder>";
+
+impl Spawner {
+    /// Starts a teammate for the Agent call `input` (which has a `name`).
+    pub(crate) async fn spawn_teammate(
+        self: &Arc<Self>,
+        parent: &Arc<ParentView>,
+        input: AgentInput,
+        name: &str,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let teams = self.teams().ok_or_else(|| {
+            ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
+        })?;
+        if AgentContext::current().is_some_and(|c| c.teammate().is_some()) {
+            return Err(ToolError::failed(
+                "Teammates cannot spawn other teammates — the team roster is flat. Leave out \
+                 `name` to start an ordinary subagent, or ask the lead to add a member.",
+            ));
+        }
+        if parent.agent_id != "main" {
+            return Err(ToolError::failed(
+                "Only the team lead (the session's main agent) can add teammates; leave out \
+                 `name` to start an ordinary subagent.",
+            ));
+        }
+        validate_member_name(name).map_err(|err| ToolError::Failed(err.to_string()))?;
+        if input.isolation.is_some() {
+            return Err(ToolError::failed(
+                "A teammate runs in the team's folder: leave out `isolation`, or leave out \
+                 `name` to start an isolated subagent.",
+            ));
+        }
+        let def = self.definition(input.subagent_type.as_deref())?;
+        self.check_isolation(&def)?;
+        let team = teams.get_or_create(&ctx.cwd).map_err(ToolError::Failed)?;
+        if let Some(existing) = team.mate(name) {
+            let state = match existing.state() {
+                MateState::Stopped => "stopped; a SendMessage to it brings it back",
+                _ => "running",
+            };
+            return Err(ToolError::Failed(format!(
+                "The team already has a member named {name:?} ({state}). Choose another name, \
+                 or use SendMessage to reach it."
+            )));
+        }
+        let model = self.child_model(parent, &def, input.model.as_deref());
+        let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
+        let plan_required = parent.permissions.mode == PermissionMode::Plan;
+        let color = team.next_color();
+        let spec = Arc::new(MemberSpec {
+            team: team.name.clone(),
+            name: name.to_string(),
+            color: color.clone(),
+            plan_required,
+            exit: Arc::new(AtomicBool::new(false)),
+        });
+        let bp = Arc::new(Blueprint {
+            kind: Kind::Defined(def.clone()),
+            parent: parent.clone(),
+            description: input.description.clone(),
+            name: Some(name.to_string()),
+            model: model.clone(),
+            cwd: cwd.clone(),
+            depth: 1,
+            member: Some(spec.clone()),
+        });
+        let others: Vec<String> = std::iter::once("main".to_string())
+            .chain(
+                team.mates()
+                    .iter()
+                    .filter(|m| m.state() != MateState::Stopped)
+                    .map(|m| m.name.clone()),
+            )
+            .collect();
+        let mut blocks = vec![ContentBlock::text(render::initial_prompt(
+            LEAD_NAME,
+            Some(&input.description),
+            &input.prompt,
+        ))];
+        if others.len() > 1 {
+            if let Some(reminder) = render::roster_reminder(&others) {
+                blocks.push(ContentBlock::text(reminder));
+            }
+        }
+        let transcript_id = transcript_id(name);
+        let child = self.build(
+            &bp,
+            Start {
+                agent_id: transcript_id.clone(),
+                history: Vec::new(),
+                write_history: false,
+                prompt: Message::with_blocks(Role::User, blocks),
+                tool_use_id: ctx.tool_use_id.clone().unwrap_or_default(),
+                request_id: ctx.request_id.clone(),
+                transcript_after: None,
+                run: Run::new(CancellationToken::new()),
+            },
+        )?;
+        let mailbox = team.mailbox(name).map_err(ToolError::Failed)?;
+        let mate = Arc::new(Mate::new(
+            name,
+            &team.name,
+            transcript_id.clone(),
+            color.clone(),
+            bp.clone(),
+            mailbox,
+            plan_required,
+        ));
+        let member = Member {
+            model: Some(model.clone()),
+            color: Some(color.clone()),
+            plan_mode_required: plan_required,
+            transcript_id: Some(transcript_id),
+            prompt: Some(input.prompt.clone()),
+            description: Some(input.description.clone()),
+            ..Member::new(name, &team.name, &def.name, &cwd.display().to_string())
+        };
+        team.store
+            .update(&team.name, |config| {
+                config.members.retain(|m| m.name != name);
+                config.members.push(member);
+            })
+            .map_err(|err| ToolError::Failed(format!("Cannot add {name:?} to the team: {err}")))?;
+        team.add_mate(mate.clone());
+        self.ledger
+            .register(&mate.agent_id, def.name.as_str(), Some("main"), 1, &model);
+        team.emit(TeamEvent::TeammateSpawned {
+            team: team.name.clone(),
+            name: name.to_string(),
+            agent_id: mate.agent_id.clone(),
+            agent_type: def.name.clone(),
+            model: model.clone(),
+            color: color.clone(),
+            resumed: false,
+        })
+        .await;
+        self.ensure_lead_poller(&team);
+        let prompt = child.prompt;
+        tokio::spawn(mate.clone().live(
+            team.clone(),
+            child.agent,
+            child.sink,
+            child.context,
+            Some(prompt),
+            self.main_inbox().clone(),
+        ));
+        Ok(spawned(&mate, &team, &def.name))
+    }
+
+    /// Brings a stopped member back from its transcript, to read its mail (or, cut off by a
+    /// crash, to go on with `first`). Does nothing when it is already running.
+    pub(crate) async fn revive(
+        self: &Arc<Self>,
+        team: &Arc<Team>,
+        mate: &Arc<Mate>,
+        first: Option<Message>,
+    ) -> Result<bool, String> {
+        if !mate.claim_for_revival() {
+            return Ok(false);
+        }
+        let started = self
+            .history(&mate.transcript_id)
+            .map_err(|err| err.to_string())
+            .and_then(|(history, last_uuid)| {
+                self.build(
+                    &mate.blueprint,
+                    Start {
+                        agent_id: mate.transcript_id.clone(),
+                        history,
+                        write_history: false,
+                        prompt: Message::user_text(""),
+                        tool_use_id: String::new(),
+                        request_id: None,
+                        transcript_after: last_uuid,
+                        run: Run::new(CancellationToken::new()),
+                    },
+                )
+                .map_err(|err| err.to_string())
+            });
+        let child = match started {
+            Ok(child) => child,
+            Err(err) => {
+                mate.mark_stopped();
+                return Err(format!("Cannot bring {:?} back: {err}", mate.name));
+            }
+        };
+        team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
+        team.emit(TeamEvent::TeammateSpawned {
+            team: team.name.clone(),
+            name: mate.name.clone(),
+            agent_id: mate.agent_id.clone(),
+            agent_type: mate.agent_type.clone(),
+            model: mate.model.clone(),
+            color: mate.color.clone(),
+            resumed: true,
+        })
+        .await;
+        self.ensure_lead_poller(team);
+        tokio::spawn(mate.clone().live(
+            team.clone(),
+            child.agent,
+            child.sink,
+            child.context,
+            first,
+            self.main_inbox().clone(),
+        ));
+        Ok(true)
+    }
+
+    /// Takes up the team a resumed session led: every member is known again, those that were
+    /// running are brought back (reading their unread mail), the others wait for a message.
+    pub async fn restore_team(self: &Arc<Self>) -> Result<Option<String>, String> {
+        let Some(teams) = self.teams() else {
+            return Ok(None);
+        };
+        let Some(team) = teams.restore()? else {
+            return Ok(None);
+        };
+        let config = team.config()?;
+        let parent = self
+            .main_view()
+            .ok_or("the main agent's tools are not set up yet")?;
+        for member in config.members.iter().filter(|m| m.name != LEAD_NAME) {
+            let Some(transcript_id) = member.transcript_id.clone() else {
+                continue;
+            };
+            let def = self
+                .agents()
+                .get(&member.agent_type)
+                .or_else(|| self.agents().get("general-purpose"))
+                .cloned()
+                .ok_or("no general-purpose agent to bring members back as")?;
+            let spec = Arc::new(MemberSpec {
+                team: team.name.clone(),
+                name: member.name.clone(),
+                color: member.color.clone().unwrap_or_else(|| team.next_color()),
+                plan_required: member.plan_mode_required && member.mode.is_none(),
+                exit: Arc::new(AtomicBool::new(false)),
+            });
+            let bp = Arc::new(Blueprint {
+                kind: Kind::Defined(def),
+                parent: parent.clone(),
+                description: member.description.clone().unwrap_or_default(),
+                name: Some(member.name.clone()),
+                model: member.model.clone().unwrap_or_else(|| parent.model.clone()),
+                cwd: std::path::PathBuf::from(&member.cwd),
+                depth: 1,
+                member: Some(spec.clone()),
+            });
+            let mailbox = team.mailbox(&member.name)?;
+            let mate = Arc::new(Mate::new(
+                &member.name,
+                &team.name,
+                transcript_id,
+                spec.color.clone(),
+                bp,
+                mailbox,
+                spec.plan_required,
+            ));
+            mate.mark_stopped();
+            team.add_mate(mate.clone());
+            self.ledger.register(
+                &mate.agent_id,
+                &mate.agent_type,
+                Some("main"),
+                1,
+                &mate.model,
+            );
+            let first = match member.status {
+                MemberStatus::Stopped => continue,
+                MemberStatus::Active => Some(Message::user_text(RESUMED_MID_TURN)),
+                MemberStatus::Idle => None,
+            };
+            if let Err(err) = self.revive(&team, &mate, first).await {
+                tracing::warn!("{err}");
+            }
+        }
+        self.ensure_lead_poller(&team);
+        Ok(Some(team.name.clone()))
+    }
+}
+
+/// `a<name>-<16 hex>`, the id a teammate's transcript is filed under (Claude Code's shape).
+fn transcript_id(name: &str) -> String {
+    let uuid = uuid::Uuid::new_v4().simple().to_string();
+    format!("a{name}-{}", &uuid[..16])
+}
+
+fn spawned(mate: &Mate, team: &Team, agent_type: &str) -> ToolOutput {
+    ToolOutput::text(format!(
+        "Spawned successfully. ({name} is a teammate: it keeps running between tasks and talks \
+         through mailboxes; message it with SendMessage, and shut it down with a \
+         shutdown_request when the work is done.)\nagent_id: {id}\nname: {name}\nteam_name: \
+         {team}\nThe agent is now running and will receive instructions via mailbox.",
+        name = mate.name,
+        id = mate.agent_id,
+        team = team.name,
+    ))
+    .with_structured(json!({
+        "status": "teammate_spawned",
+        "agent_id": mate.agent_id,
+        "name": mate.name,
+        "team_name": team.name,
+        "color": mate.color,
+        "agent_type": agent_type,
+        "model": mate.model,
+        "plan_mode_required": mate.blueprint.member.as_ref().is_some_and(|m| m.plan_required),
+    }))
+}
