@@ -30,6 +30,45 @@ pub struct Task {
     pub metadata: Option<Map<String, Value>>,
 }
 
+impl Task {
+    /// TaskList's line for it: `#1 [completed] Write notes (alpha)`.
+    pub fn list_line(&self) -> String {
+        let mut line = format!("#{} [{}] {}", self.id, self.status.as_str(), self.subject);
+        if let Some(owner) = &self.owner {
+            line.push_str(&format!(" ({owner})"));
+        }
+        line
+    }
+
+    /// TaskGet's text: `Task #2: subject`, `Status: …`, `Description: …`, then `Owner`,
+    /// `Blocked by: #1` and `Blocks: #3` when there are any.
+    pub fn details(&self) -> String {
+        let mut text = format!(
+            "Task #{}: {}\nStatus: {}\nDescription: {}",
+            self.id,
+            self.subject,
+            self.status.as_str(),
+            self.description
+        );
+        if let Some(owner) = &self.owner {
+            text.push_str(&format!("\nOwner: {owner}"));
+        }
+        let ids = |ids: &[String]| {
+            ids.iter()
+                .map(|id| format!("#{id}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.blocked_by.is_empty() {
+            text.push_str(&format!("\nBlocked by: {}", ids(&self.blocked_by)));
+        }
+        if !self.blocks.is_empty() {
+            text.push_str(&format!("\nBlocks: {}", ids(&self.blocks)));
+        }
+        text
+    }
+}
+
 /// A stored task's status (a deleted task has no file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -121,4 +160,32 @@ pub struct Updated {
     /// Set when the owner changed to someone: the caller sends that member a
     /// `task_assignment`.
     pub new_owner: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_texts_have_claude_codes_shape() {
+        let mut task = Task {
+            id: "2".into(),
+            subject: "TASK-B second".into(),
+            description: "do B after A".into(),
+            active_form: None,
+            owner: None,
+            status: TaskState::Pending,
+            blocks: vec![],
+            blocked_by: vec!["1".into()],
+            metadata: None,
+        };
+        assert_eq!(
+            task.details(),
+            "Task #2: TASK-B second\nStatus: pending\nDescription: do B after A\nBlocked by: #1"
+        );
+        assert_eq!(task.list_line(), "#2 [pending] TASK-B second");
+        task.owner = Some("alpha".into());
+        task.status = TaskState::Completed;
+        assert_eq!(task.list_line(), "#2 [completed] TASK-B second (alpha)");
+    }
 }

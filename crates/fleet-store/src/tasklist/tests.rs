@@ -428,3 +428,73 @@ fn a_corrupt_task_file_is_named() {
         Err(TaskListError::InvalidTeamName { .. })
     ));
 }
+
+/// Set in a child process started by the cross-process test: the list's home and the member.
+const CHILD_HOME: &str = "FLEET_TASKLIST_TEST_HOME";
+const CHILD_NAME: &str = "FLEET_TASKLIST_TEST_MEMBER";
+
+/// Runs only as a child of `separate_processes_racing_to_claim_one_task_give_exactly_one_owner`:
+/// claims task 1 and prints the outcome.
+#[test]
+fn claim_once_as_a_child_process() {
+    let (Some(home), Some(name)) = (std::env::var_os(CHILD_HOME), std::env::var(CHILD_NAME).ok())
+    else {
+        return;
+    };
+    let list = TaskList::open(&FleetHome::at(home), "crew").expect("opened");
+    match list.update("1", status(PatchStatus::InProgress), &Actor::member(&name)) {
+        Ok(_) => println!("OUTCOME won"),
+        Err(TaskListError::Claimed { owner, .. }) => println!("OUTCOME claimed-by {owner}"),
+        Err(other) => println!("OUTCOME error {other}"),
+    }
+}
+
+#[test]
+fn separate_processes_racing_to_claim_one_task_give_exactly_one_owner() {
+    let (dir, list) = list();
+    list.create(new("prize")).expect("created");
+    let exe = std::env::current_exe().expect("test binary");
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            std::process::Command::new(&exe)
+                .args([
+                    "--exact",
+                    "tasklist::tests::claim_once_as_a_child_process",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_HOME, dir.path())
+                .env(CHILD_NAME, format!("p{i}"))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("child started")
+        })
+        .collect();
+    let outcomes: Vec<String> = children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().expect("child ran");
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .find_map(|l| l.split_once("OUTCOME ").map(|(_, o)| o.trim().to_string()))
+                .expect("child printed its outcome")
+        })
+        .collect();
+    let owner = list
+        .get("1")
+        .expect("get")
+        .and_then(|t| t.owner)
+        .expect("someone owns it");
+    assert_eq!(
+        outcomes.iter().filter(|o| *o == "won").count(),
+        1,
+        "{outcomes:?}"
+    );
+    let refused = format!("claimed-by {owner}");
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == refused).count(),
+        5,
+        "{outcomes:?}"
+    );
+}
