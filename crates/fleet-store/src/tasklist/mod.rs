@@ -16,7 +16,7 @@
 //!   reads the list, checks, and writes. One lock for the whole list (rather than one per task)
 //!   is simple and correct across processes, and lists are small. So when eight members start
 //!   the same task at once exactly one wins, and the others are told who has it; a task whose
-//!   blockers are unfinished cannot be started. The rules are in the `update` module's doc.
+//!   blockers are unfinished cannot be started. The rules are on [`TaskList::update`].
 //! - **Files are replaced whole** (temporary file, fsync, rename), so readers ([`TaskList::get`],
 //!   [`TaskList::list`]) take no lock and never see half a task.
 //! - **Ids are never reused.** `.highwatermark` records the highest id handed out, written
@@ -129,8 +129,17 @@ impl TaskList {
         Ok(self.files.read_all()?.into_values().collect())
     }
 
-    /// Changes task `id` as `actor`, under the list's lock, after the claim checks (see the
-    /// module doc). `status: deleted` removes the task and unlinks it from the others.
+    /// Changes task `id` as `actor`, under the list's lock. `status: deleted` removes the task
+    /// and unlinks it from the others. Nothing is written when a check fails:
+    ///
+    /// - a member (not the lead) changing the owner of, or starting, a task another member
+    ///   owns → [`TaskListError::Claimed`]; the lead may reassign anything;
+    /// - starting a task (anyone), or a member taking an owner for it, while a task in its
+    ///   `blockedBy` is not completed → [`TaskListError::Blocked`]; the lead may still assign
+    ///   it ahead of time;
+    /// - a member starting an unowned task becomes its owner (reported in `new_owner`);
+    /// - unknown ids (the task or a link) → [`TaskListError::NotFound`]; a link to itself or
+    ///   one closing a loop → [`TaskListError::SelfDependency`] / [`TaskListError::Cycle`].
     pub fn update(&self, id: &str, patch: TaskPatch, actor: &Actor) -> Result<Updated> {
         let key = parse_id(id).ok_or_else(|| TaskListError::NotFound {
             id: id.trim().to_string(),
