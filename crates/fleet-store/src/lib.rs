@@ -47,10 +47,13 @@
 //! # }
 //! ```
 
+mod durable;
 mod error;
 mod home;
 mod lock;
 mod session;
+pub mod tasklist;
+pub mod team;
 mod transcript;
 
 pub use error::{Result, StoreError};
@@ -59,6 +62,8 @@ pub use lock::SessionLock;
 pub use session::{
     new_session_id, validate_session_id, SessionRef, SessionStore, SessionSummary, MIN_ID_PREFIX,
 };
+pub use tasklist::{TaskList, TaskListError};
+pub use team::{Member, MemberStatus, TeamConfig, TeamError, TeamStore};
 pub use transcript::{
     EntryKind, LoadedTranscript, SidechainWriter, SkippedLine, Transcript, TranscriptEntry,
     TranscriptWriter, INTERRUPTED_TOOL_RESULT,
