@@ -51,6 +51,7 @@ mod durable;
 mod error;
 mod home;
 mod lock;
+mod mailbox;
 mod session;
 pub mod tasklist;
 pub mod team;
@@ -59,6 +60,7 @@ mod transcript;
 pub use error::{Result, StoreError};
 pub use home::{project_slug, FleetHome};
 pub use lock::SessionLock;
+pub use mailbox::{Mailbox, MailboxError, Position, Unread, DEFAULT_COMPACT_AFTER};
 pub use session::{
     new_session_id, validate_session_id, SessionRef, SessionStore, SessionSummary, MIN_ID_PREFIX,
 };
