@@ -137,7 +137,8 @@ impl Agent {
     /// the lead approved leaves plan mode). The tools keep their definitions, so the prompt
     /// cache holds.
     pub fn set_permission_mode(&mut self, mode: fleet_tools::permissions::PermissionMode) {
-        let mut permissions = fleet_tools::permissions::Permissions::clone(&self.config.permissions);
+        let mut permissions =
+            fleet_tools::permissions::Permissions::clone(&self.config.permissions);
         permissions.mode = mode;
         let permissions = Arc::new(permissions);
         let kind = fleet_tools::sandbox::AgentSandbox::kind_for_mode(

@@ -20,7 +20,8 @@ pub(crate) struct Settle<'a> {
     pub cancel: &'a CancellationToken,
     /// Announced (`Started`) before each run, for the main agent.
     pub announce: Option<&'a (dyn Fn(&Agent) -> SessionInfo + Sync)>,
-    /// The lead's team, whose activity also keeps the owner waiting.
+    /// The lead's team, whose activity also keeps the owner waiting, and whose mail (in the
+    /// spawner's team inbox) is read here, between runs.
     pub team: Option<&'a crate::subagent::Spawner>,
 }
 
@@ -39,7 +40,10 @@ impl Settle<'_> {
             // Checked before draining too: a teammate going idle leaves its notification in
             // the lead's mailbox first, so one or the other is seen.
             let team_busy = self.team.is_some_and(|s| s.team_busy());
-            let waiting = self.inbox.drain();
+            let mut waiting = self.inbox.drain();
+            if let Some(spawner) = self.team {
+                waiting.extend(spawner.team_inbox().drain());
+            }
             if !waiting.is_empty() {
                 agent.set_origin(origin_of(&waiting));
                 if let Some(announce) = self.announce {
@@ -54,7 +58,10 @@ impl Settle<'_> {
             }
             let team_changed = async {
                 match self.team {
-                    Some(spawner) => spawner.team_changed_since(seen).await,
+                    Some(spawner) => tokio::select! {
+                        _ = spawner.team_changed_since(seen) => {}
+                        _ = spawner.team_inbox().wait() => {}
+                    },
                     None => std::future::pending().await,
                 }
             };

@@ -7,13 +7,13 @@ use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
 use anyhow::bail;
 use fleet_model::Provider;
+use fleet_protocol::env;
 use fleet_protocol::AgentEvent;
 use fleet_runtime::coordinator::{worker_context, COORDINATOR_PROMPT};
 use fleet_runtime::session::EVENT_BUFFER;
 use fleet_runtime::subagent::{
     Features, MainAgent, Orchestration, TranscriptTarget, ORCHESTRATION_TOOLS,
 };
-use fleet_protocol::env;
 use fleet_runtime::system_prompt::DEFAULT_PROMPT;
 use fleet_runtime::teams::{TeamSettings, TEAM_TOOLS};
 use fleet_runtime::{

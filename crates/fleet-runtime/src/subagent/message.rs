@@ -47,8 +47,10 @@ pub enum Structured {
         reason: Option<String>,
     },
     /// Teammate → lead: the answer to a shutdown request (`reason` required to decline).
+    /// Without `request_id`, it answers the latest request.
     ShutdownResponse {
-        request_id: String,
+        #[serde(default)]
+        request_id: Option<String>,
         approve: bool,
         #[serde(default)]
         reason: Option<String>,
@@ -59,9 +61,11 @@ pub enum Structured {
         request_id: Option<String>,
         plan: String,
     },
-    /// Lead → teammate: the verdict on its plan; `feedback` says what to change.
+    /// Lead → teammate: the verdict on its plan; `feedback` says what to change. Without
+    /// `request_id`, it answers the teammate's pending plan.
     PlanApprovalResponse {
-        request_id: String,
+        #[serde(default)]
+        request_id: Option<String>,
         approve: bool,
         #[serde(default)]
         feedback: Option<String>,
@@ -247,7 +251,10 @@ impl Spawner {
     }
 
     /// The stopped agent's conversation, from its transcript, and the transcript's last entry.
-    pub(crate) fn history(&self, agent_id: &str) -> Result<(Vec<Message>, Option<String>), ToolError> {
+    pub(crate) fn history(
+        &self,
+        agent_id: &str,
+    ) -> Result<(Vec<Message>, Option<String>), ToolError> {
         let path = self.transcript_path(agent_id).ok_or_else(|| {
             ToolError::failed(format!(
                 "Agent {agent_id} has stopped and cannot be resumed: this session keeps no \

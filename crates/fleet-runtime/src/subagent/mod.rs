@@ -19,14 +19,14 @@ mod scoped;
 mod tap;
 mod tool;
 
+pub(crate) use build::{Blueprint, Kind, MemberSpec, Start};
 pub use fork::{
     fork_history, fork_prompt, instruction as fork_instruction, is_fork_conversation, ForkBase,
     ForkPoint, ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
 };
 pub use input::{AgentInput, Features, Orchestration};
-pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
-pub(crate) use build::{Blueprint, Kind, MemberSpec, Start};
 pub(crate) use lifecycle::Run;
+pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
 pub use tool::AgentTool;
 
 /// The tools that direct other agents. Coordinator workers get none of them: only the
@@ -192,6 +192,9 @@ pub struct Spawner {
     ledger: Arc<Ledger>,
     slots: Slots,
     main_inbox: Arc<Inbox>,
+    /// Team mail for the lead: read only between the lead's runs, as a teammate reads its
+    /// own, so a batch of messages is one turn rather than a break in the middle of one.
+    team_inbox: Arc<Inbox>,
     main_fork_source: Arc<ForkSource>,
     directory: directory::Directory,
     /// Tool definitions by pool shape: most subagents share a handful of shapes, and deriving
@@ -222,6 +225,7 @@ impl Spawner {
             tasks,
             ledger,
             main_inbox: Arc::new(Inbox::new()),
+            team_inbox: Arc::new(Inbox::new()),
             main_fork_source: Arc::default(),
             directory: directory::Directory::default(),
             definitions: Mutex::new(HashMap::new()),
@@ -281,6 +285,11 @@ impl Spawner {
         &self.main_inbox
     }
 
+    /// Where the lead's team mail waits for its next run.
+    pub fn team_inbox(&self) -> &Arc<Inbox> {
+        &self.team_inbox
+    }
+
     pub fn agents(&self) -> &AgentCatalog {
         &self.config.agents
     }
@@ -310,7 +319,11 @@ impl Spawner {
         let _ = self.main_view.set(view.clone());
         if !self.config.features.coordinator() {
             // ExitPlanMode is a teammate's way to its lead; the lead has none above it.
-            return self.assemble(&view, |name| keep(name) && name != "ExitPlanMode", Restriction::None);
+            return self.assemble(
+                &view,
+                |name| keep(name) && name != "ExitPlanMode",
+                Restriction::None,
+            );
         }
         let _ = view.grantable.set(self.worker_tools(&keep));
         self.assemble(

@@ -38,7 +38,11 @@ impl Spawner {
                 "In-process teammates cannot spawn background agents. Leave out                  `run_in_background` to run a subagent and wait for its answer.",
             ));
         }
-        if let Some(name) = input.name.clone().filter(|_| features.teams && !features.coordinator()) {
+        if let Some(name) = input
+            .name
+            .clone()
+            .filter(|_| features.teams && !features.coordinator())
+        {
             return self.spawn_teammate(parent, input, &name, ctx).await;
         }
         let fork = self.fork_point(parent, &input)?;
@@ -214,7 +218,10 @@ impl Spawner {
         })
     }
 
-    pub(crate) fn definition(&self, requested: Option<&str>) -> Result<Arc<AgentDefinition>, ToolError> {
+    pub(crate) fn definition(
+        &self,
+        requested: Option<&str>,
+    ) -> Result<Arc<AgentDefinition>, ToolError> {
         let name = requested
             .map(str::trim)
             .filter(|n| !n.is_empty())

@@ -6,8 +6,8 @@
 //! side handles by itself: with auto-approval on, a plan request is approved at once (the lead
 //! still reads it).
 
-use super::roster::Team;
 use super::clock;
+use super::roster::Team;
 use crate::subagent::Spawner;
 use fleet_protocol::team::frames::{Frame, PlanApprovalResponse};
 use fleet_protocol::team::render;
@@ -27,7 +27,7 @@ impl Spawner {
             return;
         }
         let team = team.clone();
-        let inbox = self.main_inbox().clone();
+        let inbox = self.team_inbox().clone();
         *poller = Some(tokio::spawn(async move {
             // Mail handed to the main agent but not yet taken in: not handed over twice.
             let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
@@ -70,7 +70,9 @@ impl Spawner {
                             team.poke();
                         }
                     }
-                    Err(err) => tracing::error!(team = %team.name, "cannot read the lead's inbox: {err}"),
+                    Err(err) => {
+                        tracing::error!(team = %team.name, "cannot read the lead's inbox: {err}")
+                    }
                 }
                 // Mail handed over stays unread until the main agent takes it in, so wait for
                 // what comes after it, not for the file to be empty.

@@ -16,8 +16,8 @@ use crate::subagent::Blueprint;
 use fleet_protocol::team::frames::{Frame, IdleNotification, TeammateTerminated};
 use fleet_protocol::team::render;
 use fleet_protocol::{MailEntry, Message, TeamEvent};
-use fleet_store::mailbox::Mailbox;
 use fleet_store::team::MemberStatus;
+use fleet_store::Mailbox;
 use fleet_tools::permissions::PermissionMode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -67,6 +67,8 @@ pub struct Mate {
     /// `[to <peer>] <summary>` of its turn's last message to a peer.
     pub(crate) peer_summary: Mutex<Option<String>>,
     pub(crate) plan: Mutex<PlanState>,
+    /// The latest shutdown request it was shown, which an answer without an id refers to.
+    pub(crate) shutdown_request: Mutex<Option<String>>,
     ended: Notify,
     cost_usd: Mutex<f64>,
 }
@@ -100,6 +102,7 @@ impl Mate {
                 required: plan_required,
                 pending: None,
             }),
+            shutdown_request: Mutex::new(None),
             ended: Notify::new(),
             cost_usd: Mutex::new(0.0),
         }
@@ -214,11 +217,12 @@ impl Mate {
     async fn go_idle(&self, team: &Team, result: &fleet_protocol::RunResult) {
         let text: String = result.result.chars().take(IDLE_RESULT_CHARS).collect();
         let failed = result.is_error();
+        let peer_summary = lock(&self.peer_summary).clone();
         let frame = Frame::IdleNotification(IdleNotification {
             from: self.name.clone(),
             timestamp: Team::now(),
             idle_reason: Some(if failed { "failed" } else { "available" }.into()),
-            summary: lock(&self.peer_summary).clone(),
+            summary: peer_summary.clone(),
             result: (!failed && !text.is_empty()).then(|| text.clone()),
             failure_reason: failed.then_some(text),
             ..IdleNotification::default()
@@ -238,7 +242,7 @@ impl Mate {
             team: team.name.clone(),
             name: self.name.clone(),
             agent_id: self.agent_id.clone(),
-            summary: lock(&self.peer_summary).clone(),
+            summary: peer_summary,
         })
         .await;
     }
@@ -265,7 +269,7 @@ impl Mate {
             if !unread.entries.is_empty() {
                 let entries = self.take_frames(team, agent, unread.entries);
                 let mailbox = self.mailbox.clone();
-                let upto = unread.upto.clone();
+                let upto = unread.upto;
                 if entries.is_empty() {
                     // Only stale frames: consumed, nothing for the model.
                     if let Err(err) = mailbox.ack(&upto) {
@@ -295,12 +299,25 @@ impl Mate {
     /// Acts on the frames in `entries` that change the teammate itself (a plan verdict), and
     /// returns what its model should read: a verdict for a plan it no longer waits on is stale
     /// and dropped, as in Claude Code.
-    fn take_frames(&self, team: &Team, agent: &mut Agent, entries: Vec<MailEntry>) -> Vec<MailEntry> {
+    fn take_frames(
+        &self,
+        team: &Team,
+        agent: &mut Agent,
+        entries: Vec<MailEntry>,
+    ) -> Vec<MailEntry> {
         let mut keep = Vec::with_capacity(entries.len());
         for entry in entries {
-            let Some(Frame::PlanApprovalResponse(verdict)) = Frame::parse(&entry.text) else {
-                keep.push(entry);
-                continue;
+            let verdict = match Frame::parse(&entry.text) {
+                Some(Frame::PlanApprovalResponse(verdict)) => verdict,
+                Some(Frame::ShutdownRequest(request)) => {
+                    *lock(&self.shutdown_request) = Some(request.request_id);
+                    keep.push(entry);
+                    continue;
+                }
+                _ => {
+                    keep.push(entry);
+                    continue;
+                }
             };
             let mut plan = lock(&self.plan);
             if plan.pending.as_deref() != Some(verdict.request_id.as_str()) {
@@ -326,10 +343,13 @@ impl Mate {
     /// told.
     async fn finish(&self, team: &Team, lead_inbox: &Inbox) {
         let agreed = self.exit.load(Ordering::Acquire);
-        let released = team.tasks.release_owned_by(&self.name).unwrap_or_else(|err| {
-            tracing::warn!(teammate = %self.name, "cannot hand back its tasks: {err}");
-            Vec::new()
-        });
+        let released = team
+            .tasks
+            .release_owned_by(&self.name)
+            .unwrap_or_else(|err| {
+                tracing::warn!(teammate = %self.name, "cannot hand back its tasks: {err}");
+                Vec::new()
+            });
         let unassigned: Vec<(String, String)> = released
             .iter()
             .map(|t| (t.id.clone(), t.subject.clone()))

@@ -9,9 +9,9 @@ use super::mate::{Mate, MateState};
 use super::{clock, TeamSettings, COLORS, LEAD_NAME};
 use crate::sink::EventSink;
 use fleet_protocol::{EventKind, MailEntry, TeamEvent};
-use fleet_store::mailbox::Mailbox;
 use fleet_store::tasklist::TaskList;
 use fleet_store::team::{Member, MemberStatus, TeamConfig, TeamStore};
+use fleet_store::Mailbox;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -129,7 +129,11 @@ impl Team {
             .map_err(|err| format!("Cannot open the lead's inbox: {err}"))?;
         let tasks = TaskList::open(&teams.settings.home, &config.name)
             .map_err(|err| format!("Cannot open the team's task list: {err}"))?;
-        let used = config.members.iter().filter(|m| m.name != LEAD_NAME).count();
+        let used = config
+            .members
+            .iter()
+            .filter(|m| m.name != LEAD_NAME)
+            .count();
         Ok(Self {
             name: config.name,
             store: teams.store.clone(),
@@ -190,7 +194,9 @@ impl Team {
     }
 
     pub fn mate(&self, name: &str) -> Option<Arc<Mate>> {
-        let name = name.strip_suffix(&format!("@{}", self.name)).unwrap_or(name);
+        let name = name
+            .strip_suffix(&format!("@{}", self.name))
+            .unwrap_or(name);
         lock(&self.mates).get(name).cloned()
     }
 

@@ -46,10 +46,15 @@ impl Spawner {
         if let Some(path) = to.strip_prefix("uds:") {
             let text = plain_text(input)?;
             let from = self.sender_label(parent);
-            return uds::send(std::path::Path::new(path.trim()), &from, text, input.summary.as_deref())
-                .await
-                .map(Some)
-                .map_err(ToolError::Failed);
+            return uds::send(
+                std::path::Path::new(path.trim()),
+                &from,
+                text,
+                input.summary.as_deref(),
+            )
+            .await
+            .map(Some)
+            .map_err(ToolError::Failed);
         }
         let Some(team) = self.teams().and_then(|t| t.current()) else {
             if to == "*" {
@@ -86,17 +91,19 @@ impl Spawner {
                 .await
                 .map_err(ToolError::Failed)?;
             if revived {
-                return Ok(Some(ToolOutput::text(format!(
-                    "Teammate {name:?} was not running; it was brought back with its earlier \
+                return Ok(Some(
+                    ToolOutput::text(format!(
+                        "Teammate {name:?} was not running; it was brought back with its earlier \
                      conversation, and reads your message as its next prompt.",
-                    name = mate.name
-                ))
-                .with_structured(json!({
-                    "success": true,
-                    "status": "resumed",
-                    "target": format!("@{}", mate.name),
-                    "agent_id": mate.agent_id,
-                }))));
+                        name = mate.name
+                    ))
+                    .with_structured(json!({
+                        "success": true,
+                        "status": "resumed",
+                        "target": format!("@{}", mate.name),
+                        "agent_id": mate.agent_id,
+                    })),
+                ));
             }
         }
         Ok(Some(out))
@@ -120,7 +127,10 @@ impl Spawner {
     }
 
     fn sender_label(&self, parent: &ParentView) -> String {
-        match AgentContext::current().as_deref().and_then(|c| c.teammate()) {
+        match AgentContext::current()
+            .as_deref()
+            .and_then(|c| c.teammate())
+        {
             Some(t) => t.agent_id.clone(),
             None if parent.agent_id == "main" => match self.teams().and_then(|t| t.current()) {
                 Some(team) => team.lead_agent_id(),
@@ -196,7 +206,13 @@ fn preview(text: &str, chars: usize) -> String {
     format!("{cut}…")
 }
 
-fn routing(sender: &Sender, target: &str, target_color: Option<&str>, summary: &Option<String>, text: &str) -> Value {
+fn routing(
+    sender: &Sender,
+    target: &str,
+    target_color: Option<&str>,
+    summary: &Option<String>,
+    text: &str,
+) -> Value {
     let mut routing = json!({"sender": sender.name});
     if let Some(map) = routing.as_object_mut() {
         if let Some(color) = &sender.color {
@@ -226,7 +242,12 @@ fn deliver(team: &Team, to: &str, entry: &MailEntry) -> Result<(), ToolError> {
     team.post(to, entry).map_err(ToolError::Failed)
 }
 
-fn to_mate(team: &Team, sender: &Sender, mate: &Mate, input: &SendMessageInput) -> Result<ToolOutput, ToolError> {
+fn to_mate(
+    team: &Team,
+    sender: &Sender,
+    mate: &Mate,
+    input: &SendMessageInput,
+) -> Result<ToolOutput, ToolError> {
     match &input.message {
         MessageBody::Text(_) => {
             let text = plain_text(input)?.to_string();
@@ -235,7 +256,9 @@ fn to_mate(team: &Team, sender: &Sender, mate: &Mate, input: &SendMessageInput) 
             deliver(team, &mate.name, &mail)?;
             if let Some(me) = &sender.mate {
                 if let Some(summary) = &summary {
-                    *me.peer_summary.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    *me.peer_summary
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) =
                         Some(format!("[to {}] {summary}", mate.name));
                 }
             }
@@ -263,8 +286,28 @@ fn to_mate(team: &Team, sender: &Sender, mate: &Mate, input: &SendMessageInput) 
             });
             Ok(ToolOutput::text(value.to_string()).with_structured(value))
         }
-        MessageBody::Structured(Structured::PlanApprovalResponse { request_id, approve, feedback }) => {
+        MessageBody::Structured(Structured::PlanApprovalResponse {
+            request_id,
+            approve,
+            feedback,
+        }) => {
             lead_only(sender, "plan_approval_response")?;
+            let pending = mate
+                .plan
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .pending
+                .clone();
+            let request_id = match (request_id, pending) {
+                (Some(id), _) => id.clone(),
+                (None, Some(pending)) => pending,
+                (None, None) => {
+                    return Err(ToolError::Failed(format!(
+                        "{} has no plan waiting for approval; give the `request_id` of the plan                          you mean.",
+                        mate.name
+                    )))
+                }
+            };
             let frame = Frame::PlanApprovalResponse(PlanApprovalResponse {
                 request_id: request_id.clone(),
                 approved: *approve,
@@ -293,9 +336,15 @@ fn to_mate(team: &Team, sender: &Sender, mate: &Mate, input: &SendMessageInput) 
     }
 }
 
-fn to_lead(team: &Team, sender: &Sender, input: &SendMessageInput) -> Result<ToolOutput, ToolError> {
+fn to_lead(
+    team: &Team,
+    sender: &Sender,
+    input: &SendMessageInput,
+) -> Result<ToolOutput, ToolError> {
     let Some(me) = &sender.mate else {
-        return Err(ToolError::failed("Only teammates write to the lead's inbox."));
+        return Err(ToolError::failed(
+            "Only teammates write to the lead's inbox.",
+        ));
     };
     match &input.message {
         MessageBody::Text(_) => {
@@ -309,7 +358,25 @@ fn to_lead(team: &Team, sender: &Sender, input: &SendMessageInput) -> Result<Too
                 routing(sender, LEAD_NAME, Some("red"), &summary, &text),
             ))
         }
-        MessageBody::Structured(Structured::ShutdownResponse { request_id, approve, reason }) => {
+        MessageBody::Structured(Structured::ShutdownResponse {
+            request_id,
+            approve,
+            reason,
+        }) => {
+            let shown = me
+                .shutdown_request
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            let request_id = match (request_id, shown) {
+                (Some(id), _) => id.clone(),
+                (None, Some(shown)) => shown,
+                (None, None) => {
+                    return Err(ToolError::failed(
+                        "You have not been asked to shut down: there is no shutdown request to                          answer.",
+                    ))
+                }
+            };
             if *approve {
                 if reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
                     return Err(ToolError::failed(
@@ -337,7 +404,11 @@ fn to_lead(team: &Team, sender: &Sender, input: &SendMessageInput) -> Result<Too
                 .as_deref()
                 .map(str::trim)
                 .filter(|r| !r.is_empty())
-                .ok_or_else(|| ToolError::failed("Declining a shutdown needs a `reason`: say why you keep working."))?;
+                .ok_or_else(|| {
+                    ToolError::failed(
+                        "Declining a shutdown needs a `reason`: say why you keep working.",
+                    )
+                })?;
             let frame = Frame::ShutdownRejected(ShutdownRejected {
                 request_id: request_id.clone(),
                 from: me.name.clone(),
@@ -386,7 +457,12 @@ pub(crate) fn submit_plan(
         plan_content: plan.to_string(),
         request_id: request_id.to_string(),
     });
-    let mail = MailEntry::new(&mate.name, frame.to_text(), clock::now_iso(), clock::new_msg_id());
+    let mail = MailEntry::new(
+        &mate.name,
+        frame.to_text(),
+        clock::now_iso(),
+        clock::new_msg_id(),
+    );
     deliver(team, LEAD_NAME, &mail)?;
     mate.plan
         .lock()
@@ -399,17 +475,26 @@ fn lead_only(sender: &Sender, kind: &str) -> Result<(), ToolError> {
     if sender.is_lead() {
         Ok(())
     } else {
-        Err(ToolError::Failed(format!("Only the team lead sends a {kind}.")))
+        Err(ToolError::Failed(format!(
+            "Only the team lead sends a {kind}."
+        )))
     }
 }
 
-fn broadcast(team: &Team, sender: &Sender, input: &SendMessageInput) -> Result<ToolOutput, ToolError> {
+fn broadcast(
+    team: &Team,
+    sender: &Sender,
+    input: &SendMessageInput,
+) -> Result<ToolOutput, ToolError> {
     let text = plain_text(input)?.to_string();
     let summary = summary_of(input, &text);
     let mut recipients: Vec<String> = team
         .mates()
         .iter()
-        .filter(|m| m.state() != MateState::Stopped && Some(&m.name) != sender.mate.as_ref().map(|s| &s.name))
+        .filter(|m| {
+            m.state() != MateState::Stopped
+                && Some(&m.name) != sender.mate.as_ref().map(|s| &s.name)
+        })
         .map(|m| m.name.clone())
         .collect();
     if !sender.is_lead() {

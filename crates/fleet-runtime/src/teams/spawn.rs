@@ -144,7 +144,7 @@ impl Spawner {
             })
             .map_err(|err| ToolError::Failed(format!("Cannot add {name:?} to the team: {err}")))?;
         team.add_mate(mate.clone());
-        self.ledger
+        self.ledger()
             .register(&mate.agent_id, def.name.as_str(), Some("main"), 1, &model);
         team.emit(TeamEvent::TeammateSpawned {
             team: team.name.clone(),
@@ -164,7 +164,7 @@ impl Spawner {
             child.sink,
             child.context,
             Some(prompt),
-            self.main_inbox().clone(),
+            self.team_inbox().clone(),
         ));
         Ok(spawned(&mate, &team, &def.name))
     }
@@ -224,7 +224,7 @@ impl Spawner {
             child.sink,
             child.context,
             first,
-            self.main_inbox().clone(),
+            self.team_inbox().clone(),
         ));
         Ok(true)
     }
@@ -281,7 +281,7 @@ impl Spawner {
             ));
             mate.mark_stopped();
             team.add_mate(mate.clone());
-            self.ledger.register(
+            self.ledger().register(
                 &mate.agent_id,
                 &mate.agent_type,
                 Some("main"),

@@ -41,7 +41,9 @@ struct Answer {
 
 /// Where a session listens.
 pub fn socket_path(home: &fleet_store::FleetHome, session_id: &str) -> PathBuf {
-    home.root().join("sockets").join(format!("{session_id}.sock"))
+    home.root()
+        .join("sockets")
+        .join(format!("{session_id}.sock"))
 }
 
 impl Spawner {
@@ -161,13 +163,10 @@ pub(crate) async fn send(
         .await
         .map_err(|err| format!("Cannot write to {shown}: {err}"))?;
     let mut answer = String::new();
-    tokio::time::timeout(
-        CONNECT_TIMEOUT,
-        BufReader::new(read).read_line(&mut answer),
-    )
-    .await
-    .map_err(|_| format!("{shown} took the message but did not confirm it within 5 s."))?
-    .map_err(|err| format!("Cannot read the answer from {shown}: {err}"))?;
+    tokio::time::timeout(CONNECT_TIMEOUT, BufReader::new(read).read_line(&mut answer))
+        .await
+        .map_err(|_| format!("{shown} took the message but did not confirm it within 5 s."))?
+        .map_err(|err| format!("Cannot read the answer from {shown}: {err}"))?;
     let answer: Answer = serde_json::from_str(answer.trim())
         .map_err(|_| format!("{shown} answered with something that is not fleet's: {answer:?}"))?;
     if !answer.ok {

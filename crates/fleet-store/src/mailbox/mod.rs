@@ -392,6 +392,48 @@ impl Mailbox {
         }
     }
 
+    /// Like [`wait`](Self::wait), but for mail past `seen` (the end of a read whose entries
+    /// the caller holds without having acknowledged them yet): returns when a whole line
+    /// lies beyond it, or when the inbox was compacted or acknowledged past it.
+    pub async fn wait_past(&self, seen: &Position) {
+        let watching = wake::watch(&self.inner.paths.dir).is_ok();
+        loop {
+            let notified = self.inner.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.has_past(seen) {
+                return;
+            }
+            if watching {
+                notified.await;
+            } else {
+                tokio::select! {
+                    () = notified => {}
+                    () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    }
+
+    fn has_past(&self, seen: &Position) -> bool {
+        let paths = &self.inner.paths;
+        let Ok(cursor) = files::read_cursor(paths) else {
+            return true;
+        };
+        if cursor.segment != seen.cursor.segment || cursor.offset > seen.cursor.offset {
+            return true;
+        }
+        let path = paths.segment(cursor.segment);
+        match files::segment_len(&path) {
+            Ok(len) if len <= seen.cursor.offset => false,
+            Ok(_) => match files::read_from(&path, seen.cursor.offset) {
+                Ok(bytes) => bytes.contains(&b'\n'),
+                Err(_) => true,
+            },
+            Err(_) => true,
+        }
+    }
+
     /// Whether a whole line waits after the cursor. Lock-free (the cursor is replaced by rename,
     /// a segment only grows until compaction); an error counts as "yes" so the caller's next
     /// `unread` reports it instead of sleeping on it.

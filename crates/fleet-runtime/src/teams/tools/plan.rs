@@ -51,10 +51,16 @@ impl TypedTool for ExitPlanModeTool {
         Access::Other
     }
 
-    async fn run(&self, input: ExitPlanModeInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(
+        &self,
+        input: ExitPlanModeInput,
+        _ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let ctx = AgentContext::current();
         let Some(me) = ctx.as_deref().and_then(|c| c.teammate()) else {
-            return Err(ToolError::failed("ExitPlanMode is for teammates whose lead approves their plan."));
+            return Err(ToolError::failed(
+                "ExitPlanMode is for teammates whose lead approves their plan.",
+            ));
         };
         let team = self
             .spawner
@@ -82,10 +88,18 @@ impl TypedTool for ExitPlanModeTool {
         if let Some(dir) = plan_file.parent() {
             std::fs::create_dir_all(dir)
                 .and_then(|()| std::fs::write(&plan_file, &plan))
-                .map_err(|err| ToolError::Failed(format!("Cannot write {}: {err}", plan_file.display())))?;
+                .map_err(|err| {
+                    ToolError::Failed(format!("Cannot write {}: {err}", plan_file.display()))
+                })?;
         }
         let request_id = plan_request_id(clock::now_ms(), &mate.name, &team.name);
-        submit_plan(&team, &mate, &request_id, &plan, &plan_file.display().to_string())?;
+        submit_plan(
+            &team,
+            &mate,
+            &request_id,
+            &plan,
+            &plan_file.display().to_string(),
+        )?;
         Ok(ToolOutput::text(format!(
             "Your plan has been submitted to the team lead for approval.\nPlan file: {}\n\n\
              **What happens next:**\n1. Wait: the verdict arrives as a message from {LEAD_NAME}.\n\

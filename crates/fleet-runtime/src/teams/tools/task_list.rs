@@ -120,9 +120,15 @@ impl TypedTool for TaskCreateTool {
         Access::Other
     }
 
-    async fn run(&self, input: TaskCreateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(
+        &self,
+        input: TaskCreateInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         if input.subject.trim().is_empty() {
-            return Err(ToolError::failed("`subject` is empty: give the task a short title."));
+            return Err(ToolError::failed(
+                "`subject` is empty: give the task a short title.",
+            ));
         }
         let team = team_for(&self.spawner, &ctx.cwd)?;
         let task = team
@@ -165,7 +171,8 @@ impl TypedTool for TaskGetTool {
             return Ok(ToolOutput::text("Task not found"));
         };
         let text = task.details();
-        Ok(ToolOutput::text(text).with_structured(serde_json::to_value(&task).unwrap_or(Value::Null)))
+        Ok(ToolOutput::text(text)
+            .with_structured(serde_json::to_value(&task).unwrap_or(Value::Null)))
     }
 }
 
@@ -223,7 +230,11 @@ impl TypedTool for TaskUpdateTool {
         Access::Other
     }
 
-    async fn run(&self, input: TaskUpdateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(
+        &self,
+        input: TaskUpdateInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let team = team_for(&self.spawner, &ctx.cwd)?;
         let me = caller_name();
         let actor = Actor {
@@ -276,7 +287,10 @@ impl TypedTool for TaskUpdateTool {
             // Claiming a task yourself needs no letter to yourself.
             if owner != &me {
                 if let Err(err) = team.post(owner, &mail) {
-                    tracing::warn!("task #{} assigned, but {owner:?} was not told: {err}", task.id);
+                    tracing::warn!(
+                        "task #{} assigned, but {owner:?} was not told: {err}",
+                        task.id
+                    );
                 }
             }
         }
@@ -308,5 +322,8 @@ async fn changed(team: &crate::teams::Team, task: &Task, action: &str) {
 }
 
 fn hashes(ids: &[String]) -> String {
-    ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>().join(", ")
+    ids.iter()
+        .map(|id| format!("#{id}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -55,16 +55,23 @@ impl TypedTool for TeamCreateTool {
         Access::Other
     }
 
-    async fn run(&self, input: TeamCreateInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let teams = self
-            .spawner
-            .teams()
-            .ok_or_else(|| ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0)."))?;
+    async fn run(
+        &self,
+        input: TeamCreateInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let teams = self.spawner.teams().ok_or_else(|| {
+            ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
+        })?;
         if input.team_name.trim().is_empty() {
             return Err(ToolError::failed("`team_name` is empty: name the team."));
         }
         let team = teams
-            .create(input.team_name.trim(), input.description.as_deref(), &ctx.cwd)
+            .create(
+                input.team_name.trim(),
+                input.description.as_deref(),
+                &ctx.cwd,
+            )
             .map_err(ToolError::Failed)?;
         if let Some(agent_type) = input.agent_type.filter(|t| !t.trim().is_empty()) {
             team.update_member(crate::teams::LEAD_NAME, |m| m.agent_type = agent_type);
@@ -110,15 +117,19 @@ impl TypedTool for TeamDeleteTool {
         Access::Other
     }
 
-    async fn run(&self, _input: TeamDeleteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn run(
+        &self,
+        _input: TeamDeleteInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let team = team_for(&self.spawner, &ctx.cwd)?;
         let stopped = self.spawner.shutdown_team(&team).await;
         if let Some(teams) = self.spawner.teams() {
             teams.clear();
         }
-        team.store
-            .delete(&team.name)
-            .map_err(|err| ToolError::Failed(format!("Cannot remove team {:?}: {err}", team.name)))?;
+        team.store.delete(&team.name).map_err(|err| {
+            ToolError::Failed(format!("Cannot remove team {:?}: {err}", team.name))
+        })?;
         team.emit(TeamEvent::TeamDeleted {
             team: team.name.clone(),
         })
