@@ -260,3 +260,286 @@ async fn a_headless_team_talks_shares_a_task_and_shuts_down_cleanly() {
         }
     }
 }
+
+/// A lead in plan mode: its teammate must have its plan approved before it changes anything.
+fn plan_scenario(note: &str) -> Scenario {
+    const PLANNER: &str = "PLANNER-START";
+    let planner = |rule: Rule| rule.when_marker(PLANNER);
+    let lead = |rule: Rule| rule.when_marker("PLAN-E2E");
+    Scenario::with_rules([
+        planner(Rule::tool_use(
+            "SendMessage",
+            send("team-lead", json!({"type": "shutdown_response", "approve": true})),
+        ))
+        .when_last_user_contains("shutdown_request"),
+        planner(Rule::text("PLANNER-IDLE")).when_tool_result_contains("team-lead's inbox"),
+        planner(Rule::tool_use("SendMessage", send("team-lead", json!("PLANNER-DONE: note written"))))
+            .when_tool_result_contains("File created"),
+        planner(Rule::tool_use("Write", json!({"file_path": note, "content": "planned\n"})))
+            .when_last_user_contains("[Plan Approved]"),
+        planner(Rule::tool_use("ExitPlanMode", json!({"plan": "PLAN-V2: write note.txt, with tests"})))
+            .when_last_user_contains("[Plan Rejected] ADD-TESTS"),
+        planner(Rule::text("PLANNER-WAITING")).when_tool_result_contains("submitted to the team lead"),
+        planner(Rule::tool_use("ExitPlanMode", json!({"plan": "PLAN-V1: write note.txt"})))
+            .when_tool_result_contains("plan mode"),
+        planner(Rule::tool_use("Write", json!({"file_path": note, "content": "too early\n"})))
+            .when_tool_result(false),
+        lead(Rule::text("PLAN-ALL-DONE")).when_last_user_contains("planner has shut down"),
+        lead(Rule::tool_use("SendMessage", send("planner", json!({"type": "shutdown_request"}))))
+            .when_last_user_contains("PLANNER-DONE")
+            .times(1),
+        lead(Rule::tool_use(
+            "SendMessage",
+            send("planner", json!({"type": "plan_approval_response", "approve": true})),
+        ))
+        .when_last_user_contains("PLAN-V2")
+        .times(1),
+        lead(Rule::tool_use(
+            "SendMessage",
+            send(
+                "planner",
+                json!({"type": "plan_approval_response", "approve": false, "feedback": "ADD-TESTS"}),
+            ),
+        ))
+        .when_last_user_contains("PLAN-V1")
+        .times(1),
+        lead(Rule::tool_use(
+            "Agent",
+            json!({"description": "plan the note", "name": "planner", "prompt": "PLANNER-START: plan, then write note.txt"}),
+        ))
+        .when_tool_result(false)
+        .times(1),
+        lead(Rule::text("PLAN-LEAD-NOTED")),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_mode_teammate_waits_for_approval_and_revises_a_rejected_plan() {
+    let project = Project::new(&[("README.md", "plan test\n")]);
+    let note = project.path("note.txt");
+    let server = server(plan_scenario(&note)).await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "PLAN-E2E: have a planner write a note",
+                "--permission-mode",
+                "plan",
+                "--allowedTools",
+                "Write",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "stderr: {}\n{lines:#?}", stderr(&out));
+    let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "PLAN-ALL-DONE", "{result:#}");
+
+    let team = lines
+        .iter()
+        .find(|l| l["subtype"] == "teammate_spawned")
+        .map(|l| l["team"].as_str().unwrap().to_string())
+        .unwrap();
+    let results = tool_results(&lines, &format!("planner@{team}"));
+    // Before approval the planner could not write; its plan went to the lead twice.
+    assert!(
+        results[0].contains("plan mode"),
+        "the first Write is refused in plan mode: {results:#?}"
+    );
+    let submitted = results
+        .iter()
+        .filter(|r| r.contains("submitted to the team lead"))
+        .count();
+    assert_eq!(
+        submitted, 2,
+        "a rejected plan is revised and submitted again"
+    );
+    assert_eq!(
+        project.read("note.txt"),
+        "planned\n",
+        "written after approval"
+    );
+
+    // The teammate read the verdicts as text, and the lead read both plans.
+    let requests = server.requests();
+    let planner_saw = |text: &str| {
+        requests.iter().any(|r| {
+            let body = r.body.to_string();
+            body.contains("PLANNER-START") && body.contains(text)
+        })
+    };
+    assert!(planner_saw("[Plan Rejected] ADD-TESTS"));
+    assert!(planner_saw("[Plan Approved]"));
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.fleet_home.join(format!("teams/{team}/config.json")))
+            .unwrap(),
+    )
+    .unwrap();
+    let planner = config["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "planner")
+        .unwrap();
+    assert_eq!(planner["planModeRequired"], true);
+    assert_eq!(planner["mode"], "default", "approval lifted plan mode");
+}
+
+fn resume_scenario() -> Scenario {
+    let worker = |rule: Rule| rule.when_marker("RESUME-WORKER");
+    let lead = |rule: Rule| rule.when_marker("RESUME-E2E");
+    Scenario::with_rules([
+        worker(Rule::tool_use(
+            "SendMessage",
+            send("team-lead", json!({"type": "shutdown_response", "approve": true})),
+        ))
+        .when_last_user_contains("shutdown_request"),
+        worker(Rule::text("WORKER-IDLE")).when_tool_result_contains("team-lead's inbox"),
+        worker(Rule::tool_use("SendMessage", send("team-lead", json!("WORKER-GOT-IT"))))
+            .when_last_user_contains("LEAD-MAIL-BEFORE-CRASH"),
+        worker(Rule::text("WORKER-RESUMED")).when_last_user_contains("fleet was restarted"),
+        worker(Rule::tool_use("Bash", json!({"command": "sleep 30"})))
+            .when_tool_result(false)
+            .times(1),
+        lead(Rule::text("RESUME-DONE")).when_last_user_contains("worker has shut down"),
+        lead(Rule::tool_use("SendMessage", send("worker", json!({"type": "shutdown_request"}))))
+            .when_last_user_contains("WORKER-GOT-IT")
+            .times(1),
+        lead(Rule::text("LEAD-SAW-TASKS")).when_tool_result_contains("[pending] TASK-SURVIVES"),
+        lead(Rule::tool_use("TaskList", json!({}))).when_last_user_contains("RESUME-CONTINUE"),
+        lead(Rule::text("LEAD-RUN1-WAITING")).when_tool_result_contains("worker's inbox"),
+        lead(Rule::tool_use("SendMessage", send("worker", json!("LEAD-MAIL-BEFORE-CRASH"))))
+            .when_tool_result_contains("created successfully"),
+        lead(Rule::tool_use(
+            "TaskCreate",
+            json!({"subject": "TASK-SURVIVES", "description": "must outlive a crash"}),
+        ))
+        .when_tool_result_contains("Spawned successfully"),
+        lead(Rule::tool_use(
+            "Agent",
+            json!({"description": "long worker", "name": "worker", "prompt": "RESUME-WORKER: run the long job"}),
+        ))
+        .when_tool_result(false)
+        .times(1),
+        lead(Rule::text("LEAD-NOTED")),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_killed_with_sigkill_comes_back_on_resume_with_its_mail_and_tasks() {
+    let project = Project::new(&[("README.md", "resume test\n")]);
+    let server = server(resume_scenario()).await;
+    let session = "5d2c1e0f-8a7b-4c3d-9e1f-0a2b3c4d5e6f";
+    let mut first = project.command(
+        &server,
+        &[
+            "-p",
+            "RESUME-E2E: start a worker",
+            "--session-id",
+            session,
+            "--allowedTools",
+            "Bash(sleep *)",
+            "--output-format",
+            "stream-json",
+        ],
+    );
+    let mut child = first
+        .stdin(std::process::Stdio::null())
+        .stdout(match std::env::var("FLEET_TEST_DUMP") {
+            Ok(path) => std::process::Stdio::from(std::fs::File::create(path + ".first").unwrap()),
+            Err(_) => std::process::Stdio::null(),
+        })
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the lead has written the task and the worker's mail, while the worker is
+    // inside its long command; then kill fleet outright.
+    let teams = project.fleet_home.join("teams");
+    let team = format!("session-{}", &session[..8]);
+    let inbox = teams.join(&team).join("inboxes");
+    let task = project.fleet_home.join(format!("tasks/{team}/1.json"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        // Opened only once the team exists: opening an inbox makes its folder.
+        let mail_waiting = teams.join(&team).join("config.json").exists()
+            && fleet_store::Mailbox::open(&inbox, "worker")
+                .and_then(|m| m.pending())
+                .unwrap_or(0)
+                > 0;
+        if mail_waiting && task.exists() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first run never got there"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the first run ended early"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "RESUME-CONTINUE: go on",
+                "--resume",
+                session,
+                "--allowedTools",
+                "Bash(sleep *)",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "stderr: {}\n{lines:#?}", stderr(&out));
+    let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "RESUME-DONE", "{result:#}");
+    let back: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["subtype"] == "teammate_spawned")
+        .collect();
+    assert_eq!(back.len(), 1, "{back:#?}");
+    assert_eq!(back[0]["name"], "worker");
+    assert_eq!(back[0]["resumed"], true);
+    // The mail sent before the crash was read once, after it.
+    let requests = server.requests();
+    let got_it = requests
+        .iter()
+        .filter(|r| {
+            let body = r.body.to_string();
+            body.contains("RESUME-WORKER") && body.contains("WORKER-GOT-IT")
+        })
+        .count();
+    assert!(
+        got_it >= 1,
+        "the worker answered the mail sent before the crash"
+    );
+    let answered = lines
+        .iter()
+        .filter(|l| l["subtype"] == "team_message" && l["text"] == "WORKER-GOT-IT")
+        .count();
+    assert_eq!(answered, 1, "delivered exactly once");
+    // The worker's conversation came back from its transcript: its cut-off call is answered.
+    let resumed_request = requests
+        .iter()
+        .find(|r| r.body.to_string().contains("fleet was restarted"))
+        .expect("the worker was told it had been cut off");
+    assert!(resumed_request.body.to_string().contains("sleep 30"));
+    // The task list survived.
+    let task: Value = serde_json::from_str(&std::fs::read_to_string(task).unwrap()).unwrap();
+    assert_eq!(task["subject"], "TASK-SURVIVES");
+}
