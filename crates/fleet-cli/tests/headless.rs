@@ -540,6 +540,12 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
                 "SendMessage",
                 "TaskStop",
                 "TaskOutput",
+                "TeamCreate",
+                "TeamDelete",
+                "TaskCreate",
+                "TaskGet",
+                "TaskList",
+                "TaskUpdate",
             ],
         ),
     ] {

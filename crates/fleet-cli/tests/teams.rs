@@ -163,6 +163,13 @@ async fn a_headless_team_talks_shares_a_task_and_shuts_down_cleanly() {
     assert!(out.status.success(), "stderr: {}\n{lines:#?}", stderr(&out));
     let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
     assert_eq!(result["result"], "ALL-DONE", "{result:#}");
+    let members = result["team"]["members"].as_array().unwrap();
+    let costs: Vec<(&str, f64)> = members
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["cost_usd"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(costs.len(), 2, "{members:#?}");
+    assert!(costs.iter().all(|(_, cost)| *cost > 0.0), "per-member cost: {costs:?}");
 
     let team = "alpha-squad";
     let spawned = of_type(&lines, "teammate_spawned");
@@ -542,4 +549,26 @@ async fn a_team_killed_with_sigkill_comes_back_on_resume_with_its_mail_and_tasks
     // The task list survived.
     let task: Value = serde_json::from_str(&std::fs::read_to_string(task).unwrap()).unwrap();
     assert_eq!(task["subject"], "TASK-SURVIVES");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verbose_text_shows_who_said_what_to_whom() {
+    let project = Project::new(&[("README.md", "team test\n")]);
+    let server = server(scenario()).await;
+    let out = project
+        .run_with_env(&server, &["-p", "TEAM-E2E: run the team", "--verbose"], &[])
+        .await;
+    let text = common::stdout(&out);
+    assert!(out.status.success(), "stderr: {}\n{text}", stderr(&out));
+    for expected in [
+        "team alpha-squad created",
+        "+ alpha (general-purpose) joined",
+        "✉ beta → alpha: PEER-HI from beta",
+        "✉ team-lead → beta: BROADCAST-HELLO",
+        "☐ task #1 updated: [completed] TASK-ONE write notes (alpha)",
+        "- beta has shut down.",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert!(text.trim_end().ends_with("ALL-DONE") || text.contains("\nALL-DONE\n"), "{text}");
 }

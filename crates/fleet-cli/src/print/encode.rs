@@ -101,7 +101,13 @@ impl Encoder {
                 self.results.set_tree(tree);
                 None
             }
-            EventKind::Team(team) => Some(self.team(agent, team)),
+            EventKind::Team(team) => {
+                if let fleet_protocol::TeamEvent::TeamSummary { team: name, members } = team {
+                    self.results
+                        .set_team(json!({"name": name, "members": members}));
+                }
+                Some(self.team(agent, team))
+            }
             EventKind::Finished(result) => {
                 if self.session_id.is_empty() {
                     self.session_id.clone_from(&result.session_id);

@@ -19,6 +19,8 @@ pub(super) struct HeldResults {
     tree: Option<TreeReport>,
     /// How many results were already taken, so indexes go on counting across takes.
     taken: usize,
+    /// The session's team at its end: its members and what each cost.
+    team: Option<Value>,
 }
 
 impl HeldResults {
@@ -35,6 +37,11 @@ impl HeldResults {
         self.tree = Some(tree.clone());
     }
 
+    /// The team's end-of-session summary, for every result printed from now on.
+    pub(super) fn set_team(&mut self, team: Value) {
+        self.team = Some(team);
+    }
+
     /// Every held result as its output object, oldest first; they are forgotten, so a second
     /// call returns nothing.
     pub(super) fn take(&mut self) -> Vec<Value> {
@@ -44,7 +51,11 @@ impl HeldResults {
         held.iter()
             .enumerate()
             .map(|(index, (result, session_id))| {
-                result_value(result, session_id, first + index, self.tree.as_ref())
+                let mut value = result_value(result, session_id, first + index, self.tree.as_ref());
+                if let (Some(team), Some(map)) = (&self.team, value.as_object_mut()) {
+                    map.insert("team".into(), team.clone());
+                }
+                value
             })
             .collect()
     }

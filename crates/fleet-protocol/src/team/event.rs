@@ -59,7 +59,27 @@ pub enum TeamEvent {
     TeamDeleted {
         team: String,
     },
+    /// The team at the end of the session: who was in it and what each member cost.
+    TeamSummary {
+        team: String,
+        members: Vec<MemberSummary>,
+    },
 }
+
+/// One member in a [`TeamEvent::TeamSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberSummary {
+    pub name: String,
+    pub agent_id: String,
+    pub agent_type: String,
+    pub model: String,
+    /// `active`, `idle` or `stopped`.
+    pub status: String,
+    pub cost_usd: f64,
+    pub turns: u32,
+}
+
+impl Eq for MemberSummary {}
 
 impl TeamEvent {
     pub fn team(&self) -> &str {
@@ -70,7 +90,8 @@ impl TeamEvent {
             | Self::TeammateTerminated { team, .. }
             | Self::TeamMessage { team, .. }
             | Self::TaskListUpdated { team, .. }
-            | Self::TeamDeleted { team } => team,
+            | Self::TeamDeleted { team }
+            | Self::TeamSummary { team, .. } => team,
         }
     }
 }

@@ -8,7 +8,7 @@ pub mod frames;
 pub mod mail;
 pub mod render;
 
-pub use event::TeamEvent;
+pub use event::{MemberSummary, TeamEvent};
 pub use frames::Frame;
 pub use mail::{MailEntry, MAIL_VERSION};
 pub use render::TeammateMessage;

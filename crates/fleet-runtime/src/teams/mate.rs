@@ -71,7 +71,15 @@ pub struct Mate {
     pub(crate) shutdown_request: Mutex<Option<String>>,
     ended: Notify,
     cost_usd: Mutex<f64>,
+    turns: std::sync::atomic::AtomicU32,
+    /// The latest mail it was given, newest last, at most [`RECENT_MAIL`]: what a view (the UI,
+    /// `fleet team show`) shows without reading the inbox. Older mail stays on disk only, so a
+    /// team of hundreds of long-lived members does not hold every message in memory.
+    recent: Mutex<std::collections::VecDeque<MailEntry>>,
 }
+
+/// How many delivered messages a teammate's view keeps in memory.
+pub const RECENT_MAIL: usize = 50;
 
 impl Mate {
     #[allow(clippy::too_many_arguments)]
@@ -105,6 +113,8 @@ impl Mate {
             shutdown_request: Mutex::new(None),
             ended: Notify::new(),
             cost_usd: Mutex::new(0.0),
+            turns: std::sync::atomic::AtomicU32::new(0),
+            recent: Mutex::new(std::collections::VecDeque::with_capacity(8)),
         }
     }
 
@@ -114,6 +124,26 @@ impl Mate {
 
     pub fn cost_usd(&self) -> f64 {
         *lock(&self.cost_usd)
+    }
+
+    /// Model replies over its life.
+    pub fn turns(&self) -> u32 {
+        self.turns.load(Ordering::Relaxed)
+    }
+
+    /// The latest mail delivered to it, oldest first (at most [`RECENT_MAIL`]).
+    pub fn recent_mail(&self) -> Vec<MailEntry> {
+        lock(&self.recent).iter().cloned().collect()
+    }
+
+    fn remember(&self, entries: &[MailEntry]) {
+        let mut recent = lock(&self.recent);
+        for entry in entries {
+            if recent.len() == RECENT_MAIL {
+                recent.pop_front();
+            }
+            recent.push_back(entry.clone());
+        }
     }
 
     /// Whether its inbox holds mail it has not read.
@@ -203,6 +233,7 @@ impl Mate {
                     *lock(&me.peer_summary) = None;
                     let result = agent.run(prompt, &sink, &turn).await;
                     *lock(&me.cost_usd) += result.total_cost_usd;
+                    me.turns.fetch_add(result.num_turns, Ordering::Relaxed);
                     if me.exit.load(Ordering::Acquire) || life.is_cancelled() {
                         break;
                     }
@@ -277,6 +308,7 @@ impl Mate {
                     }
                     continue;
                 }
+                self.remember(&entries);
                 let name = self.name.clone();
                 agent.on_prompt_committed(move || {
                     if let Err(err) = mailbox.ack(&upto) {

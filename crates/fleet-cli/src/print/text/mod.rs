@@ -19,7 +19,9 @@ mod tests;
 
 use super::Printer;
 use crate::visible::{visible, visible_line};
-use fleet_protocol::{AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus, TreeReport};
+use fleet_protocol::{
+    AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus, TeamEvent, TreeReport,
+};
 use format::{call_summary, first_line, outcome, short_id, ERROR_CHARS, SUMMARY_CHARS};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -244,6 +246,55 @@ impl TextPrinter {
         self.aside(&format!("{indent}{line}"))
     }
 
+    /// A team's life in one line each: who joined, who said what to whom, who left.
+    fn team_event(&mut self, event: &TeamEvent) -> io::Result<()> {
+        let line = match event {
+            TeamEvent::TeamCreated { team, .. } => format!("⚑ team {team} created"),
+            TeamEvent::TeammateSpawned {
+                name,
+                agent_type,
+                resumed,
+                ..
+            } => {
+                let verb = if *resumed { "is back" } else { "joined" };
+                format!("+ {name} ({agent_type}) {verb}")
+            }
+            TeamEvent::TeammateIdle { name, .. } => format!("… {name} is idle"),
+            TeamEvent::TeammateTerminated { reason, .. } => format!("- {reason}"),
+            TeamEvent::TeamMessage {
+                from,
+                to,
+                summary,
+                text,
+                ..
+            } => {
+                // Idle notices come after every turn; the "is idle" line already says it.
+                if text == "idle_notification" {
+                    return Ok(());
+                }
+                let said = summary.as_deref().unwrap_or(text);
+                format!("✉ {from} → {to}: {}", first_line(said, SUMMARY_CHARS))
+            }
+            TeamEvent::TaskListUpdated {
+                task_id,
+                subject,
+                status,
+                owner,
+                action,
+                ..
+            } => {
+                let owner = owner
+                    .as_deref()
+                    .map(|o| format!(" ({o})"))
+                    .unwrap_or_default();
+                format!("☐ task #{task_id} {action}: [{status}] {subject}{owner}")
+            }
+            TeamEvent::TeamDeleted { team } => format!("⚑ team {team} ended"),
+            TeamEvent::TeamSummary { .. } => return Ok(()),
+        };
+        self.aside(&visible_line(&line))
+    }
+
     /// Not verbose: keeps the latest answer, and the error of any run that did not get the
     /// last word.
     fn quiet_event(&mut self, event: &AgentEvent) {
@@ -274,6 +325,7 @@ impl Printer for TextPrinter {
             | EventKind::TaskUpdated { .. }
             | EventKind::TaskNotified(_)
             | EventKind::BackgroundTasksChanged(_) => self.task_event(&event.agent, &event.kind),
+            EventKind::Team(team) => self.team_event(team),
             kind if event.agent.is_main() => self.main_event(kind),
             kind => self.subagent_event(&event.agent, kind),
         }

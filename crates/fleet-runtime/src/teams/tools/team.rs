@@ -156,6 +156,24 @@ impl Spawner {
         for mate in &running {
             mate.wait_stopped().await;
         }
+        let members = team
+            .mates()
+            .iter()
+            .map(|m| fleet_protocol::team::MemberSummary {
+                name: m.name.clone(),
+                agent_id: m.agent_id.clone(),
+                agent_type: m.agent_type.clone(),
+                model: m.model.clone(),
+                status: "stopped".into(),
+                cost_usd: m.cost_usd(),
+                turns: m.turns(),
+            })
+            .collect();
+        team.emit(TeamEvent::TeamSummary {
+            team: team.name.clone(),
+            members,
+        })
+        .await;
         if let Some(poller) = team
             .poller
             .lock()
