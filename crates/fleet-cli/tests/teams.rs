@@ -169,7 +169,10 @@ async fn a_headless_team_talks_shares_a_task_and_shuts_down_cleanly() {
         .map(|m| (m["name"].as_str().unwrap(), m["cost_usd"].as_f64().unwrap()))
         .collect();
     assert_eq!(costs.len(), 2, "{members:#?}");
-    assert!(costs.iter().all(|(_, cost)| *cost > 0.0), "per-member cost: {costs:?}");
+    assert!(
+        costs.iter().all(|(_, cost)| *cost > 0.0),
+        "per-member cost: {costs:?}"
+    );
 
     let team = "alpha-squad";
     let spawned = of_type(&lines, "teammate_spawned");
@@ -570,5 +573,8 @@ async fn verbose_text_shows_who_said_what_to_whom() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
-    assert!(text.trim_end().ends_with("ALL-DONE") || text.contains("\nALL-DONE\n"), "{text}");
+    assert!(
+        text.trim_end().ends_with("ALL-DONE") || text.contains("\nALL-DONE\n"),
+        "{text}"
+    );
 }

@@ -102,7 +102,11 @@ impl Encoder {
                 None
             }
             EventKind::Team(team) => {
-                if let fleet_protocol::TeamEvent::TeamSummary { team: name, members } = team {
+                if let fleet_protocol::TeamEvent::TeamSummary {
+                    team: name,
+                    members,
+                } = team
+                {
                     self.results
                         .set_team(json!({"name": name, "members": members}));
                 }

@@ -35,7 +35,14 @@ impl Spawner {
             tools.push(Arc::new(SendMessageTool::new(self.clone(), view.clone())));
         }
         if keep("TaskStop") {
-            tools.push(Arc::new(TaskStopTool::new(self.tasks.clone())));
+            let mut stop = TaskStopTool::new(self.tasks.clone());
+            if self.teams().is_some() {
+                let spawner = Arc::downgrade(self);
+                stop = stop.with_teammates(Arc::new(move |name: &str| {
+                    spawner.upgrade()?.stop_teammate(name)
+                }));
+            }
+            tools.push(Arc::new(stop));
         }
         if keep("TaskOutput") {
             tools.push(Arc::new(TaskOutputTool::new(self.tasks.clone())));

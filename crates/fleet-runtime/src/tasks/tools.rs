@@ -61,13 +61,27 @@ fn task_error(err: TaskError) -> ToolError {
     ToolError::failed(err.to_string())
 }
 
+/// Stops a teammate by name or `name@team`, returning what to report; `None` when no running
+/// teammate has that name. Teams live above the task registry, so they plug in here.
+pub type StopTeammate = Arc<dyn Fn(&str) -> Option<serde_json::Value> + Send + Sync>;
+
 pub struct TaskStopTool {
     registry: Arc<TaskRegistry>,
+    teammates: Option<StopTeammate>,
 }
 
 impl TaskStopTool {
     pub fn new(registry: Arc<TaskRegistry>) -> Self {
-        Self { registry }
+        Self {
+            registry,
+            teammates: None,
+        }
+    }
+
+    /// Lets the lead stop a teammate by name too.
+    pub fn with_teammates(mut self, stop: StopTeammate) -> Self {
+        self.teammates = Some(stop);
+        self
     }
 }
 
@@ -88,6 +102,16 @@ impl TypedTool for TaskStopTool {
     }
 
     async fn run(&self, input: StopInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if self.registry.get(&input.task_id).is_err() && caller_id() == "main" {
+            if let Some(stopped) = self
+                .teammates
+                .as_ref()
+                .and_then(|stop| stop(input.task_id.trim()))
+            {
+                let text = stopped["message"].as_str().unwrap_or_default().to_string();
+                return Ok(ToolOutput::text(text).with_structured(stopped));
+            }
+        }
         let task = owned(&self.registry, &input.task_id)?;
         let stopped = self
             .registry

@@ -35,6 +35,8 @@ pub(crate) struct Setup<'a> {
     pub agents: Option<AgentCatalog>,
     pub model_override: Option<String>,
     pub orchestration: Orchestration,
+    /// Teams on: `Agent` with `name` starts a teammate.
+    pub teams: bool,
 }
 
 impl Default for Setup<'_> {
@@ -48,6 +50,7 @@ impl Default for Setup<'_> {
             agents: None,
             model_override: None,
             orchestration: Orchestration::Plain,
+            teams: false,
         }
     }
 }
@@ -79,6 +82,12 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
                 orchestration: setup.orchestration,
                 ..Features::default()
             },
+            teams: setup.teams.then(|| fleet_runtime::teams::TeamSettings {
+                home: FleetHome::at(home),
+                session_id: "5e55a0a1-0000-4000-8000-000000000001".into(),
+                auto_approve_plans: false,
+                listen: false,
+            }),
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(home),
                 project: dir.to_path_buf(),

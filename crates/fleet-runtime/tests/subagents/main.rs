@@ -1,6 +1,6 @@
 //! Subagents against the fake model server: the Agent tool in the foreground and in the
 //! background, notifications, TaskStop and TaskOutput, limits, tool restrictions, transcripts
-//! and costs; forks, coordinator mode and SendMessage.
+//! and costs; forks, coordinator mode and SendMessage; teammates.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
@@ -14,3 +14,4 @@ mod fork;
 mod limits;
 mod messages;
 mod restrictions;
+mod teams;

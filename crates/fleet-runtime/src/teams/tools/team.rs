@@ -142,6 +142,22 @@ impl TypedTool for TeamDeleteTool {
 }
 
 impl Spawner {
+    /// Stops the running teammate `name` (TaskStop by name): it ends without agreeing, and its
+    /// unfinished tasks go back to the list.
+    pub(crate) fn stop_teammate(&self, name: &str) -> Option<serde_json::Value> {
+        let team = self.teams()?.current()?;
+        let mate = team.mate(name)?;
+        if mate.state() == MateState::Stopped {
+            return None;
+        }
+        mate.stop();
+        Some(json!({
+            "message": format!("Successfully stopped teammate {} ({}).", mate.name, mate.agent_id),
+            "task_id": mate.agent_id,
+            "task_type": "in_process_teammate",
+        }))
+    }
+
     /// Stops every running member of `team` and waits for each to end; returns how many were
     /// running.
     pub(crate) async fn shutdown_team(&self, team: &crate::teams::Team) -> usize {
