@@ -578,3 +578,146 @@ async fn verbose_text_shows_who_said_what_to_whom() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_messages_another_over_its_unix_socket() {
+    let project = Project::new(&[("README.md", "uds test\n")]);
+    let flag = project.path("done.flag");
+    let b_session = "b0b0b0b0-1111-4222-8333-444455556666";
+    let socket = project
+        .fleet_home
+        .join("sockets")
+        .join(format!("{b_session}.sock"));
+    let socket_text = socket.display().to_string();
+    let server = server(Scenario::with_rules([
+        // Session B: a teammate that waits for the test's flag keeps B alive.
+        Rule::tool_use(
+            "Bash",
+            json!({"command": format!("while [ ! -f {flag} ]; do sleep 0.05; done")}),
+        )
+        .when_marker("NAPPER-START")
+        .when_tool_result(false),
+        Rule::text("NAPPER-UP").when_marker("NAPPER-START"),
+        Rule::text("B-GOT-HELLO")
+            .when_marker("UDS-B")
+            .when_last_user_contains("CROSS-SESSION-HELLO"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "keep alive", "name": "napper", "prompt": "NAPPER-START"}),
+        )
+        .when_marker("UDS-B")
+        .when_tool_result(false)
+        .times(1),
+        Rule::text("B-NOTED").when_marker("UDS-B"),
+        // Session A: one message to B, one to nobody.
+        Rule::text("A-SENT")
+            .when_marker("UDS-A")
+            .when_tool_result(true),
+        Rule::tool_use(
+            "SendMessage",
+            json!({"to": format!("uds:{socket_text}"), "message": "CROSS-SESSION-HELLO", "summary": "hello B"}),
+        )
+        .then_tool_use(
+            "SendMessage",
+            json!({"to": "uds:/nonexistent/fleet.sock", "message": "anyone?"}),
+        )
+        .when_marker("UDS-A")
+        .when_tool_result(false),
+    ]))
+    .await;
+    let mut b = project.command(
+        &server,
+        &[
+            "-p",
+            "UDS-B: wait for mail",
+            "--session-id",
+            b_session,
+            "--permission-mode",
+            "bypassPermissions",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+    );
+    let b = b
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !socket.exists() {
+        assert!(std::time::Instant::now() < deadline, "B never listened");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let a = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "UDS-A: say hello to B",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[],
+        )
+        .await;
+    std::fs::write(&flag, "").unwrap();
+    let b = tokio::task::spawn_blocking(move || b.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let a_lines = json_lines(&a);
+    assert!(a.status.success(), "A: {}", stderr(&a));
+    let sends: Vec<String> = a_lines
+        .iter()
+        .filter(|l| l["type"] == "user")
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|b| b["content"].to_string())
+        .collect();
+    assert!(
+        sends[0].contains("Message delivered to the session on"),
+        "{sends:#?}"
+    );
+    assert!(
+        sends[1].contains("Nobody listens on /nonexistent/fleet.sock"),
+        "{sends:#?}"
+    );
+
+    let b_lines = json_lines(&b);
+    assert!(b.status.success(), "B: {}", stderr(&b));
+    assert!(
+        b_lines
+            .iter()
+            .any(|l| l["type"] == "result" && l["result"] == "B-GOT-HELLO"),
+        "B's lead read the message: {b_lines:#?}"
+    );
+    let b_saw = server.requests().iter().any(|r| {
+        let body = r.body.to_string();
+        body.contains("UDS-B")
+            && body.contains("CROSS-SESSION-HELLO")
+            && body.contains("teammate_id=\\\"main@session-")
+    });
+    assert!(
+        b_saw,
+        "the message arrived as teammate mail naming A's session"
+    );
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            project
+                .fleet_home
+                .join(format!("teams/session-{}/config.json", &b_session[..8])),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        config["socket"], socket_text,
+        "B's team file names its socket"
+    );
+}

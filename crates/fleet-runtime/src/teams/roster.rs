@@ -23,6 +23,8 @@ pub struct Teams {
     pub(crate) store: TeamStore,
     current: Mutex<Option<Arc<Team>>>,
     sink: EventSink,
+    /// The socket this session listens on, written into its team's file.
+    socket: Mutex<Option<String>>,
 }
 
 impl Teams {
@@ -32,6 +34,29 @@ impl Teams {
             settings,
             current: Mutex::new(None),
             sink,
+            socket: Mutex::new(None),
+        }
+    }
+
+    /// Records the socket this session listens on, in the team file too.
+    pub fn set_socket(&self, path: &std::path::Path) {
+        let path = path.display().to_string();
+        *lock(&self.socket) = Some(path);
+        if let Some(team) = self.current() {
+            self.record_socket(&team);
+        }
+    }
+
+    fn record_socket(&self, team: &Team) {
+        let socket = lock(&self.socket).clone();
+        if socket.is_none() {
+            return;
+        }
+        if let Err(err) = self
+            .store
+            .update(&team.name, |config| config.socket = socket)
+        {
+            tracing::warn!(team = %team.name, "cannot record the session's socket: {err}");
         }
     }
 
@@ -72,6 +97,7 @@ impl Teams {
         let team = Arc::new(Team::open(self, config)?);
         *current = Some(team.clone());
         drop(current);
+        self.record_socket(&team);
         team.emit_sync(TeamEvent::TeamCreated {
             team: team.name.clone(),
             lead_agent_id: team.lead_agent_id(),
@@ -93,6 +119,7 @@ impl Teams {
         };
         let team = Arc::new(Team::open(self, config)?);
         *lock(&self.current) = Some(team.clone());
+        self.record_socket(&team);
         Ok(Some(team))
     }
 

@@ -132,8 +132,14 @@ impl Spawner {
             .and_then(|c| c.teammate())
         {
             Some(t) => t.agent_id.clone(),
-            None if parent.agent_id == "main" => match self.teams().and_then(|t| t.current()) {
-                Some(team) => team.lead_agent_id(),
+            None if parent.agent_id == "main" => match self.teams() {
+                Some(teams) => match teams.current() {
+                    Some(team) => team.lead_agent_id(),
+                    None => {
+                        let sid8: String = teams.settings.session_id.chars().take(8).collect();
+                        format!("main@session-{sid8}")
+                    }
+                },
                 None => "main".into(),
             },
             None => parent.agent_id.clone(),

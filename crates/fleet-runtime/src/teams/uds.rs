@@ -65,6 +65,7 @@ impl Spawner {
         }
         let listener = UnixListener::bind(&path)
             .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
+        teams.set_socket(&path);
         let spawner = Arc::downgrade(self);
         tokio::spawn(async move {
             loop {
