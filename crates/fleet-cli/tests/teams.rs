@@ -246,6 +246,15 @@ async fn a_headless_team_talks_shares_a_task_and_shuts_down_cleanly() {
             && body.contains("teammate_id=\\\"alpha\\\"")
     });
     assert!(lead_saw, "the lead's request carries alpha's message");
+    // A teammate that approves its shutdown makes no request after that call.
+    let after_approval = requests
+        .iter()
+        .filter(|r| {
+            let body = r.body.to_string();
+            (body.contains(ALPHA) || body.contains(BETA)) && body.contains("is now exiting")
+        })
+        .count();
+    assert_eq!(after_approval, 0, "a teammate went on after approving its shutdown");
 
     // On disk: members stopped, every inbox read.
     let config: Value = serde_json::from_str(

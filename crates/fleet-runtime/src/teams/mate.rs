@@ -99,12 +99,17 @@ impl Mate {
             color,
             agent_type: blueprint.kind.type_name().to_string(),
             model: blueprint.model.clone(),
+            // The same flag the agent's loop checks, so approving a shutdown ends the run.
+            exit: blueprint
+                .member
+                .as_ref()
+                .map(|spec| spec.exit.clone())
+                .unwrap_or_else(|| Arc::new(AtomicBool::new(false))),
             blueprint,
             mailbox,
             state: Mutex::new(MateState::Busy),
             life: Mutex::new(CancellationToken::new()),
             turn: Mutex::new(CancellationToken::new()),
-            exit: Arc::new(AtomicBool::new(false)),
             peer_summary: Mutex::new(None),
             plan: Mutex::new(PlanState {
                 required: plan_required,
@@ -397,7 +402,6 @@ impl Mate {
             })
             .await;
         }
-        self.set_state(team, MateState::Stopped);
         let notice = TeammateTerminated::new(&self.name, agreed, &unassigned);
         let entry = MailEntry::new(
             "system",
@@ -413,6 +417,9 @@ impl Mate {
             reason: notice.message,
         })
         .await;
+        // Stopped only once the lead's notice is queued: whoever sees the team quiet also
+        // sees the notice waiting.
+        self.set_state(team, MateState::Stopped);
         self.ended.notify_waiters();
         team.poke();
     }
