@@ -1,0 +1,101 @@
+//! `fleet team send`: a message from a person or a script into a member's inbox, written the
+//! way a teammate's SendMessage writes it, so the session running the member cannot tell the
+//! difference except by `from`.
+
+use super::{addressee, load_team};
+use anyhow::Context;
+use fleet_protocol::team::frames::frame_type;
+use fleet_protocol::MailEntry;
+use fleet_store::team::{validate_member_name, TeamStore, RESERVED_MEMBER_NAMES};
+use fleet_store::{Mailbox, MemberStatus};
+use std::io::Read;
+
+#[derive(Debug, clap::Args)]
+pub struct SendArgs {
+    /// The team's name.
+    team: String,
+    /// The member: its name, `name@team`, or `team-lead` / `main` for the lead.
+    member: String,
+    /// The message (plain text); `-` reads it from stdin.
+    text: String,
+    /// Who the message is from, as the recipient sees it.
+    #[arg(long, value_name = "NAME", default_value = "user")]
+    from: String,
+    /// A short summary shown with the message (in the recipient's `<teammate-message>` tag).
+    #[arg(long, value_name = "TEXT")]
+    summary: Option<String>,
+}
+
+pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
+    check_sender(&args.from)?;
+    let config = load_team(store, &args.team)?;
+    let to = addressee(&config, &args.member)?;
+    let text = if args.text == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the message from stdin")?;
+        text
+    } else {
+        args.text
+    };
+    if text.trim().is_empty() {
+        anyhow::bail!("the message is empty: give the text to send (or `-` to read it from stdin)");
+    }
+    // A frame inside plain text would be acted on as protocol (a forged shutdown approval,
+    // say); frames come only from the sessions that own them.
+    if let Some(kind) = frame_type(&text) {
+        anyhow::bail!(
+            "the message is a {kind} protocol frame; `fleet team send` sends plain text only"
+        );
+    }
+    let summary = args
+        .summary
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
+    // A message sent in a member's name carries that member's color, as its own would.
+    let color = config.member(&args.from).and_then(|m| m.color.clone());
+    let msg_id = uuid::Uuid::new_v4().to_string();
+    let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    let entry = MailEntry::new(args.from.as_str(), text, timestamp, msg_id.as_str())
+        .with_summary(summary)
+        .with_color(color);
+    let mailbox = Mailbox::open(&store.inboxes_dir(&config.name), &to.owner)?;
+    mailbox.append(&entry)?;
+    println!("{msg_id}");
+    if to.member.is_some_and(|m| m.status == MemberStatus::Stopped) {
+        eprintln!(
+            "fleet: note: {} is stopped; the message waits in its inbox until the team's \
+             session brings it back",
+            to.owner
+        );
+    }
+    Ok(())
+}
+
+/// `--from` is shown to the recipient as a sender name: a plain name, or one of the reserved
+/// names (`user`, `team-lead`, `main`, `system`).
+fn check_sender(from: &str) -> anyhow::Result<()> {
+    if RESERVED_MEMBER_NAMES
+        .iter()
+        .any(|r| r.eq_ignore_ascii_case(from))
+    {
+        return Ok(());
+    }
+    validate_member_name(from).with_context(|| format!("invalid --from {from:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn senders_are_plain_or_reserved_names() {
+        for ok in ["user", "team-lead", "alpha", "ci-bot_2"] {
+            assert!(check_sender(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "a b", "../x", "x\u{1b}[2J", "-lead"] {
+            assert!(check_sender(bad).is_err(), "{bad:?}");
+        }
+    }
+}
