@@ -8,7 +8,7 @@
 //! that do not exist yet.
 //!
 //! - [`view`]: `list` and `show`.
-//! - [`send`]: `send`.
+//! - [`send`]: `send` itself.
 //! - [`inbox`]: `inbox`, and how an entry (prose or protocol frame) is shown to a person.
 
 mod inbox;
