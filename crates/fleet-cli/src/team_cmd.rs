@@ -123,7 +123,7 @@ fn addressee<'a>(config: &'a TeamConfig, name: &str) -> anyhow::Result<Addressee
     let bare = match name.split_once('@') {
         Some((bare, team)) if team == config.name => bare,
         Some((_, team)) => anyhow::bail!(
-            "{name:?} is a member of team {team:?}, not of {:?}",
+            "{name:?} names a member of team {team:?}, but this is team {:?}",
             config.name
         ),
         None => name,

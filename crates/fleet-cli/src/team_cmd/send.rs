@@ -2,7 +2,7 @@
 //! way a teammate's SendMessage writes it, so the session running the member cannot tell the
 //! difference except by `from`.
 
-use super::{addressee, load_team};
+use super::{addressee, load_team, LEAD_NAME};
 use anyhow::Context;
 use fleet_protocol::team::frames::frame_type;
 use fleet_protocol::MailEntry;
@@ -27,7 +27,7 @@ pub struct SendArgs {
 }
 
 pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
-    check_sender(&args.from)?;
+    let from = sender(&args.from)?;
     let config = load_team(store, &args.team)?;
     let to = addressee(&config, &args.member)?;
     let text = if args.text == "-" {
@@ -54,10 +54,10 @@ pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
     // A message sent in a member's name carries that member's color, as its own would.
-    let color = config.member(&args.from).and_then(|m| m.color.clone());
+    let color = config.member(&from).and_then(|m| m.color.clone());
     let msg_id = uuid::Uuid::new_v4().to_string();
     let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    let entry = MailEntry::new(args.from.as_str(), text, timestamp, msg_id.as_str())
+    let entry = MailEntry::new(from, text, timestamp, msg_id.as_str())
         .with_summary(summary)
         .with_color(color);
     let mailbox = Mailbox::open(&store.inboxes_dir(&config.name), &to.owner)?;
@@ -73,16 +73,20 @@ pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--from` is shown to the recipient as a sender name: a plain name, or one of the reserved
-/// names (`user`, `team-lead`, `main`, `system`).
-fn check_sender(from: &str) -> anyhow::Result<()> {
-    if RESERVED_MEMBER_NAMES
-        .iter()
-        .any(|r| r.eq_ignore_ascii_case(from))
-    {
-        return Ok(());
+/// `--from` as the recipient will see it: a plain name, or one of the reserved names in
+/// their usual spelling (`user`, `system`, `team-lead`; `main` is the lead, so `team-lead`).
+fn sender(from: &str) -> anyhow::Result<String> {
+    if from.eq_ignore_ascii_case("main") {
+        return Ok(LEAD_NAME.to_string());
     }
-    validate_member_name(from).with_context(|| format!("invalid --from {from:?}"))
+    if let Some(reserved) = RESERVED_MEMBER_NAMES
+        .iter()
+        .find(|r| r.eq_ignore_ascii_case(from))
+    {
+        return Ok((*reserved).to_string());
+    }
+    validate_member_name(from).with_context(|| format!("invalid --from {from:?}"))?;
+    Ok(from.to_string())
 }
 
 #[cfg(test)]
@@ -91,11 +95,18 @@ mod tests {
 
     #[test]
     fn senders_are_plain_or_reserved_names() {
-        for ok in ["user", "team-lead", "alpha", "ci-bot_2"] {
-            assert!(check_sender(ok).is_ok(), "{ok}");
+        for (given, shown) in [
+            ("user", "user"),
+            ("USER", "user"),
+            ("team-lead", "team-lead"),
+            ("main", "team-lead"),
+            ("alpha", "alpha"),
+            ("ci-bot_2", "ci-bot_2"),
+        ] {
+            assert_eq!(sender(given).ok().as_deref(), Some(shown), "{given}");
         }
         for bad in ["", "a b", "../x", "x\u{1b}[2J", "-lead"] {
-            assert!(check_sender(bad).is_err(), "{bad:?}");
+            assert!(sender(bad).is_err(), "{bad:?}");
         }
     }
 }
