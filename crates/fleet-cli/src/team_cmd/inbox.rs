@@ -54,17 +54,18 @@ pub fn inbox(store: &TeamStore, args: InboxArgs) -> anyhow::Result<()> {
     let now = SystemTime::now();
     let mut out = String::new();
     let what = if args.unread {
-        "unread messages"
+        "unread message"
     } else {
-        "messages"
+        "message"
     };
     if entries.is_empty() {
-        let _ = writeln!(out, "no {what} for {}@{}", to.owner, config.name);
+        let _ = writeln!(out, "no {what}s for {}@{}", to.owner, config.name);
         return print_for_people(&out);
     }
+    let plural = if entries.len() == 1 { "" } else { "s" };
     let _ = writeln!(
         out,
-        "{} {what} for {}@{} ({unread} unread)",
+        "{} {what}{plural} for {}@{} ({unread} unread)",
         entries.len(),
         to.owner,
         config.name
