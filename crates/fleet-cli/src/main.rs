@@ -10,6 +10,7 @@ mod model_choice;
 mod print;
 mod sessions;
 mod settings;
+mod team_cmd;
 mod visible;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,9 @@ enum Command {
     /// Agent definitions: list the ones in effect here, or check agent files.
     #[command(subcommand)]
     Agents(agents_cmd::AgentsCommand),
+    /// Teams: list them, show one, send a member a message, read an inbox.
+    #[command(subcommand, long_about = team_cmd::LONG_ABOUT)]
+    Team(team_cmd::TeamCommand),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -94,6 +98,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
             sessions::run(args).map(|()| std::process::ExitCode::SUCCESS)
         }
         Some(Command::Agents(cmd)) => agents_cmd::run(cmd),
+        Some(Command::Team(cmd)) => team_cmd::run(cmd),
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
