@@ -215,7 +215,7 @@ impl Spawner {
         let teams = config
             .teams
             .clone()
-            .map(|settings| Arc::new(crate::teams::Teams::new(settings, sink.clone())));
+            .map(|settings| Arc::new(crate::teams::Teams::new(settings, sink.clone(), ledger.clone())));
         Arc::new(Self {
             teams,
             main_view: OnceLock::new(),

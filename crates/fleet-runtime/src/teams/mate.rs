@@ -417,6 +417,12 @@ impl Mate {
             reason: notice.message,
         })
         .await;
+        let status = if agreed {
+            fleet_protocol::TaskStatus::Completed
+        } else {
+            fleet_protocol::TaskStatus::Killed
+        };
+        team.ledger.finish(&self.agent_id, status, None);
         // Stopped only once the lead's notice is queued: whoever sees the team quiet also
         // sees the notice waiting.
         self.set_state(team, MateState::Stopped);

@@ -25,16 +25,18 @@ pub struct Teams {
     sink: EventSink,
     /// The socket this session listens on, written into its team's file.
     socket: Mutex<Option<String>>,
+    ledger: Arc<crate::ledger::Ledger>,
 }
 
 impl Teams {
-    pub fn new(settings: TeamSettings, sink: EventSink) -> Self {
+    pub fn new(settings: TeamSettings, sink: EventSink, ledger: Arc<crate::ledger::Ledger>) -> Self {
         Self {
             store: TeamStore::new(&settings.home),
             settings,
             current: Mutex::new(None),
             sink,
             socket: Mutex::new(None),
+            ledger,
         }
     }
 
@@ -147,6 +149,8 @@ pub struct Team {
     pub(crate) settings: TeamSettings,
     /// Set when a lead poller runs for this team.
     pub(crate) poller: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The session's ledger: a member's life shows in the tree's figures.
+    pub(crate) ledger: Arc<crate::ledger::Ledger>,
 }
 
 impl Team {
@@ -173,6 +177,7 @@ impl Team {
             sink: teams.sink.clone(),
             settings: teams.settings.clone(),
             poller: Mutex::new(None),
+            ledger: teams.ledger.clone(),
         })
     }
 

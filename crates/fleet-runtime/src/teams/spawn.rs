@@ -207,6 +207,7 @@ impl Spawner {
             }
         };
         team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
+        self.ledger().reopen(&mate.agent_id);
         team.emit(TeamEvent::TeammateSpawned {
             team: team.name.clone(),
             name: mate.name.clone(),

@@ -227,3 +227,63 @@ async fn send_message_refuses_unknown_names_and_forged_frames() {
         "{results:#?}"
     );
 }
+
+#[tokio::test]
+async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::tool_use("Bash", json!({"command": "sleep 30"}))
+            .when_marker("DOZER-START")
+            .when_tool_result(false),
+        Rule::text("DOZER-WOKE").when_marker("DOZER-START"),
+        lead(Rule::text("LEAD-SAW-INTERRUPT")).when_last_user_contains("Interrupted"),
+        lead(spawn("dozer", "DOZER-START: sleep")).when_tool_result(false).times(1),
+        lead(Rule::text("LEAD-NOTED")),
+    ]))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let tree = super::harness::tree(&server, dir.path(), home.path(), teams());
+    let spawner = tree.spawner.clone();
+    // Interrupt the member once it is inside its long command.
+    let interrupter = tokio::spawn(async move {
+        loop {
+            let mate = spawner
+                .teams()
+                .and_then(|t| t.current())
+                .and_then(|team| team.mate("dozer"));
+            if let Some(mate) = mate {
+                if server_saw_sleep(&mate) {
+                    mate.interrupt();
+                    return;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    });
+    let (events, _) = super::harness::run(tree, "LEAD-MARK: go").await;
+    interrupter.await.unwrap();
+    let order: Vec<String> = team_events(&events)
+        .iter()
+        .filter_map(|t| match t {
+            TeamEvent::TeammateIdle { name, .. } => Some(format!("idle {name}")),
+            TeamEvent::TeammateTerminated { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["idle dozer", "dozer was terminated."],
+        "interrupted, it went idle; only the session's end stopped it"
+    );
+    let lead_results: Vec<String> = super::harness::main_results(&events)
+        .iter()
+        .map(|r| r.result.clone())
+        .collect();
+    assert!(lead_results.contains(&"LEAD-SAW-INTERRUPT".to_string()), "{lead_results:?}");
+}
+
+/// Whether the member is in its turn (its command is running).
+fn server_saw_sleep(mate: &fleet_runtime::teams::mate::Mate) -> bool {
+    mate.state() == fleet_runtime::teams::mate::MateState::Busy && mate.turns() > 0
+}
