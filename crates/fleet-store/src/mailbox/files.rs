@@ -105,10 +105,21 @@ pub(super) fn read_cursor(paths: &Paths) -> Result<Cursor> {
     })
 }
 
-/// Replaces the cursor durably: a temporary file, fsynced, renamed over the old one, and the
-/// folder fsynced so the rename itself survives a power cut. A reader sees the old cursor or
-/// the new one, never a mix.
-pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor) -> Result<()> {
+/// How sure a cursor write must be of surviving a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Durability {
+    /// The new cursor may be lost to a power cut (never to a crash of fleet): the old one comes
+    /// back and re-delivers entries, which consumers deduplicate by `msg_id`. Enough for acks.
+    ConsumedOnly,
+    /// The rename itself is fsynced: compaction deletes the old segment right after switching
+    /// to the new one, so the switch must not be undone.
+    Switch,
+}
+
+/// Replaces the cursor: a temporary file, fsynced (so a power cut never leaves an empty
+/// cursor), renamed over the old one; with [`Durability::Switch`] the folder is fsynced too.
+/// A reader sees the old cursor or the new one, never a mix.
+pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor, durability: Durability) -> Result<()> {
     let text = serde_json::to_vec(cursor).map_err(|source| MailboxError::Encode {
         path: paths.cursor.clone(),
         source,
@@ -120,7 +131,10 @@ pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor) -> Result<()> {
         .map_err(|e| MailboxError::io("write", &paths.cursor_tmp, e))?;
     std::fs::rename(&paths.cursor_tmp, &paths.cursor)
         .map_err(|e| MailboxError::io("replace", &paths.cursor, e))?;
-    sync_dir(&paths.dir)
+    if durability == Durability::Switch {
+        sync_dir(&paths.dir)?;
+    }
+    Ok(())
 }
 
 /// Makes the folder's entries (a created or renamed file) durable.

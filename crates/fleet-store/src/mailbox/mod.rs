@@ -326,7 +326,7 @@ impl Mailbox {
                 len,
             });
         }
-        files::write_cursor(paths, &target)?;
+        files::write_cursor(paths, &target, files::Durability::ConsumedOnly)?;
         if compact::due(target.offset, len, self.compact_after) {
             compact::compact(paths, &target)?;
         }
