@@ -2,7 +2,7 @@
 //! rename, never in place), cutting a torn last line, and splitting a segment into lines.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -201,6 +201,38 @@ pub(super) fn read_from(path: &Path, offset: u64) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
+}
+
+/// Opens a segment for reading at `offset`; `None` when it does not exist yet (no mail).
+pub(super) fn open_at(path: &Path, offset: u64) -> Result<Option<BufReader<File>>> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(MailboxError::io("open", path, e)),
+    };
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| MailboxError::io("read", path, e))?;
+    Ok(Some(BufReader::with_capacity(64 * 1024, file)))
+}
+
+/// Counts the `\n`s after `offset`, stopping once `limit` are found, reading in fixed-size
+/// chunks so a long backlog costs no memory.
+pub(super) fn count_lines(path: &Path, offset: u64, limit: usize) -> Result<usize> {
+    let Some(mut reader) = open_at(path, offset)? else {
+        return Ok(0);
+    };
+    let mut count = 0;
+    loop {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| MailboxError::io("read", path, e))?;
+        if chunk.is_empty() || count >= limit {
+            return Ok(count.min(limit));
+        }
+        count += chunk.iter().filter(|&&b| b == b'\n').count();
+        let used = chunk.len();
+        reader.consume(used);
+    }
 }
 
 /// The length of a segment; 0 when it does not exist yet.
