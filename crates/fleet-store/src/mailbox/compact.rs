@@ -16,7 +16,7 @@
 use std::io::Write;
 
 use super::error::{MailboxError, Result};
-use super::files::{read_from, sync_dir, write_cursor, Cursor, Paths};
+use super::files::{read_from, sync_dir, write_cursor, Cursor, Durability, Paths};
 
 /// Whether a segment `len` bytes long, consumed up to `consumed`, should be compacted: when the
 /// consumed part passes `threshold` and is over half the file, so copying the rest costs less
@@ -49,7 +49,7 @@ pub(super) fn compact(paths: &Paths, cursor: &Cursor) -> Result<Cursor> {
         .map_err(|e| MailboxError::io("write", &new, e))?;
     sync_dir(&paths.dir)?;
 
-    write_cursor(paths, &next)?;
+    write_cursor(paths, &next, Durability::Switch)?;
 
     for generation in paths.segments()? {
         if generation != next.segment {

@@ -2,7 +2,7 @@
 //! rename, never in place), cutting a torn last line, and splitting a segment into lines.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -105,10 +105,21 @@ pub(super) fn read_cursor(paths: &Paths) -> Result<Cursor> {
     })
 }
 
-/// Replaces the cursor durably: a temporary file, fsynced, renamed over the old one, and the
-/// folder fsynced so the rename itself survives a power cut. A reader sees the old cursor or
-/// the new one, never a mix.
-pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor) -> Result<()> {
+/// How sure a cursor write must be of surviving a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Durability {
+    /// The new cursor may be lost to a power cut (never to a crash of fleet): the old one comes
+    /// back and re-delivers entries, which consumers deduplicate by `msg_id`. Enough for acks.
+    ConsumedOnly,
+    /// The rename itself is fsynced: compaction deletes the old segment right after switching
+    /// to the new one, so the switch must not be undone.
+    Switch,
+}
+
+/// Replaces the cursor: a temporary file, fsynced (so a power cut never leaves an empty
+/// cursor), renamed over the old one; with [`Durability::Switch`] the folder is fsynced too.
+/// A reader sees the old cursor or the new one, never a mix.
+pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor, durability: Durability) -> Result<()> {
     let text = serde_json::to_vec(cursor).map_err(|source| MailboxError::Encode {
         path: paths.cursor.clone(),
         source,
@@ -120,7 +131,10 @@ pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor) -> Result<()> {
         .map_err(|e| MailboxError::io("write", &paths.cursor_tmp, e))?;
     std::fs::rename(&paths.cursor_tmp, &paths.cursor)
         .map_err(|e| MailboxError::io("replace", &paths.cursor, e))?;
-    sync_dir(&paths.dir)
+    if durability == Durability::Switch {
+        sync_dir(&paths.dir)?;
+    }
+    Ok(())
 }
 
 /// Makes the folder's entries (a created or renamed file) durable.
@@ -187,6 +201,38 @@ pub(super) fn read_from(path: &Path, offset: u64) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(io)?;
     Ok(bytes)
+}
+
+/// Opens a segment for reading at `offset`; `None` when it does not exist yet (no mail).
+pub(super) fn open_at(path: &Path, offset: u64) -> Result<Option<BufReader<File>>> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(MailboxError::io("open", path, e)),
+    };
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| MailboxError::io("read", path, e))?;
+    Ok(Some(BufReader::with_capacity(64 * 1024, file)))
+}
+
+/// Counts the `\n`s after `offset`, stopping once `limit` are found, reading in fixed-size
+/// chunks so a long backlog costs no memory.
+pub(super) fn count_lines(path: &Path, offset: u64, limit: usize) -> Result<usize> {
+    let Some(mut reader) = open_at(path, offset)? else {
+        return Ok(0);
+    };
+    let mut count = 0;
+    loop {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| MailboxError::io("read", path, e))?;
+        if chunk.is_empty() || count >= limit {
+            return Ok(count.min(limit));
+        }
+        count += chunk.iter().filter(|&&b| b == b'\n').count();
+        let used = chunk.len();
+        reader.consume(used);
+    }
 }
 
 /// The length of a segment; 0 when it does not exist yet.

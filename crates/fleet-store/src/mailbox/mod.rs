@@ -68,7 +68,7 @@ mod tests;
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{BufRead, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -262,28 +262,42 @@ impl Mailbox {
     }
 
     /// Like [`unread`](Self::unread) but stops after `max` entries, so a reader that fell far
-    /// behind takes its mail in bounded batches; `upto` then ends at the last entry returned.
+    /// behind takes its mail in bounded batches (and bounded memory: the file is streamed);
+    /// `upto` then ends at the last entry returned.
     pub fn unread_at_most(&self, max: usize) -> Result<Unread> {
         let _held = self.hold()?;
         let paths = &self.inner.paths;
         let cursor = files::read_cursor(paths)?;
         let path = paths.segment(cursor.segment);
-        let bytes = files::read_from(&path, cursor.offset)?;
-        let (lines, torn) = files::lines(&bytes);
         let mut unread = Unread {
             entries: Vec::new(),
             warnings: Vec::new(),
             upto: Position { cursor },
         };
-        let mut taken_all = true;
-        for (index, line) in lines.iter().enumerate() {
-            if unread.entries.len() >= max {
-                taken_all = false;
+        let Some(mut reader) = files::open_at(&path, cursor.offset)? else {
+            return Ok(unread);
+        };
+        let mut line = Vec::new();
+        while unread.entries.len() < max {
+            line.clear();
+            let read = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| MailboxError::io("read", &path, e))?;
+            if read == 0 {
                 break;
             }
-            let number = cursor.lines + index as u64 + 1;
-            if !line.bytes.iter().all(u8::is_ascii_whitespace) {
-                match serde_json::from_slice::<MailEntry>(line.bytes) {
+            let number = unread.upto.cursor.lines + 1;
+            if line.last() != Some(&b'\n') {
+                unread.warnings.push(format!(
+                    "{}: line {number} is cut short ({read} bytes, a writer was stopped \
+                     mid-write); skipped",
+                    path.display()
+                ));
+                break;
+            }
+            let text = &line[..read - 1];
+            if !text.iter().all(u8::is_ascii_whitespace) {
+                match serde_json::from_slice::<MailEntry>(text) {
                     Ok(entry) => unread.entries.push(entry),
                     Err(e) => unread.warnings.push(format!(
                         "{}: line {number} is not a mail entry ({e}); skipped",
@@ -291,16 +305,8 @@ impl Mailbox {
                     )),
                 }
             }
-            unread.upto.cursor.offset = cursor.offset + line.end as u64;
+            unread.upto.cursor.offset += read as u64;
             unread.upto.cursor.lines = number;
-        }
-        if taken_all && !torn.is_empty() {
-            unread.warnings.push(format!(
-                "{}: line {} is cut short ({} bytes, a writer was stopped mid-write); skipped",
-                path.display(),
-                cursor.lines + lines.len() as u64 + 1,
-                torn.len()
-            ));
         }
         Ok(unread)
     }
@@ -326,7 +332,7 @@ impl Mailbox {
                 len,
             });
         }
-        files::write_cursor(paths, &target)?;
+        files::write_cursor(paths, &target, files::Durability::ConsumedOnly)?;
         if compact::due(target.offset, len, self.compact_after) {
             compact::compact(paths, &target)?;
         }
@@ -334,13 +340,12 @@ impl Mailbox {
     }
 
     /// How many whole lines wait after the cursor (a corrupt line counts until acknowledged).
-    /// Reads only the unconsumed part, without parsing it.
+    /// Streams the unconsumed part, without parsing or keeping it.
     pub fn pending(&self) -> Result<usize> {
         let _held = self.hold()?;
         let paths = &self.inner.paths;
         let cursor = files::read_cursor(paths)?;
-        let bytes = files::read_from(&paths.segment(cursor.segment), cursor.offset)?;
-        Ok(bytes.iter().filter(|&&b| b == b'\n').count())
+        files::count_lines(&paths.segment(cursor.segment), cursor.offset, usize::MAX)
     }
 
     /// Every entry still on disk, oldest first: the consumed ones not yet compacted away come
@@ -445,10 +450,7 @@ impl Mailbox {
         let path = paths.segment(cursor.segment);
         match files::segment_len(&path) {
             Ok(len) if len <= cursor.offset => false,
-            Ok(_) => match files::read_from(&path, cursor.offset) {
-                Ok(bytes) => bytes.contains(&b'\n'),
-                Err(_) => true,
-            },
+            Ok(_) => files::count_lines(&path, cursor.offset, 1).map_or(true, |n| n > 0),
             Err(_) => true,
         }
     }
