@@ -245,7 +245,11 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
     let home = tempfile::tempdir().unwrap();
     let tree = super::harness::tree(&server, dir.path(), home.path(), teams());
     let spawner = tree.spawner.clone();
-    // Interrupt the member once it is inside its long command.
+    let home_dir = home.path().to_path_buf();
+    let project = dir.path().to_path_buf();
+    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = interrupted.clone();
+    // Interrupt the member once its transcript shows it inside its long command.
     let interrupter = tokio::spawn(async move {
         loop {
             let mate = spawner
@@ -253,8 +257,9 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
                 .and_then(|t| t.current())
                 .and_then(|team| team.mate("dozer"));
             if let Some(mate) = mate {
-                if server_saw_sleep(&mate) {
+                if in_long_command(&home_dir, &project, &mate.transcript_id) {
                     mate.interrupt();
+                    done.store(true, std::sync::atomic::Ordering::Release);
                     return;
                 }
             }
@@ -262,7 +267,11 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
         }
     });
     let (events, _) = super::harness::run(tree, "LEAD-MARK: go").await;
-    interrupter.await.unwrap();
+    interrupter.abort();
+    assert!(
+        interrupted.load(std::sync::atomic::Ordering::Acquire),
+        "the member was interrupted inside its command"
+    );
     let order: Vec<String> = team_events(&events)
         .iter()
         .filter_map(|t| match t {
@@ -283,7 +292,13 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
     assert!(lead_results.contains(&"LEAD-SAW-INTERRUPT".to_string()), "{lead_results:?}");
 }
 
-/// Whether the member is in its turn (its command is running).
-fn server_saw_sleep(mate: &fleet_runtime::teams::mate::Mate) -> bool {
-    mate.state() == fleet_runtime::teams::mate::MateState::Busy && mate.turns() > 0
+/// Whether the member's transcript shows its `sleep 30` call.
+fn in_long_command(home: &std::path::Path, project: &std::path::Path, id: &str) -> bool {
+    let path = fleet_store::SidechainWriter::path_for(
+        &fleet_store::FleetHome::at(home),
+        project,
+        "sess-1",
+        id,
+    );
+    std::fs::read_to_string(path).is_ok_and(|text| text.contains("sleep 30"))
 }
