@@ -456,4 +456,33 @@ mod tests {
         let bad = MailEntry::new("alpha", "12:3:x", "t", "id");
         assert_eq!(parse(&bad), None);
     }
+
+    #[test]
+    fn a_repeat_a_reordering_and_a_misaddressed_entry_are_each_a_fault() {
+        let mut tally = Tally {
+            histogram: Histogram::default(),
+            delivered: 0,
+            last_seq: vec![None; 3],
+            last_at: Duration::ZERO,
+            faults: Faults::default(),
+        };
+        let entry = |from: &str, seq: usize| MailEntry::new(from, format!("{seq}:0:x"), "t", "id");
+        let now = Duration::from_millis(1);
+        // m001's messages 0, 2, 4 go to m002 (3 members); m000's 0 goes to m001.
+        tally.take(&entry("m001", 0), 2, 3, now);
+        tally.take(&entry("m001", 2), 2, 3, now);
+        assert_eq!(tally.faults.count, 0, "{:?}", tally.faults.shown);
+        tally.take(&entry("m001", 2), 2, 3, now);
+        tally.take(&entry("m001", 0), 2, 3, now);
+        assert_eq!(tally.faults.count, 2, "{:?}", tally.faults.shown);
+        tally.take(&entry("m000", 0), 2, 3, now);
+        assert!(
+            tally.faults.shown[2].contains("addressed to m001"),
+            "{:?}",
+            tally.faults.shown
+        );
+        tally.take(&entry("m002", 1), 2, 3, now);
+        assert_eq!(tally.faults.count, 4, "its own message is refused");
+        assert_eq!(tally.delivered, 5);
+    }
 }
