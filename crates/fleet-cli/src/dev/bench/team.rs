@@ -46,9 +46,38 @@ pub struct TeamArgs {
     /// throughput (0 skips the paced phase).
     #[arg(long, default_value_t = 0.5)]
     paced_share: f64,
+    /// Where the mailbox calls run: `inline` on the member's async task, as the runtime does
+    /// today, or `blocking-pool` (tokio's `spawn_blocking`), to see what moving the fsyncs off
+    /// the worker threads would change.
+    #[arg(long, value_enum, default_value_t = Io::Inline)]
+    io: Io,
     /// Print the figures as one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// Where the mailbox calls (each a locked file operation with an fsync) run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum Io {
+    /// On the calling async task, blocking its worker thread meanwhile.
+    Inline,
+    /// On tokio's blocking thread pool, awaited.
+    BlockingPool,
+}
+
+impl Io {
+    async fn run<T: Send + 'static>(
+        self,
+        call: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        match self {
+            Self::Inline => call(),
+            Self::BlockingPool => tokio::task::spawn_blocking(call)
+                .await
+                .context("a mailbox call panicked")?,
+        }
+    }
 }
 
 /// The lead of the bench team; it owns the team and takes no part in the exchange.
@@ -81,6 +110,7 @@ pub async fn team(args: TeamArgs) -> anyhow::Result<()> {
         messages,
         filler: filler.clone(),
         pace,
+        io: args.io,
     };
     let small = run(small_m, None).run().await?;
     let unpaced = run(args.messages, None).run().await?;
@@ -95,6 +125,7 @@ pub async fn team(args: TeamArgs) -> anyhow::Result<()> {
         members: args.members,
         messages_per_member: args.messages,
         body_bytes: args.body_bytes,
+        io: args.io,
         worker_threads: tokio::runtime::Handle::current().metrics().num_workers(),
         peak_reset,
         baseline_rss_mb: baseline as f64 / 1024.0,
@@ -119,6 +150,7 @@ struct Phase<'a> {
     filler: Arc<str>,
     /// The total send rate, messages per second; `None`: as fast as each sender can.
     pace: Option<f64>,
+    io: Io,
 }
 
 impl Phase<'_> {
@@ -133,7 +165,14 @@ impl Phase<'_> {
             .iter()
             .enumerate()
             .map(|(me, inbox)| {
-                tokio::spawn(receive(inbox.clone(), me, self.members, base, done.clone()))
+                tokio::spawn(receive(
+                    inbox.clone(),
+                    me,
+                    self.members,
+                    base,
+                    done.clone(),
+                    self.io,
+                ))
             })
             .collect();
         // Each sender's period, and a stagger so they do not all fire on the same tick.
@@ -157,6 +196,7 @@ impl Phase<'_> {
                     base,
                     ticker,
                     self.filler.clone(),
+                    self.io,
                 ))
             })
             .collect();
@@ -285,6 +325,7 @@ async fn send(
     base: Instant,
     mut ticker: Option<tokio::time::Interval>,
     filler: Arc<str>,
+    io: Io,
 ) -> anyhow::Result<()> {
     let from = name(me);
     for seq in 0..messages {
@@ -299,8 +340,9 @@ async fn send(
             humantime::format_rfc3339_millis(SystemTime::now()).to_string(),
             format!("{from}-{seq}"),
         );
-        inboxes[to]
-            .append(&entry)
+        let inbox = inboxes[to].clone();
+        io.run(move || Ok(inbox.append(&entry)?))
+            .await
             .with_context(|| format!("{from} sending message {seq} to {}", name(to)))?;
         if ticker.is_none() {
             // One send per tool call: an agent yields between them, so must an unpaced sender,
@@ -343,6 +385,7 @@ async fn receive(
     members: usize,
     base: Instant,
     done: CancellationToken,
+    io: Io,
 ) -> anyhow::Result<Tally> {
     let mut tally = Tally {
         histogram: Histogram::default(),
@@ -354,8 +397,10 @@ async fn receive(
     loop {
         // Read before looking at the mail, so the final pass starts after every append ended.
         let finishing = done.is_cancelled();
-        let unread = inbox
-            .unread()
+        let reader = inbox.clone();
+        let unread = io
+            .run(move || Ok(reader.unread()?))
+            .await
             .with_context(|| format!("{} reading its inbox", name(me)))?;
         let now = base.elapsed();
         for warning in unread.warnings {
@@ -364,8 +409,9 @@ async fn receive(
         for entry in &unread.entries {
             tally.take(entry, me, members, now);
         }
-        inbox
-            .ack(&unread.upto)
+        let (reader, upto) = (inbox.clone(), unread.upto);
+        io.run(move || Ok(reader.ack(&upto)?))
+            .await
             .with_context(|| format!("{} marking its mail read", name(me)))?;
         if finishing {
             return Ok(tally);

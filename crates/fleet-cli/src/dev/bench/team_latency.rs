@@ -2,6 +2,7 @@
 //! costs no more memory than recording 100, and the bench's own bookkeeping cannot make memory
 //! grow with M), and the per-phase report and how it is printed.
 
+use super::team::Io;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -129,6 +130,8 @@ pub(super) struct Report {
     /// M: messages each member sends (the total is members × M).
     pub(super) messages_per_member: usize,
     pub(super) body_bytes: usize,
+    /// Where the mailbox calls ran (`inline` is what the runtime does).
+    pub(super) io: Io,
     pub(super) worker_threads: usize,
     /// Whether `/proc/self/clear_refs` reset the peak RSS before each phase; if not, each
     /// phase's peak includes the phases before it.
@@ -146,11 +149,15 @@ pub(super) fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "team: {} in-process members, {} messages each round-robin ({} in all), {} B bodies, {} worker threads",
+        "team: {} in-process members, {} messages each round-robin ({} in all), {} B bodies, mailbox calls {}, {} worker threads",
         report.members,
         report.messages_per_member,
         report.unpaced.messages,
         report.body_bytes,
+        match report.io {
+            Io::Inline => "inline",
+            Io::BlockingPool => "on the blocking pool",
+        },
         report.worker_threads,
     );
     let mut phases = vec![&report.unpaced];
