@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`, `fork` and `sandbox`. Fanout: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork`, `sandbox` and `team`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -20,6 +20,8 @@ mod fork;
 mod fork_report;
 mod sandbox;
 mod session;
+mod team;
+mod team_latency;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
@@ -31,6 +33,9 @@ pub enum BenchCommand {
     /// The cost of the OS sandbox per Bash call: sandboxed (read-only, writable) against
     /// unsandboxed, median and 90th percentile.
     Sandbox(sandbox::SandboxArgs),
+    /// N in-process teammates exchange M messages each, round-robin, through their durable
+    /// inboxes; reports messages/s, p50/p99/max delivery latency and peak RSS at two M.
+    Team(team::TeamArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -54,6 +59,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Fanout(args) => fanout(args).await,
         BenchCommand::Fork(args) => fork::fork(args).await,
         BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
+        BenchCommand::Team(args) => team::team(args).await,
     }
 }
 
