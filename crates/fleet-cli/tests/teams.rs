@@ -254,7 +254,10 @@ async fn a_headless_team_talks_shares_a_task_and_shuts_down_cleanly() {
             (body.contains(ALPHA) || body.contains(BETA)) && body.contains("is now exiting")
         })
         .count();
-    assert_eq!(after_approval, 0, "a teammate went on after approving its shutdown");
+    assert_eq!(
+        after_approval, 0,
+        "a teammate went on after approving its shutdown"
+    );
 
     // On disk: members stopped, every inbox read.
     let config: Value = serde_json::from_str(
@@ -628,7 +631,11 @@ async fn one_session_messages_another_over_its_unix_socket() {
         )
         .then_tool_use(
             "SendMessage",
-            json!({"to": "uds:/nonexistent/fleet.sock", "message": "anyone?"}),
+            json!({"to": "uds:00000000-dead-4bee-8000-000000000000", "message": "anyone?"}),
+        )
+        .then_tool_use(
+            "SendMessage",
+            json!({"to": "uds:/var/run/docker.sock", "message": "{\"x\":1}"}),
         )
         .when_marker("UDS-A")
         .when_tool_result(false),
@@ -694,8 +701,13 @@ async fn one_session_messages_another_over_its_unix_socket() {
         "{sends:#?}"
     );
     assert!(
-        sends[1].contains("Nobody listens on /nonexistent/fleet.sock"),
+        sends[1].contains("Nobody listens on")
+            && sends[1].contains("00000000-dead-4bee-8000-000000000000.sock"),
         "{sends:#?}"
+    );
+    assert!(
+        sends[2].contains("reaches other fleet sessions only"),
+        "any other socket on the machine is out of reach: {sends:#?}"
     );
 
     let b_lines = json_lines(&b);
@@ -710,7 +722,7 @@ async fn one_session_messages_another_over_its_unix_socket() {
         let body = r.body.to_string();
         body.contains("UDS-B")
             && body.contains("CROSS-SESSION-HELLO")
-            && body.contains("teammate_id=\\\"main@session-")
+            && body.contains("teammate_id=\\\"uds:main@session-")
     });
     assert!(
         b_saw,

@@ -212,10 +212,13 @@ impl Spawner {
     pub fn new(config: SpawnerConfig, sink: EventSink) -> Arc<Self> {
         let ledger = Arc::new(Ledger::new());
         let tasks = Arc::new(TaskRegistry::new(sink.clone(), ledger.clone()));
-        let teams = config
-            .teams
-            .clone()
-            .map(|settings| Arc::new(crate::teams::Teams::new(settings, sink.clone(), ledger.clone())));
+        let teams = config.teams.clone().map(|settings| {
+            Arc::new(crate::teams::Teams::new(
+                settings,
+                sink.clone(),
+                ledger.clone(),
+            ))
+        });
         Arc::new(Self {
             teams,
             main_view: OnceLock::new(),

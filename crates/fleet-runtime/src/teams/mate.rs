@@ -24,6 +24,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+/// The most messages one turn is made of; the rest come in the next turns, so a flooded inbox
+/// costs memory by the batch, not by the backlog.
+const MAIL_BATCH: usize = 100;
+
 /// How much of a turn's last text goes into the idle notification.
 const IDLE_RESULT_CHARS: usize = 4000;
 
@@ -292,7 +296,7 @@ impl Mate {
         life: &CancellationToken,
     ) -> Option<Message> {
         loop {
-            let unread = match self.mailbox.unread() {
+            let unread = match self.mailbox.unread_at_most(MAIL_BATCH) {
                 Ok(unread) => unread,
                 Err(err) => {
                     tracing::error!(teammate = %self.name, "cannot read its inbox: {err}");

@@ -29,7 +29,11 @@ pub struct Teams {
 }
 
 impl Teams {
-    pub fn new(settings: TeamSettings, sink: EventSink, ledger: Arc<crate::ledger::Ledger>) -> Self {
+    pub fn new(
+        settings: TeamSettings,
+        sink: EventSink,
+        ledger: Arc<crate::ledger::Ledger>,
+    ) -> Self {
         Self {
             store: TeamStore::new(&settings.home),
             settings,

@@ -43,18 +43,24 @@ impl Spawner {
         input: &SendMessageInput,
     ) -> Result<Option<ToolOutput>, ToolError> {
         let to = input.to.trim();
-        if let Some(path) = to.strip_prefix("uds:") {
+        if let Some(target) = to.strip_prefix("uds:") {
             let text = plain_text(input)?;
+            let teams = self.teams().ok_or_else(|| {
+                ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
+            })?;
+            let path =
+                uds::resolve_target(&teams.settings.home, target).map_err(ToolError::Failed)?;
             let from = self.sender_label(parent);
-            return uds::send(
-                std::path::Path::new(path.trim()),
-                &from,
-                text,
-                input.summary.as_deref(),
-            )
-            .await
-            .map(Some)
-            .map_err(ToolError::Failed);
+            let reply_to = teams
+                .settings
+                .listen
+                .then(|| uds::socket_path(&teams.settings.home, &teams.settings.session_id))
+                .filter(|p| p.exists())
+                .map(|p| p.display().to_string());
+            return uds::send(&path, &from, text, input.summary.as_deref(), reply_to)
+                .await
+                .map(Some)
+                .map_err(ToolError::Failed);
         }
         let Some(team) = self.teams().and_then(|t| t.current()) else {
             if to == "*" {

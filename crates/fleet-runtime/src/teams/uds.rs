@@ -3,8 +3,18 @@
 //! `uds:<path>` connects (5 s timeout), writes one JSON line and waits for the receiver's
 //! answer, which comes only once the message is durably in the receiving lead's inbox.
 //!
-//! Wire: request `{"from": "…", "text": "…", "summary": "…"?}`, answer `{"ok": true,
-//! "msg_id": "…"}` or `{"ok": false, "error": "…"}`, one line each.
+//! Wire: request `{"from": "…", "text": "…", "summary": "…"?, "reply_to": "…"?}`, answer
+//! `{"ok": true, "msg_id": "…"}` or `{"ok": false, "error": "…"}`, one line each.
+//!
+//! Tried as an attacker would:
+//! - A model cannot point SendMessage at any socket on the machine (a Docker or database
+//!   socket): only sockets in `$FLEET_HOME/sockets/` are reachable, and the folder is private
+//!   to the user (0700).
+//! - What arrives is another agent's words: it is delivered as teammate mail to the lead, its
+//!   sender marked `uds:…` so it cannot pass for a member or the lead, and a text shaped like a
+//!   protocol frame is refused, so no other session can approve a plan or a shutdown.
+//! - A connection can send at most [`MAX_CONNECTION_BYTES`]; a line longer than [`MAX_LINE`] is
+//!   refused, so a local process cannot make the session hold unbounded input.
 
 use super::{clock, LEAD_NAME};
 use crate::subagent::Spawner;
@@ -15,12 +25,14 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A line longer than this is refused: a message is prose, not a file transfer.
 const MAX_LINE: usize = 1 << 20;
+/// What one connection may send in all.
+const MAX_CONNECTION_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
@@ -28,6 +40,9 @@ struct Request {
     text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     summary: Option<String>,
+    /// The sender's own socket, so the reader can answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reply_to: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -41,9 +56,43 @@ struct Answer {
 
 /// Where a session listens.
 pub fn socket_path(home: &fleet_store::FleetHome, session_id: &str) -> PathBuf {
-    home.root()
-        .join("sockets")
-        .join(format!("{session_id}.sock"))
+    sockets_dir(home).join(format!("{session_id}.sock"))
+}
+
+fn sockets_dir(home: &fleet_store::FleetHome) -> PathBuf {
+    home.root().join("sockets")
+}
+
+/// The socket `target` names: a path inside `$FLEET_HOME/sockets/`, or a bare session id.
+/// Anything else is refused.
+pub(crate) fn resolve_target(
+    home: &fleet_store::FleetHome,
+    target: &str,
+) -> Result<PathBuf, String> {
+    let target = target.trim();
+    if target.is_empty() {
+        return Err("`uds:` needs a socket path or a session id after it.".into());
+    }
+    let dir = sockets_dir(home);
+    let path = if target.contains('/') {
+        PathBuf::from(target)
+    } else {
+        fleet_store::validate_session_id(target).map_err(|err| err.to_string())?;
+        dir.join(format!("{target}.sock"))
+    };
+    // Compared by folder, resolved, so `..` and links cannot lead elsewhere.
+    let inside = match (path.parent().map(Path::canonicalize), dir.canonicalize()) {
+        (Some(Ok(parent)), Ok(dir)) => parent == dir,
+        _ => path.parent() == Some(dir.as_path()),
+    };
+    if !inside || path.extension().is_none_or(|e| e != "sock") {
+        return Err(format!(
+            "`uds:` reaches other fleet sessions only: a socket in {} (give its path or the \
+             session id), not {target}.",
+            dir.display()
+        ));
+    }
+    Ok(path)
 }
 
 impl Spawner {
@@ -53,7 +102,14 @@ impl Spawner {
         let teams = self.teams().ok_or("teams are off")?;
         let path = socket_path(&teams.settings.home, &teams.settings.session_id);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .and_then(|()| {
+                    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                })
                 .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
         }
         // A socket file left by a session that died is in the way; one that answers is not ours.
@@ -83,7 +139,7 @@ impl Spawner {
 
     async fn serve(self: Arc<Self>, stream: UnixStream) {
         let (read, mut write) = stream.into_split();
-        let mut lines = BufReader::new(read).lines();
+        let mut lines = BufReader::new(read.take(MAX_CONNECTION_BYTES)).lines();
         while let Ok(Some(line)) = lines.next_line().await {
             let answer = match self.accept_line(&line) {
                 Ok(msg_id) => Answer {
@@ -114,6 +170,15 @@ impl Spawner {
         if request.text.trim().is_empty() {
             return Err("empty text".into());
         }
+        if let Some(kind) = fleet_protocol::team::frames::frame_type(&request.text) {
+            return Err(format!("a {kind} frame cannot come from another session"));
+        }
+        let mut text = request.text;
+        if let Some(reply_to) = request.reply_to.filter(|r| !r.trim().is_empty()) {
+            text.push_str(&format!(
+                "\n\n(Sent from another fleet session; answer with SendMessage to \"uds:{reply_to}\".)"
+            ));
+        }
         let teams = self.teams().ok_or("teams are off")?;
         let cwd = self
             .main_view()
@@ -121,9 +186,11 @@ impl Spawner {
             .unwrap_or_else(|| PathBuf::from("."));
         let team = teams.get_or_create(&cwd)?;
         self.ensure_lead_poller(&team);
+        // Marked, so another session cannot pass for a member, the lead or the user.
+        let from: String = request.from.trim().chars().take(200).collect();
         let entry = MailEntry::new(
-            request.from.trim(),
-            request.text,
+            format!("uds:{from}"),
+            text,
             clock::now_iso(),
             clock::new_msg_id(),
         )
@@ -139,6 +206,7 @@ pub(crate) async fn send(
     from: &str,
     text: &str,
     summary: Option<&str>,
+    reply_to: Option<String>,
 ) -> Result<ToolOutput, String> {
     let shown = path.display();
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, UnixStream::connect(path))
@@ -156,6 +224,7 @@ pub(crate) async fn send(
         from: from.to_string(),
         text: text.to_string(),
         summary: summary.map(str::to_string),
+        reply_to,
     })
     .map_err(|err| err.to_string())?;
     line.push('\n');

@@ -236,7 +236,9 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
             .when_tool_result(false),
         Rule::text("DOZER-WOKE").when_marker("DOZER-START"),
         lead(Rule::text("LEAD-SAW-INTERRUPT")).when_last_user_contains("Interrupted"),
-        lead(spawn("dozer", "DOZER-START: sleep")).when_tool_result(false).times(1),
+        lead(spawn("dozer", "DOZER-START: sleep"))
+            .when_tool_result(false)
+            .times(1),
         lead(Rule::text("LEAD-NOTED")),
     ]))
     .await
@@ -289,7 +291,10 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
         .iter()
         .map(|r| r.result.clone())
         .collect();
-    assert!(lead_results.contains(&"LEAD-SAW-INTERRUPT".to_string()), "{lead_results:?}");
+    assert!(
+        lead_results.contains(&"LEAD-SAW-INTERRUPT".to_string()),
+        "{lead_results:?}"
+    );
 }
 
 /// Whether the member's transcript shows its `sleep 30` call.
