@@ -712,6 +712,7 @@ async fn one_session_messages_another_over_its_unix_socket() {
 
     let b_lines = json_lines(&b);
     assert!(b.status.success(), "B: {}", stderr(&b));
+    assert!(!socket.exists(), "B removed its socket when it ended");
     assert!(
         b_lines
             .iter()

@@ -124,9 +124,11 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     {
         tracing::info!("resumed team {team}");
     }
+    let mut socket = None;
     if built.spawner.teams().is_some_and(|t| t.settings.listen) {
-        if let Err(err) = built.spawner.listen_uds() {
-            tracing::warn!("not listening for other sessions' messages: {err}");
+        match built.spawner.listen_uds() {
+            Ok(path) => socket = Some(path),
+            Err(err) => tracing::warn!("not listening for other sessions' messages: {err}"),
         }
     }
     let mut handle = Session::spawn_with(
@@ -174,6 +176,10 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     tokio::select! {
         _ = handle.finish() => {}
         signal = stop.next() => signal?,
+    }
+    // Nobody answers on it any more; a later sender gets "nobody listens" at once.
+    if let Some(path) = socket {
+        let _ = std::fs::remove_file(path);
     }
     printer.finish().context("writing the output")?;
     // A stopped run does not wait for stdin to end: whoever feeds it may never close it.

@@ -373,6 +373,19 @@ impl Mailbox {
     /// [`unread`](Self::unread) after it in a loop. If the kernel refuses an inotify watch,
     /// writes by other processes are noticed within a second instead (logged once per folder).
     pub async fn wait(&self) {
+        self.sleep_until(|| self.has_unread()).await;
+    }
+
+    /// Like [`wait`](Self::wait), but for mail past `seen` (the end of a read whose entries
+    /// the caller holds without having acknowledged them yet): returns when a whole line
+    /// lies beyond it, or when the inbox was compacted or acknowledged past it.
+    pub async fn wait_past(&self, seen: &Position) {
+        self.sleep_until(|| self.has_past(seen)).await;
+    }
+
+    /// Sleeps until `ready()` holds, checking it after each wake-up. It registers for the
+    /// wake-up before checking, so an append between the check and the sleep still wakes it.
+    async fn sleep_until(&self, ready: impl Fn() -> bool) {
         let watching = match wake::watch(&self.inner.paths.dir) {
             Ok(()) => true,
             Err(e) => {
@@ -380,33 +393,11 @@ impl Mailbox {
                 false
             }
         };
-        // Register before checking, so an append between the check and the sleep still wakes us.
-        let notified = self.inner.notify.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        if self.has_unread() {
-            return;
-        }
-        if watching {
-            notified.await;
-        } else {
-            tokio::select! {
-                () = notified => {}
-                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
-            }
-        }
-    }
-
-    /// Like [`wait`](Self::wait), but for mail past `seen` (the end of a read whose entries
-    /// the caller holds without having acknowledged them yet): returns when a whole line
-    /// lies beyond it, or when the inbox was compacted or acknowledged past it.
-    pub async fn wait_past(&self, seen: &Position) {
-        let watching = wake::watch(&self.inner.paths.dir).is_ok();
         loop {
             let notified = self.inner.notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.has_past(seen) {
+            if ready() {
                 return;
             }
             if watching {
