@@ -252,3 +252,38 @@ pub(crate) async fn send(
     });
     Ok(ToolOutput::text(value.to_string()).with_structured(value))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn only_sockets_in_the_fleet_folder_are_reachable() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fleet_store::FleetHome::at(tmp.path());
+        let dir = tmp.path().join("sockets");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(tmp.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("elsewhere"), dir.join("link")).unwrap();
+        let id = "0b1c2d3e-0000-4000-8000-000000000000";
+        let by_id = resolve_target(&home, id).unwrap();
+        assert_eq!(by_id, dir.join(format!("{id}.sock")));
+        let by_path = dir.join("x.sock").display().to_string();
+        assert!(resolve_target(&home, &by_path).is_ok());
+        for bad in [
+            "/var/run/docker.sock".to_string(),
+            format!("{}/../elsewhere/x.sock", dir.display()),
+            format!("{}/link/x.sock", dir.display()),
+            format!("{}/x.txt", dir.display()),
+            "../x".to_string(),
+            String::new(),
+        ] {
+            assert!(
+                resolve_target(&home, &bad).is_err(),
+                "{bad:?} must be refused"
+            );
+        }
+    }
+}
