@@ -743,3 +743,65 @@ async fn one_session_messages_another_over_its_unix_socket() {
         "B's team file names its socket"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_the_transcript_says_was_read_is_not_delivered_again_after_a_resume() {
+    let project = Project::new(&[("README.md", "dedupe test\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("HELPER-HI").when_marker("HELPER-START"),
+        Rule::text("LEAD-SAW-FRESH")
+            .when_marker("DEDUPE-E2E")
+            .when_last_user_contains("FRESH-AFTER-RESUME"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "helper", "name": "helper", "prompt": "HELPER-START"}),
+        )
+        .when_marker("DEDUPE-E2E")
+        .when_tool_result(false)
+        .times(1),
+        Rule::text("LEAD-NOTED").when_marker("DEDUPE-E2E"),
+    ]))
+    .await;
+    let session = "d0d0d0d0-1111-4222-8333-444455556666";
+    let first = project
+        .run_with_env(&server, &["-p", "DEDUPE-E2E: start", "--session-id", session], &[])
+        .await;
+    assert!(first.status.success(), "{}", stderr(&first));
+    // The lead's transcript records the ids of the mail each of its turns delivered.
+    let transcript = project
+        .transcripts()
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let read_id = std::fs::read_to_string(&transcript)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["mailIds"][0].as_str().map(str::to_string))
+        .expect("a turn that delivered mail names it");
+    // As if fleet had died after writing that turn but before marking the mail read: the
+    // same message is in the inbox again, next to a new one.
+    let inbox = project
+        .fleet_home
+        .join(format!("teams/session-{}/inboxes", &session[..8]));
+    let mailbox = fleet_store::Mailbox::open(&inbox, "team-lead").unwrap();
+    let stamp = "2026-12-01T17:00:00.000Z";
+    mailbox
+        .append(&fleet_protocol::MailEntry::new("helper", "DUPLICATE-OLD", stamp, read_id))
+        .unwrap();
+    mailbox
+        .append(&fleet_protocol::MailEntry::new("helper", "FRESH-AFTER-RESUME", stamp, "fresh-1"))
+        .unwrap();
+
+    let second = project
+        .run_with_env(&server, &["-p", "RESUME-CHECK", "--resume", session, "--output-format", "json"], &[])
+        .await;
+    assert!(second.status.success(), "{}", stderr(&second));
+    let bodies: Vec<String> = server.requests().iter().map(|r| r.body.to_string()).collect();
+    assert!(bodies.iter().any(|b| b.contains("FRESH-AFTER-RESUME")), "new mail delivered");
+    assert!(
+        !bodies.iter().any(|b| b.contains("DUPLICATE-OLD")),
+        "mail already read was delivered again"
+    );
+    assert_eq!(mailbox.pending().unwrap(), 0, "both entries are consumed");
+}

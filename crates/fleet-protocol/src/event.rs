@@ -161,6 +161,9 @@ pub struct CommittedMessage {
     pub reply: Option<ReplyMeta>,
     /// Structured tool results of this message, by tool_use id (for transcripts).
     pub tool_results: Vec<(String, Value)>,
+    /// The `msg_id`s of the team mail this message delivers: kept in the transcript, so that
+    /// after a crash the same mail, still unacknowledged in the inbox, is not delivered again.
+    pub mail_ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

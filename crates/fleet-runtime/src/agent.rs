@@ -43,6 +43,8 @@ pub struct Agent {
     /// Called once the next run's prompt is committed: a teammate acknowledges the mail the
     /// prompt was made of only when it is in the conversation (and its transcript).
     prompt_ack: Option<Box<dyn FnOnce() + Send + Sync>>,
+    /// The team mail the next run's prompt delivers, recorded with it.
+    prompt_mail_ids: Vec<String>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -102,6 +104,7 @@ impl Agent {
             origin: None,
             fork_base,
             prompt_ack: None,
+            prompt_mail_ids: Vec::new(),
             config,
             ctx,
             messages: Vec::new(),
@@ -131,6 +134,11 @@ impl Agent {
     /// Runs `ack` once the next run's prompt is committed.
     pub fn on_prompt_committed(&mut self, ack: impl FnOnce() + Send + Sync + 'static) {
         self.prompt_ack = Some(Box::new(ack));
+    }
+
+    /// Records that the next run's prompt delivers the team mail `ids`.
+    pub fn set_prompt_mail_ids(&mut self, ids: Vec<String>) {
+        self.prompt_mail_ids = ids;
     }
 
     /// Changes the permission mode, and with it how Bash is confined (a teammate whose plan
@@ -191,7 +199,8 @@ impl Agent {
         let mut turns = 0u32;
         let mut last_stop_reason = None;
         let origin = self.origin.take();
-        self.commit(sink, prompt, None, Vec::new()).await;
+        let mail_ids = std::mem::take(&mut self.prompt_mail_ids);
+        self.commit_mail(sink, prompt, mail_ids).await;
         if let Some(ack) = self.prompt_ack.take() {
             ack();
         }
@@ -532,6 +541,19 @@ impl Agent {
             message,
             reply,
             tool_results,
+            mail_ids: Vec::new(),
+        }))
+        .await;
+    }
+
+    /// Commits a prompt, with the team mail it delivers.
+    async fn commit_mail(&mut self, sink: &EventSink, message: Message, mail_ids: Vec<String>) {
+        self.messages.push(message.clone());
+        sink.emit(EventKind::MessageCommitted(CommittedMessage {
+            message,
+            reply: None,
+            tool_results: Vec::new(),
+            mail_ids,
         }))
         .await;
     }

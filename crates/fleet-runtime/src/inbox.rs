@@ -16,10 +16,27 @@ use tokio::sync::Notify;
 /// Run once the message it came with has been taken into a conversation.
 pub type Ack = Box<dyn FnOnce() + Send>;
 
+/// One waiting message, with what its source must hear when it is taken in.
+struct Waiting {
+    message: Message,
+    /// The team-mail ids it delivers.
+    mail_ids: Vec<String>,
+    ack: Option<Ack>,
+}
+
 #[derive(Default)]
 pub struct Inbox {
-    queue: Mutex<VecDeque<(Message, Option<Ack>)>>,
+    queue: Mutex<VecDeque<Waiting>>,
     arrived: Notify,
+}
+
+/// What [`Inbox::take_mail`] returns: the messages, the mail ids they deliver, and the
+/// acknowledgements to run once they are safely recorded.
+#[derive(Default)]
+pub struct Taken {
+    pub messages: Vec<Message>,
+    pub mail_ids: Vec<String>,
+    pub acks: Vec<Ack>,
 }
 
 impl std::fmt::Debug for Inbox {
@@ -36,16 +53,37 @@ impl Inbox {
     }
 
     pub fn push(&self, message: Message) {
-        self.push_inner(message, None);
+        self.push_inner(Waiting {
+            message,
+            mail_ids: Vec::new(),
+            ack: None,
+        });
     }
 
-    /// Pushes a message whose source must hear when it is drained (see the module doc).
-    pub fn push_with_ack(&self, message: Message, ack: Ack) {
-        self.push_inner(message, Some(ack));
+    /// Pushes team mail (`mail_ids`) whose source must hear when it is taken in (see the
+    /// module doc).
+    pub fn push_mail(&self, message: Message, mail_ids: Vec<String>, ack: Ack) {
+        self.push_inner(Waiting {
+            message,
+            mail_ids,
+            ack: Some(ack),
+        });
     }
 
-    fn push_inner(&self, message: Message, ack: Option<Ack>) {
-        self.lock().push_back((message, ack));
+    /// Everything waiting, with its mail ids and acknowledgements, which the caller runs once
+    /// the messages are recorded.
+    pub fn take_mail(&self) -> Taken {
+        let mut taken = Taken::default();
+        for waiting in self.lock().drain(..) {
+            taken.messages.push(waiting.message);
+            taken.mail_ids.extend(waiting.mail_ids);
+            taken.acks.extend(waiting.ack);
+        }
+        taken
+    }
+
+    fn push_inner(&self, waiting: Waiting) {
+        self.lock().push_back(waiting);
         // `notify_one` keeps a permit when nobody waits yet, so a push between a waiter's check
         // and its sleep is not missed.
         self.arrived.notify_one();
@@ -53,16 +91,11 @@ impl Inbox {
 
     /// Everything waiting, oldest first; acknowledgements run as the messages are taken.
     pub fn drain(&self) -> Vec<Message> {
-        let taken: Vec<(Message, Option<Ack>)> = self.lock().drain(..).collect();
-        taken
-            .into_iter()
-            .map(|(message, ack)| {
-                if let Some(ack) = ack {
-                    ack();
-                }
-                message
-            })
-            .collect()
+        let taken = self.take_mail();
+        for ack in taken.acks {
+            ack();
+        }
+        taken.messages
     }
 
     pub fn is_empty(&self) -> bool {
@@ -78,7 +111,7 @@ impl Inbox {
         self.arrived.notified().await;
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(Message, Option<Ack>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Waiting>> {
         // A panic while holding this lock cannot leave the queue half-changed.
         self.queue
             .lock()

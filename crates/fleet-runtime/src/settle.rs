@@ -41,15 +41,23 @@ impl Settle<'_> {
             // the lead's mailbox first, so one or the other is seen.
             let team_busy = self.team.is_some_and(|s| s.team_busy());
             let mut waiting = self.inbox.drain();
-            if let Some(spawner) = self.team {
-                waiting.extend(spawner.team_inbox().drain());
-            }
+            // Team mail is acknowledged only after the run that reads it: by then its turn is
+            // in the transcript with the mail's ids, which a resume checks before delivering.
+            let mail = match self.team {
+                Some(spawner) => spawner.team_inbox().take_mail(),
+                None => crate::inbox::Taken::default(),
+            };
+            waiting.extend(mail.messages);
             if !waiting.is_empty() {
                 agent.set_origin(origin_of(&waiting));
                 if let Some(announce) = self.announce {
                     self.sink.emit(EventKind::Started(announce(agent))).await;
                 }
+                agent.set_prompt_mail_ids(mail.mail_ids);
                 let result = agent.run(merge(waiting), self.sink, self.cancel).await;
+                for ack in mail.acks {
+                    ack();
+                }
                 each_run(&result);
                 continue;
             }

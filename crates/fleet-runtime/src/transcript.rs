@@ -29,5 +29,20 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
             entry = entry.with_extra("toolUseResults", json!(map));
         }
     }
+    if !committed.mail_ids.is_empty() {
+        entry = entry.with_extra("mailIds", json!(committed.mail_ids));
+    }
     entry
+}
+
+/// Every team-mail `msg_id` a transcript says was delivered (see
+/// [`fleet_protocol::CommittedMessage::mail_ids`]).
+pub fn delivered_mail(loaded: &fleet_store::LoadedTranscript) -> std::collections::HashSet<String> {
+    loaded
+        .entries
+        .iter()
+        .filter_map(|e| e.extra.get("mailIds")?.as_array())
+        .flatten()
+        .filter_map(|id| id.as_str().map(str::to_string))
+        .collect()
 }

@@ -117,7 +117,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     // A resumed session takes up its team again: members, their conversations, unread mail.
     if let Some(team) = built
         .spawner
-        .restore_team()
+        .restore_team(session.mail_read())
         .await
         .map_err(anyhow::Error::msg)
         .context("bringing the session's team back")?

@@ -14,6 +14,8 @@ use std::path::Path;
 pub struct SessionFile {
     id: String,
     history: Vec<Message>,
+    /// The team mail the transcript says the session's agent read.
+    mail_read: std::collections::HashSet<String>,
     writer: Option<TranscriptWriter>,
     /// Held for the whole run, so a second process cannot run the same session at once.
     lock: Option<SessionLock>,
@@ -63,6 +65,7 @@ impl SessionFile {
             return Ok(Self {
                 id: session.id,
                 history: loaded.messages(),
+                mail_read: fleet_runtime::transcript::delivered_mail(&loaded),
                 writer,
                 lock: Some(lock),
                 pending: None,
@@ -82,6 +85,7 @@ impl SessionFile {
             None => new_session_id(),
         };
         Ok(Self {
+            mail_read: Default::default(),
             id,
             history: Vec::new(),
             writer: None,
@@ -100,6 +104,12 @@ impl SessionFile {
 
     /// Appends one committed message. An error means the transcript can no longer be trusted
     /// to hold what happens next, so the caller stops the run.
+    /// The team mail the transcript says was read, so a resumed team does not deliver it
+    /// again.
+    pub fn mail_read(&self) -> std::collections::HashSet<String> {
+        self.mail_read.clone()
+    }
+
     pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
         if let Some((home, cwd)) = self.pending.take() {
             let path = SessionStore::new(home.clone()).session_path(&cwd, &self.id)?;

@@ -103,6 +103,7 @@ pub fn committed(message: Message, reply_id: Option<&str>) -> EventKind {
             stop_reason: Some("tool_use".into()),
         }),
         tool_results: Vec::new(),
+        mail_ids: Vec::new(),
     })
 }
 

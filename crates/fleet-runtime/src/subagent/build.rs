@@ -213,6 +213,7 @@ impl Spawner {
                     message: message.clone(),
                     reply: None,
                     tool_results: Vec::new(),
+                    mail_ids: Vec::new(),
                 });
             }
         }

@@ -272,6 +272,14 @@ impl Spawner {
         Ok((loaded.messages(), loaded.last_uuid().map(str::to_string)))
     }
 
+    /// The team mail an agent's transcript says it read (empty when there is none).
+    pub(crate) fn delivered_mail_of(&self, agent_id: &str) -> std::collections::HashSet<String> {
+        self.transcript_path(agent_id)
+            .and_then(|path| Transcript::load(&path).ok())
+            .map(|loaded| crate::transcript::delivered_mail(&loaded))
+            .unwrap_or_default()
+    }
+
     fn unknown_recipient(&self, to: &str, sender: &ParentView) -> String {
         let mut reachable = self.team_listing();
         reachable.extend(self.directory.listing(&sender.agent_id));

@@ -204,6 +204,8 @@ pub struct Spawner {
     teams: Option<Arc<crate::teams::Teams>>,
     /// The main agent as a parent (teammates are its members).
     main_view: OnceLock<Arc<ParentView>>,
+    /// Team mail the lead's transcript says it read (a resumed session).
+    lead_delivered: Mutex<Arc<std::collections::HashSet<String>>>,
 }
 
 impl Spawner {
@@ -222,6 +224,7 @@ impl Spawner {
         Arc::new(Self {
             teams,
             main_view: OnceLock::new(),
+            lead_delivered: Mutex::default(),
             slots: Slots::new(config.limits.max_concurrent),
             config,
             sink,
@@ -238,6 +241,20 @@ impl Spawner {
     /// The session's teams, when they are on.
     pub fn teams(&self) -> Option<&Arc<crate::teams::Teams>> {
         self.teams.as_ref()
+    }
+
+    pub(crate) fn set_lead_delivered(&self, ids: std::collections::HashSet<String>) {
+        *self
+            .lead_delivered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(ids);
+    }
+
+    pub(crate) fn lead_delivered(&self) -> Arc<std::collections::HashSet<String>> {
+        self.lead_delivered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     pub(crate) fn main_view(&self) -> Option<Arc<ParentView>> {

@@ -28,6 +28,8 @@ impl Spawner {
         }
         let team = team.clone();
         let inbox = self.team_inbox().clone();
+        // Mail a resumed lead's transcript says it already read: acknowledged, not repeated.
+        let delivered = self.lead_delivered();
         *poller = Some(tokio::spawn(async move {
             // Mail handed to the main agent but not yet taken in: not handed over twice.
             let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
@@ -39,14 +41,23 @@ impl Spawner {
                         for warning in &unread.warnings {
                             tracing::warn!(team = %team.name, "lead inbox: {warning}");
                         }
-                        let fresh: Vec<MailEntry> = {
+                        let (fresh, nothing_handed): (Vec<MailEntry>, bool) = {
                             let mut handed = lock(&handed);
-                            unread
+                            let fresh = unread
                                 .entries
                                 .into_iter()
+                                .filter(|e| !delivered.contains(&e.msg_id))
                                 .filter(|e| handed.insert(e.msg_id.clone()))
-                                .collect()
+                                .collect();
+                            (fresh, handed.is_empty())
                         };
+                        // Only mail already read, or lines that are not mail: consumed now, or
+                        // they would count as unread forever.
+                        if nothing_handed {
+                            if let Err(err) = team.lead_mailbox.ack(&unread.upto) {
+                                tracing::warn!("cannot mark the lead's mail read: {err}");
+                            }
+                        }
                         if !fresh.is_empty() {
                             auto_approve(&team, &fresh);
                             let ids: Vec<String> = fresh.iter().map(|e| e.msg_id.clone()).collect();
@@ -54,8 +65,9 @@ impl Spawner {
                             let upto = unread.upto;
                             let handed = handed.clone();
                             let activity = team.clone();
-                            inbox.push_with_ack(
+                            inbox.push_mail(
                                 Message::user_text(render::for_lead(&fresh)),
+                                ids.clone(),
                                 Box::new(move || {
                                     if let Err(err) = mailbox.ack(&upto) {
                                         tracing::warn!("cannot mark the lead's mail read: {err}");

@@ -80,6 +80,9 @@ pub struct Mate {
     /// `fleet team show`) shows without reading the inbox. Older mail stays on disk only, so a
     /// team of hundreds of long-lived members does not hold every message in memory.
     recent: Mutex<std::collections::VecDeque<MailEntry>>,
+    /// Mail its transcript says it read, not yet acknowledged in the inbox when it last
+    /// stopped: skipped at the first read after it is brought back.
+    delivered: Mutex<std::collections::HashSet<String>>,
 }
 
 /// How many delivered messages a teammate's view keeps in memory.
@@ -124,6 +127,7 @@ impl Mate {
             cost_usd: Mutex::new(0.0),
             turns: std::sync::atomic::AtomicU32::new(0),
             recent: Mutex::new(std::collections::VecDeque::with_capacity(8)),
+            delivered: Mutex::default(),
         }
     }
 
@@ -143,6 +147,10 @@ impl Mate {
     /// The latest mail delivered to it, oldest first (at most [`RECENT_MAIL`]).
     pub fn recent_mail(&self) -> Vec<MailEntry> {
         lock(&self.recent).iter().cloned().collect()
+    }
+
+    pub(crate) fn remember_delivered(&self, ids: std::collections::HashSet<String>) {
+        *lock(&self.delivered) = ids;
     }
 
     fn remember(&self, entries: &[MailEntry]) {
@@ -296,7 +304,7 @@ impl Mate {
         life: &CancellationToken,
     ) -> Option<Message> {
         loop {
-            let unread = match self.mailbox.unread_at_most(MAIL_BATCH) {
+            let mut unread = match self.mailbox.unread_at_most(MAIL_BATCH) {
                 Ok(unread) => unread,
                 Err(err) => {
                     tracing::error!(teammate = %self.name, "cannot read its inbox: {err}");
@@ -305,6 +313,14 @@ impl Mate {
             };
             for warning in &unread.warnings {
                 tracing::warn!(teammate = %self.name, "{warning}");
+            }
+            {
+                // Needed once, at the first read after coming back; then forgotten.
+                let mut delivered = lock(&self.delivered);
+                if !delivered.is_empty() {
+                    unread.retain_unseen(|id| delivered.contains(id));
+                    delivered.clear();
+                }
             }
             if !unread.entries.is_empty() {
                 let entries = self.take_frames(team, agent, unread.entries);
@@ -318,6 +334,7 @@ impl Mate {
                     continue;
                 }
                 self.remember(&entries);
+                agent.set_prompt_mail_ids(entries.iter().map(|e| e.msg_id.clone()).collect());
                 let name = self.name.clone();
                 agent.on_prompt_committed(move || {
                     if let Err(err) = mailbox.ack(&upto) {

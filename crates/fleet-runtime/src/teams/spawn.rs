@@ -206,6 +206,7 @@ impl Spawner {
                 return Err(format!("Cannot bring {:?} back: {err}", mate.name));
             }
         };
+        mate.remember_delivered(self.delivered_mail_of(&mate.transcript_id));
         team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
         self.ledger().reopen(&mate.agent_id);
         team.emit(TeamEvent::TeammateSpawned {
@@ -232,10 +233,16 @@ impl Spawner {
 
     /// Takes up the team a resumed session led: every member is known again, those that were
     /// running are brought back (reading their unread mail), the others wait for a message.
-    pub async fn restore_team(self: &Arc<Self>) -> Result<Option<String>, String> {
+    /// `lead_read` is the team mail the lead's transcript says it read, which is not
+    /// delivered again.
+    pub async fn restore_team(
+        self: &Arc<Self>,
+        lead_read: std::collections::HashSet<String>,
+    ) -> Result<Option<String>, String> {
         let Some(teams) = self.teams() else {
             return Ok(None);
         };
+        self.set_lead_delivered(lead_read);
         let Some(team) = teams.restore()? else {
             return Ok(None);
         };
