@@ -764,7 +764,11 @@ async fn mail_the_transcript_says_was_read_is_not_delivered_again_after_a_resume
     .await;
     let session = "d0d0d0d0-1111-4222-8333-444455556666";
     let first = project
-        .run_with_env(&server, &["-p", "DEDUPE-E2E: start", "--session-id", session], &[])
+        .run_with_env(
+            &server,
+            &["-p", "DEDUPE-E2E: start", "--session-id", session],
+            &[],
+        )
         .await;
     assert!(first.status.success(), "{}", stderr(&first));
     // The lead's transcript records the ids of the mail each of its turns delivered.
@@ -787,21 +791,160 @@ async fn mail_the_transcript_says_was_read_is_not_delivered_again_after_a_resume
     let mailbox = fleet_store::Mailbox::open(&inbox, "team-lead").unwrap();
     let stamp = "2026-12-01T17:00:00.000Z";
     mailbox
-        .append(&fleet_protocol::MailEntry::new("helper", "DUPLICATE-OLD", stamp, read_id))
+        .append(&fleet_protocol::MailEntry::new(
+            "helper",
+            "DUPLICATE-OLD",
+            stamp,
+            read_id,
+        ))
         .unwrap();
     mailbox
-        .append(&fleet_protocol::MailEntry::new("helper", "FRESH-AFTER-RESUME", stamp, "fresh-1"))
+        .append(&fleet_protocol::MailEntry::new(
+            "helper",
+            "FRESH-AFTER-RESUME",
+            stamp,
+            "fresh-1",
+        ))
         .unwrap();
 
     let second = project
-        .run_with_env(&server, &["-p", "RESUME-CHECK", "--resume", session, "--output-format", "json"], &[])
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "RESUME-CHECK",
+                "--resume",
+                session,
+                "--output-format",
+                "json",
+            ],
+            &[],
+        )
         .await;
     assert!(second.status.success(), "{}", stderr(&second));
-    let bodies: Vec<String> = server.requests().iter().map(|r| r.body.to_string()).collect();
-    assert!(bodies.iter().any(|b| b.contains("FRESH-AFTER-RESUME")), "new mail delivered");
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(
+        bodies.iter().any(|b| b.contains("FRESH-AFTER-RESUME")),
+        "new mail delivered"
+    );
     assert!(
         !bodies.iter().any(|b| b.contains("DUPLICATE-OLD")),
         "mail already read was delivered again"
     );
     assert_eq!(mailbox.pending().unwrap(), 0, "both entries are consumed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teammate_brought_back_skips_mail_its_transcript_says_it_read() {
+    let project = Project::new(&[("README.md", "dedupe test\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("HELPER-GOT-SECOND")
+            .when_marker("HELPER-START")
+            .when_last_user_contains("SECOND-MAIL"),
+        Rule::text("HELPER-OK").when_marker("HELPER-START"),
+        Rule::tool_use("SendMessage", json!({"to": "helper", "message": "WAKE-UP"}))
+            .when_marker("MATE-DEDUPE")
+            .when_last_user_contains("RESUME-WAKE")
+            .times(1),
+        Rule::tool_use(
+            "SendMessage",
+            json!({"to": "helper", "message": "FIRST-MAIL"}),
+        )
+        .when_marker("MATE-DEDUPE")
+        .when_tool_result_contains("Spawned successfully")
+        .times(1),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "helper", "name": "helper", "prompt": "HELPER-START"}),
+        )
+        .when_marker("MATE-DEDUPE")
+        .when_tool_result(false)
+        .times(1),
+        Rule::text("LEAD-NOTED").when_marker("MATE-DEDUPE"),
+    ]))
+    .await;
+    let session = "e0e0e0e0-1111-4222-8333-444455556666";
+    let first = project
+        .run_with_env(
+            &server,
+            &["-p", "MATE-DEDUPE: start", "--session-id", session],
+            &[],
+        )
+        .await;
+    assert!(first.status.success(), "{}", stderr(&first));
+    // The helper's transcript names the id of FIRST-MAIL; put that message back in its inbox,
+    // as if fleet had died before marking it read, with a new one after it.
+    let subagents = project
+        .transcripts()
+        .into_iter()
+        .find(|p| p.is_dir())
+        .unwrap()
+        .join("subagents");
+    let helper_transcript = std::fs::read_dir(&subagents)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.display().to_string().contains("ahelper-")
+                && p.extension().is_some_and(|e| e == "jsonl")
+        })
+        .unwrap();
+    let first_id = std::fs::read_to_string(&helper_transcript)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e.to_string().contains("FIRST-MAIL"))
+        .find_map(|e| e["mailIds"][0].as_str().map(str::to_string))
+        .expect("the turn that delivered FIRST-MAIL names it");
+    let inbox = project
+        .fleet_home
+        .join(format!("teams/session-{}/inboxes", &session[..8]));
+    let mailbox = fleet_store::Mailbox::open(&inbox, "helper").unwrap();
+    let stamp = "2026-12-01T17:00:00.000Z";
+    for (text, id) in [
+        ("FIRST-MAIL", first_id.as_str()),
+        ("SECOND-MAIL", "second-1"),
+    ] {
+        mailbox
+            .append(&fleet_protocol::MailEntry::new(
+                "team-lead",
+                text,
+                stamp,
+                id,
+            ))
+            .unwrap();
+    }
+
+    let second = project
+        .run_with_env(&server, &["-p", "RESUME-WAKE", "--resume", session], &[])
+        .await;
+    assert!(second.status.success(), "{}", stderr(&second));
+    let helper_requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        // The helper's requests: teammates' system prompts carry the teammate notes.
+        .filter(|b| b.contains("Agent Teammate Communication"))
+        .collect();
+    // How often one delivery of FIRST-MAIL shows in a request (text and summary).
+    let once = helper_requests
+        .iter()
+        .find(|b| b.contains("FIRST-MAIL"))
+        .unwrap()
+        .matches("FIRST-MAIL")
+        .count();
+    let last = helper_requests
+        .iter()
+        .rfind(|b| b.contains("SECOND-MAIL"))
+        .expect("the helper read the new mail");
+    assert_eq!(
+        last.matches("FIRST-MAIL").count(),
+        once,
+        "FIRST-MAIL is in its history once, not delivered again"
+    );
+    assert_eq!(mailbox.pending().unwrap(), 0);
 }
