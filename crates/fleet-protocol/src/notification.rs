@@ -33,6 +33,11 @@ pub struct TaskNotification {
     pub usage: TaskUsage,
     /// Where the task's full conversation is on disk.
     pub output_file: String,
+    /// For an agent that ran in its own git worktree and left changes there: the worktree as
+    /// JSON (`path`, `branch`, `base_commit`, `head_commit`, `changed_files`, `commits`,
+    /// `uncommitted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
 }
 
 impl TaskNotification {
@@ -56,6 +61,9 @@ impl TaskNotification {
         element(&mut out, "duration_ms", &self.usage.duration_ms.to_string());
         out.push_str("</usage>\n");
         element(&mut out, "output-file", &self.output_file);
+        if let Some(worktree) = &self.worktree {
+            element(&mut out, "worktree", worktree);
+        }
         out.push_str(CLOSE_TAG);
         out.push_str(
             "\nThis is an automatic notification from fleet about a background task, not a \
@@ -87,6 +95,7 @@ impl TaskNotification {
                 duration_ms: number("duration_ms"),
             },
             output_file: inner(body, "output-file").map(unescape).unwrap_or_default(),
+            worktree: inner(body, "worktree").map(unescape),
         })
     }
 
@@ -133,6 +142,9 @@ mod tests {
                 duration_ms: 678,
             },
             output_file: "/tmp/x/agent-a1b2c3.jsonl".into(),
+            worktree: Some(
+                r#"{"path":"/w/agent-a1b2c3d4","branch":"fleet/agent-a1b2c3d4"}"#.into(),
+            ),
         }
     }
 

@@ -290,6 +290,7 @@ pub fn notification(status: TaskStatus, result: &str) -> TaskNotification {
             duration_ms: 104,
         },
         output_file: OUTPUT_FILE.into(),
+        worktree: None,
     }
 }
 

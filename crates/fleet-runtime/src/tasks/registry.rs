@@ -75,6 +75,8 @@ struct Entry {
     /// Whether the owner's inbox has the notification: until then the task still counts as
     /// outstanding, so a waiting owner cannot conclude there is nothing more to come.
     delivered: bool,
+    /// The kept worktree of an isolated agent, as JSON, for its notification.
+    worktree: Option<String>,
 }
 
 #[derive(Debug)]
@@ -128,12 +130,20 @@ impl TaskRegistry {
                 usage: TaskUsage::default(),
                 started: Instant::now(),
                 delivered: false,
+                worktree: None,
             },
         );
         self.sink
             .emit(EventKind::BackgroundTasksChanged(self.running()))
             .await;
         self.sink.emit(EventKind::TaskStarted(started)).await;
+    }
+
+    /// Records the worktree an isolated agent left, for its notification.
+    pub fn set_worktree(&self, task_id: &str, worktree: String) {
+        if let Some(entry) = self.lock().get_mut(task_id) {
+            entry.worktree = Some(worktree);
+        }
     }
 
     pub fn set_running(&self, task_id: &str) -> Result<(), TaskError> {
@@ -180,6 +190,7 @@ impl TaskRegistry {
                 result,
                 usage: entry.usage,
                 output_file: entry.task.output_file.clone(),
+                worktree: entry.worktree.clone(),
             };
             (notification, entry.task.owner_inbox.clone())
         };
