@@ -11,6 +11,7 @@ mod print;
 mod sessions;
 mod settings;
 mod team_cmd;
+mod verify;
 mod visible;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,9 @@ enum Command {
     /// Teams: list them, show one, send a member a message, read an inbox.
     #[command(subcommand, long_about = team_cmd::LONG_ABOUT)]
     Team(team_cmd::TeamCommand),
+    /// Run the verification agent on the checkout as it is now (uncommitted work included),
+    /// in a throwaway worktree; exit 0 for PASS, 1 FAIL, 2 PARTIAL, 3 no verdict.
+    Verify(verify::VerifyArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -99,6 +103,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         }
         Some(Command::Agents(cmd)) => agents_cmd::run(cmd),
         Some(Command::Team(cmd)) => team_cmd::run(cmd),
+        Some(Command::Verify(args)) => verify::run(args).await,
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

@@ -6,7 +6,7 @@ mod agents;
 mod approve;
 mod orchestration;
 mod session_file;
-mod setup;
+pub(crate) mod setup;
 
 use crate::args::PrintArgs;
 use crate::model_choice::{choose, Choice};

@@ -113,6 +113,11 @@ pub fn agent(
             },
             sandbox: sandbox.clone(),
             teams: team_settings(mode, session_id, persist)?,
+            // Worktrees live under the fleet home, outside the repository.
+            worktrees: persist
+                .then(|| FleetHome::from_env().ok())
+                .flatten()
+                .map(|home| Arc::new(fleet_runtime::isolation::WorktreeManager::new(&home))),
             ..SpawnerConfig::new(
                 choice.client.clone(),
                 catalog.clone(),

@@ -62,6 +62,8 @@ pub(crate) struct Blueprint {
     pub depth: u32,
     /// Set for a teammate.
     pub member: Option<Arc<MemberSpec>>,
+    /// Set for an isolated child: its worktree (its cwd lies inside it).
+    pub worktree: Option<Arc<crate::isolation::Worktree>>,
 }
 
 /// One run of a child: who it is and what it starts from.
@@ -111,14 +113,29 @@ impl Spawner {
             run,
         } = start;
         let parent = &bp.parent;
-        let permissions = Arc::new(match &bp.kind {
+        let mut permissions = match &bp.kind {
             Kind::Defined(def) => child_permissions(&parent.permissions, def).map_err(|err| {
                 ToolError::Failed(format!("Agent type {:?} has a bad rule: {err}", def.name))
             })?,
             Kind::Fork(_) => Permissions::clone(&parent.permissions),
-        });
+        };
+        // An isolated child's boundary is its worktree: writes into the caller's checkout are
+        // outside it, and its sandbox's writable root is the worktree.
+        let workspace = match &bp.worktree {
+            Some(wt) => Arc::new(super::isolate::workspace_in(wt, &self.config.workspace)),
+            None => self.config.workspace.clone(),
+        };
+        if bp.worktree.is_some() {
+            permissions.workspace = workspace.clone();
+        }
+        let permissions = Arc::new(permissions);
+        let snapshot = bp
+            .worktree
+            .as_ref()
+            .filter(|wt| wt.kind == crate::isolation::WorktreeKind::Snapshot)
+            .map(|wt| wt.path.clone());
         let sandbox = AgentSandbox::new(
-            self.sandbox_kind(&bp.kind, permissions.mode),
+            self.sandbox_kind(&bp.kind, permissions.mode, snapshot.as_deref()),
             self.config.sandbox.clone(),
             Some(permissions.clone()),
         );
@@ -133,6 +150,7 @@ impl Spawner {
             approver: parent.approver.clone(),
             cwd: bp.cwd.clone(),
             fork_source: Default::default(),
+            scratch: snapshot.clone(),
         });
         let coordinator = self.config.features.coordinator();
         let member = bp.member.as_deref();
@@ -174,6 +192,9 @@ impl Spawner {
                     .into_iter()
                     .chain(self.config.shared_system.iter().cloned())
                     .collect();
+                if let Some(wt) = &bp.worktree {
+                    config.system.insert(2, super::isolate::note(wt, bp));
+                }
                 config.max_turns = def.max_turns;
                 config.tool_definitions = Some(definitions);
                 config
@@ -229,7 +250,7 @@ impl Spawner {
         let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
         // The child's own deny rules decide what its Grep and Glob may see.
         let guard = sandbox.read_guard(&bp.cwd);
-        let tool_ctx = ToolContext::new(bp.cwd.clone(), self.config.workspace.clone())
+        let tool_ctx = ToolContext::new(bp.cwd.clone(), workspace)
             .with_sandbox(Arc::new(sandbox))
             .with_read_guard(Arc::new(guard));
         let session_id = self
@@ -280,7 +301,12 @@ impl Spawner {
 
     /// How a child's Bash commands are confined: read-only for read-only agents and anything in
     /// plan mode, scratch space for the verification agent, else as the settings say.
-    fn sandbox_kind(&self, kind: &Kind, mode: PermissionMode) -> SandboxKind {
+    fn sandbox_kind(
+        &self,
+        kind: &Kind,
+        mode: PermissionMode,
+        snapshot: Option<&std::path::Path>,
+    ) -> SandboxKind {
         let restriction = match kind {
             Kind::Defined(def) => def.restriction,
             Kind::Fork(_) => Restriction::None,
@@ -288,9 +314,11 @@ impl Spawner {
         let kind = match restriction {
             Restriction::None => SandboxKind::Standard,
             Restriction::ReadOnly => SandboxKind::ReadOnly,
-            Restriction::TempWritesOnly => {
-                SandboxKind::Scratch(scratch_dir(&self.config.workspace.root))
-            }
+            Restriction::TempWritesOnly => SandboxKind::Scratch(
+                snapshot
+                    .map(std::path::Path::to_path_buf)
+                    .unwrap_or_else(|| scratch_dir(&self.config.workspace.root)),
+            ),
         };
         AgentSandbox::kind_for_mode(mode, kind)
     }

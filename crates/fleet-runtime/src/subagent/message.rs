@@ -214,6 +214,15 @@ impl Spawner {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let bp = record.blueprint.clone();
+        if let Some(wt) = bp.worktree.as_ref().filter(|wt| !wt.path.exists()) {
+            record.life.release(&run);
+            return Err(ToolError::Failed(format!(
+                "Agent {} worked in its own worktree, which was removed when it finished \
+                 because it changed nothing ({}). Start a new agent for the next step.",
+                record.id,
+                wt.path.display()
+            )));
+        }
         // Kept to hand the claim back, with what its inbox holds, if the run cannot start.
         let claimed = run.clone();
         let started = self

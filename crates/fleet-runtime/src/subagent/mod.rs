@@ -10,6 +10,7 @@ mod build;
 mod directory;
 mod fork;
 mod input;
+mod isolate;
 mod lifecycle;
 mod message;
 mod pool;
@@ -90,6 +91,8 @@ pub struct SpawnerConfig {
     pub sandbox: Arc<SandboxConfig>,
     /// Teams: `Agent` with `name` starts a teammate. `None` keeps names for plain subagents.
     pub teams: Option<crate::teams::TeamSettings>,
+    /// Where isolated agents' worktrees are made; `None` refuses `isolation: worktree`.
+    pub worktrees: Option<Arc<crate::isolation::WorktreeManager>>,
 }
 
 impl SpawnerConfig {
@@ -117,6 +120,7 @@ impl SpawnerConfig {
             transcripts: None,
             sandbox: Arc::default(),
             teams: None,
+            worktrees: None,
         }
     }
 }
@@ -149,6 +153,9 @@ pub struct ParentView {
     pub cwd: PathBuf,
     /// The agent's latest conversation, for forking it.
     pub fork_source: Arc<ForkSource>,
+    /// Where a scratch-only agent may write, when not the system temp folder (a verifier's
+    /// snapshot worktree).
+    pub scratch: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for ParentView {
@@ -335,6 +342,7 @@ impl Spawner {
             approver: main.approver,
             cwd: main.cwd,
             fork_source: self.main_fork_source.clone(),
+            scratch: None,
         });
         let _ = self.main_view.set(view.clone());
         if !self.config.features.coordinator() {
@@ -377,6 +385,7 @@ impl Spawner {
     pub fn features(&self) -> Features {
         let mut features = self.config.features;
         features.teams = self.teams.is_some();
+        features.isolation = self.config.worktrees.is_some();
         features
     }
 

@@ -66,11 +66,11 @@ impl Spawner {
                 tools.push(Arc::new(ExitPlanModeTool::new(self.clone())));
             }
         }
-        let pool = restrict(
-            ToolPool::new(tools),
-            restriction,
-            &self.config.workspace.root,
-        );
+        let scratch = view
+            .scratch
+            .clone()
+            .unwrap_or_else(|| scratch_dir(&self.config.workspace.root));
+        let pool = restrict(ToolPool::new(tools), restriction, scratch);
         let _ = view
             .tool_names
             .set(pool.names().into_iter().map(str::to_string).collect());
@@ -96,11 +96,11 @@ pub(crate) fn child_keeps(parent: &ParentView, def: &AgentDefinition, name: &str
 
 /// Applies a built-in's restriction to its pool: Bash is swapped for a guarded Bash that
 /// refuses what the restriction forbids before any process starts.
-fn restrict(pool: ToolPool, restriction: Restriction, project: &Path) -> ToolPool {
+fn restrict(pool: ToolPool, restriction: Restriction, scratch: PathBuf) -> ToolPool {
     let policy = match restriction {
         Restriction::None => return pool,
         Restriction::ReadOnly => CommandPolicy::ReadOnly,
-        Restriction::TempWritesOnly => CommandPolicy::WritesOnlyUnder(vec![scratch_dir(project)]),
+        Restriction::TempWritesOnly => CommandPolicy::WritesOnlyUnder(vec![scratch]),
     };
     let tools = pool
         .iter()

@@ -2,6 +2,7 @@
 //! show (`tool_use_result`), for a finished foreground child and a launched background one.
 
 use super::build::{Blueprint, Kind};
+use crate::isolation::WorktreeReport;
 use fleet_protocol::{RunResult, Usage};
 use fleet_tools::ToolOutput;
 use serde_json::json;
@@ -50,10 +51,14 @@ pub(crate) fn completed(
     bp: &Blueprint,
     outcome: &ChildOutcome,
     elapsed: Duration,
+    worktree: Option<&WorktreeReport>,
 ) -> ToolOutput {
     let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     let failed = outcome.last.as_ref().is_none_or(RunResult::is_error);
-    let result = outcome.result_text();
+    let mut result = outcome.result_text();
+    if let Some(kept) = worktree {
+        result.push_str(&super::isolate::kept_text(kept));
+    }
     let text = format!(
         "{result}\n\n[agent {agent_id} ({}): {} tool uses, {} tokens, {:.1}s]",
         bp.kind.type_name(),
@@ -73,6 +78,7 @@ pub(crate) fn completed(
         "tool_uses": outcome.tool_uses,
         "total_tokens": outcome.total_tokens(),
         "duration_ms": duration_ms,
+        "worktree": worktree,
     });
     let output = if failed {
         ToolOutput::error(text)

@@ -23,6 +23,36 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 impl Spawner {
+    /// Runs one agent of type `agent_type` on `prompt` in the foreground, as the main agent's
+    /// Agent call would, and returns what that call would answer (its structured copy holds
+    /// the result, cost and any kept worktree). For commands that run one agent with no model
+    /// turn of their own (`fleet verify`); the main agent's tools must be set up.
+    pub async fn run_child(
+        self: &Arc<Self>,
+        agent_type: &str,
+        description: &str,
+        prompt: &str,
+        cwd: &std::path::Path,
+    ) -> Result<ToolOutput, ToolError> {
+        let parent = self
+            .main_view()
+            .ok_or_else(|| ToolError::failed("the main agent's tools are not set up"))?;
+        let input = AgentInput {
+            description: description.to_string(),
+            prompt: prompt.to_string(),
+            subagent_type: Some(agent_type.to_string()),
+            model: None,
+            run_in_background: Some(false),
+            isolation: None,
+            name: None,
+            team_name: None,
+            cwd: None,
+        };
+        let mut ctx = ToolContext::new(cwd.to_path_buf(), self.config.workspace.clone());
+        ctx.tool_use_id = Some(format!("toolu_fleet_{}", agent_type.replace(|c: char| !c.is_ascii_alphanumeric(), "_")));
+        self.spawn(&parent, input, &ctx).await
+    }
+
     /// Runs one Agent tool call for the agent `parent`.
     pub(crate) async fn spawn(
         self: &Arc<Self>,
@@ -35,7 +65,8 @@ impl Spawner {
         let in_teammate = AgentContext::current().is_some_and(|c| c.teammate().is_some());
         if in_teammate && input.run_in_background == Some(true) {
             return Err(ToolError::failed(
-                "In-process teammates cannot spawn background agents. Leave out                  `run_in_background` to run a subagent and wait for its answer.",
+                "In-process teammates cannot spawn background agents. Leave out \
+                 `run_in_background` to run a subagent and wait for its answer.",
             ));
         }
         if let Some(name) = input
@@ -46,6 +77,12 @@ impl Spawner {
             return self.spawn_teammate(parent, input, &name, ctx).await;
         }
         let fork = self.fork_point(parent, &input)?;
+        if fork.is_some() && input.isolation.is_some() {
+            return Err(ToolError::failed(
+                "A fork works in its parent's folder, with its conversation; leave out \
+                 `isolation`, or name a subagent_type to isolate.",
+            ));
+        }
         let (kind, history, prompt) = match &fork {
             Some(point) => (
                 Kind::Fork(point.base.clone()),
@@ -86,6 +123,19 @@ impl Spawner {
             ),
             Kind::Fork(base) => (base.model.clone(), ctx.cwd.clone()),
         };
+        let isolate = match &kind {
+            Kind::Defined(def) => self.isolation_for(&input, def)?,
+            Kind::Fork(_) => None,
+        };
+        let agent_id = new_agent_id();
+        let worktree = match isolate {
+            Some(isolate) => self.make_worktree(isolate, &cwd, &agent_id).await?,
+            None => None,
+        };
+        let cwd = match &worktree {
+            Some(wt) => super::isolate::map_cwd(wt, &cwd),
+            None => cwd,
+        };
         let bp = Arc::new(Blueprint {
             kind,
             parent: parent.clone(),
@@ -95,6 +145,7 @@ impl Spawner {
             cwd,
             depth,
             member: None,
+            worktree: worktree.clone(),
         });
         // A background child lives on its own root: interrupting its parent leaves it be.
         let run = Run::new(if background {
@@ -103,10 +154,10 @@ impl Spawner {
             ctx.cancel.child_token()
         });
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
-        let child = self.build(
+        let built = self.build(
             &bp,
             Start {
-                agent_id: new_agent_id(),
+                agent_id,
                 write_history: !history.is_empty(),
                 history,
                 prompt,
@@ -115,7 +166,16 @@ impl Spawner {
                 transcript_after: None,
                 run: run.clone(),
             },
-        )?;
+        );
+        let child = match built {
+            Ok(child) => child,
+            Err(err) => {
+                if let Some(wt) = &worktree {
+                    self.settle_worktree(wt).await;
+                }
+                return Err(err);
+            }
+        };
         let record = self
             .directory
             .add(&child.agent_id, bp.clone(), run)
@@ -147,6 +207,10 @@ impl Spawner {
         let cancel = child.run.cancel.clone();
         let outcome = run_to_end(self.clone(), child, &record).await;
         drop(slot);
+        let kept = match &bp.worktree {
+            Some(wt) => self.settle_worktree(wt).await,
+            None => None,
+        };
         let status = outcome.status(cancel.is_cancelled());
         self.ledger
             .finish(&agent_id, status, Some(KilledBy::Parent));
@@ -156,6 +220,7 @@ impl Spawner {
             &bp,
             &outcome,
             started.elapsed(),
+            kept.as_ref(),
         ))
     }
 
@@ -240,7 +305,7 @@ impl Spawner {
     }
 
     pub(crate) fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
-        let Some(isolation) = def.isolation.filter(|_| !self.config.features.isolation) else {
+        let Some(isolation) = def.isolation.filter(|_| !self.features().isolation) else {
             return Ok(());
         };
         let isolation = match isolation {
@@ -348,11 +413,21 @@ impl Spawner {
             })
             .await;
         let spawner = self.clone();
+        let worktree = bp.worktree.clone();
         tokio::spawn(async move {
             let _ = spawner.tasks.set_running(&task_id);
             let cancel = child.run.cancel.clone();
             let outcome = run_to_end(spawner.clone(), child, &record).await;
             drop(slot);
+            let mut result = outcome.result_text();
+            if let Some(wt) = &worktree {
+                if let Some(kept) = spawner.settle_worktree(wt).await {
+                    result.push_str(&super::isolate::kept_text(&kept));
+                    if let Ok(json) = serde_json::to_string(&kept) {
+                        spawner.tasks.set_worktree(&task_id, json);
+                    }
+                }
+            }
             let status = outcome.status(cancel.is_cancelled());
             let usage = TaskUsage {
                 total_tokens: outcome.total_tokens(),
@@ -362,7 +437,7 @@ impl Spawner {
             // A task stopped meanwhile has already ended; its kill stands.
             let _ = spawner
                 .tasks
-                .finish(&task_id, status, outcome.result_text(), usage, None)
+                .finish(&task_id, status, result, usage, None)
                 .await;
             // Only now may a message resume it: its task has ended and its transcript is whole.
             record.life.set_stopped();

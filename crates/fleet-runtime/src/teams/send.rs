@@ -315,7 +315,8 @@ fn to_mate(
                 (None, Some(pending)) => pending,
                 (None, None) => {
                     return Err(ToolError::Failed(format!(
-                        "{} has no plan waiting for approval; give the `request_id` of the plan                          you mean.",
+                        "{} has no plan waiting for approval; give the `request_id` of the plan \
+                 you mean.",
                         mate.name
                     )))
                 }
@@ -385,7 +386,8 @@ fn to_lead(
                 (None, Some(shown)) => shown,
                 (None, None) => {
                     return Err(ToolError::failed(
-                        "You have not been asked to shut down: there is no shutdown request to                          answer.",
+                        "You have not been asked to shut down: there is no shutdown request to \
+                 answer.",
                     ))
                 }
             };

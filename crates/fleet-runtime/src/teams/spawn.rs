@@ -85,6 +85,7 @@ impl Spawner {
             cwd: cwd.clone(),
             depth: 1,
             member: Some(spec.clone()),
+            worktree: None,
         });
         let others: Vec<String> = std::iter::once("main".to_string())
             .chain(
@@ -276,6 +277,7 @@ impl Spawner {
                 cwd: std::path::PathBuf::from(&member.cwd),
                 depth: 1,
                 member: Some(spec.clone()),
+                worktree: None,
             });
             let mailbox = team.mailbox(&member.name)?;
             let mate = Arc::new(Mate::new(
