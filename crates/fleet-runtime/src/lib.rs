@@ -15,6 +15,7 @@ pub mod definitions;
 mod dispatch;
 pub mod error;
 pub mod inbox;
+pub mod isolation;
 pub mod ledger;
 pub mod limits;
 pub mod session;
