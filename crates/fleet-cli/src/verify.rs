@@ -100,11 +100,24 @@ pub async fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("{}: no such folder", cwd.display()))?;
     let settings = settings::load(&cwd)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
+    // The verifier's commands may write only in its throwaway copy, and the sandbox enforces
+    // it, so they run without asking. Without a sandbox they are left to the settings' rules.
+    let allowed_tools = match fleet_tools::sandbox::availability::launcher(None) {
+        Ok(_) => vec!["Bash".to_string()],
+        Err(reason) => {
+            eprintln!(
+                "fleet verify: the sandbox is unavailable ({reason}), so the verifier's commands \
+                 need allow rules in your settings to run"
+            );
+            Vec::new()
+        }
+    };
     let print = PrintArgs {
         print: true,
         prompt: Some(args.what.clone()),
         output_format: "text".into(),
         input_format: "text".into(),
+        allowed_tools,
         ..PrintArgs::default()
     };
     let session_id = fleet_store::new_session_id();
@@ -181,7 +194,10 @@ impl Checks {
     fn see(&mut self, kind: &EventKind) {
         match kind {
             EventKind::AssistantBlock {
-                block: ContentBlock::ToolUse { id, name, input, .. },
+                block:
+                    ContentBlock::ToolUse {
+                        id, name, input, ..
+                    },
                 ..
             } if name == "Bash" => {
                 let command = input["command"].as_str().unwrap_or_default().to_string();
@@ -196,7 +212,8 @@ impl Checks {
                     .structured
                     .as_ref()
                     .and_then(|s| s["exitCode"].as_i64());
-                self.ran.push(json!({"command": command, "exit_code": exit_code}));
+                self.ran
+                    .push(json!({"command": command, "exit_code": exit_code}));
             }
             _ => {}
         }

@@ -97,21 +97,40 @@ async fn two_isolated_children_edit_one_file_on_two_branches_and_the_checkout_is
     assert_eq!(b["worktree"]["uncommitted"], true);
     let a_path = a["worktree"]["path"].as_str().unwrap();
     let b_path = b["worktree"]["path"].as_str().unwrap();
-    assert_eq!(std::fs::read_to_string(format!("{a_path}/greet.txt")).unwrap(), "hello from A\n");
-    assert_eq!(std::fs::read_to_string(format!("{b_path}/greet.txt")).unwrap(), "hello from B\n");
+    assert_eq!(
+        std::fs::read_to_string(format!("{a_path}/greet.txt")).unwrap(),
+        "hello from A\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(format!("{b_path}/greet.txt")).unwrap(),
+        "hello from B\n"
+    );
     assert!(a_path.starts_with(&project.fleet_home.join("worktrees").display().to_string()));
     let head = project.git(&["rev-parse", "HEAD"]).trim().to_string();
-    assert_eq!(a["worktree"]["base_commit"], head, "made from the caller's HEAD");
+    assert_eq!(
+        a["worktree"]["base_commit"], head,
+        "made from the caller's HEAD"
+    );
     // The child that only looked left nothing; the one that left an untracked file is kept.
     assert!(look["worktree"].is_null(), "{look:#}");
     assert_eq!(new["worktree"]["uncommitted"], true, "{new:#}");
     assert_eq!(new["worktree"]["changed_files"], json!(["notes.txt"]));
     let kept = branches(&project);
-    assert_eq!(kept.len(), 3, "A, B and the untracked file's branches: {kept:?}");
+    assert_eq!(
+        kept.len(),
+        3,
+        "A, B and the untracked file's branches: {kept:?}"
+    );
 
     // The caller's checkout: same bytes, same index, nothing new.
-    assert_eq!(std::fs::read(project.repo.join("greet.txt")).unwrap(), before);
-    assert_eq!(std::fs::read(project.repo.join(".git/index")).unwrap(), index_before);
+    assert_eq!(
+        std::fs::read(project.repo.join("greet.txt")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read(project.repo.join(".git/index")).unwrap(),
+        index_before
+    );
     assert_eq!(project.git(&["status", "--porcelain"]), "");
 }
 
@@ -119,7 +138,12 @@ async fn two_isolated_children_edit_one_file_on_two_branches_and_the_checkout_is
 async fn the_base_is_the_callers_head_even_with_a_commit_origin_lacks() {
     let origin = Project::new(&[("greet.txt", "hello\n")]);
     let project = Project::new(&[]);
-    project.git(&["remote", "add", "origin", &origin.repo.display().to_string()]);
+    project.git(&[
+        "remote",
+        "add",
+        "origin",
+        &origin.repo.display().to_string(),
+    ]);
     project.git(&["fetch", "-q", "origin"]);
     project.git(&["reset", "-q", "--hard", "origin/main"]);
     std::fs::write(project.repo.join("local.txt"), "only here\n").unwrap();
@@ -127,11 +151,15 @@ async fn the_base_is_the_callers_head_even_with_a_commit_origin_lacks() {
     project.git(&["commit", "-q", "-m", "local only"]);
     let head = project.git(&["rev-parse", "HEAD"]).trim().to_string();
     let server = server(Scenario::with_rules([
-        Rule::text("SAW").when_marker("SEE-LOCAL").when_tool_result(true),
+        Rule::text("SAW")
+            .when_marker("SEE-LOCAL")
+            .when_tool_result(true),
         Rule::tool_use("Bash", json!({"command": "printf 'x\\n' >> local.txt"}))
             .when_marker("SEE-LOCAL")
             .when_tool_result(false),
-        Rule::text("MAIN-DONE").when_marker(MAIN).when_tool_result(true),
+        Rule::text("MAIN-DONE")
+            .when_marker(MAIN)
+            .when_tool_result(true),
         Rule::tool_use("Agent", isolated("SEE-LOCAL"))
             .when_marker(MAIN)
             .when_tool_result(false),
@@ -143,7 +171,10 @@ async fn the_base_is_the_callers_head_even_with_a_commit_origin_lacks() {
     let worktree = &results[0]["worktree"];
     assert_eq!(worktree["base_commit"], head, "{worktree:#}");
     let path = worktree["path"].as_str().unwrap();
-    assert_eq!(std::fs::read_to_string(format!("{path}/local.txt")).unwrap(), "only here\nx\n");
+    assert_eq!(
+        std::fs::read_to_string(format!("{path}/local.txt")).unwrap(),
+        "only here\nx\n"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -154,7 +185,9 @@ async fn fifty_isolated_children_in_one_reply_all_get_worktrees() {
         main = main.then_tool_use("Agent", isolated(&format!("FIFTY-{i}")));
     }
     let server = server(Scenario::with_rules([
-        Rule::text("MAIN-DONE").when_marker(MAIN).when_tool_result(true),
+        Rule::text("MAIN-DONE")
+            .when_marker(MAIN)
+            .when_tool_result(true),
         main.when_marker(MAIN).when_tool_result(false),
         Rule::text("CHILD-DONE"),
     ]))
@@ -171,12 +204,18 @@ async fn fifty_isolated_children_in_one_reply_all_get_worktrees() {
     let results = agent_results(&lines);
     assert_eq!(results.len(), 50);
     assert!(
-        results.iter().all(|r| r["status"] == "completed" && r["worktree"].is_null()),
+        results
+            .iter()
+            .all(|r| r["status"] == "completed" && r["worktree"].is_null()),
         "every child ran, changed nothing, and its worktree went: {results:#?}"
     );
     assert!(branches(&project).is_empty());
     let listed = project.git(&["worktree", "list"]);
-    assert_eq!(listed.lines().count(), 1, "only the checkout itself: {listed}");
+    assert_eq!(
+        listed.lines().count(),
+        1,
+        "only the checkout itself: {listed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -184,15 +223,22 @@ async fn an_isolated_child_cannot_write_into_the_callers_checkout() {
     let project = Project::new(&[("greet.txt", "hello\n")]);
     let target = project.path("greet.txt");
     let server = server(Scenario::with_rules([
-        Rule::text("TRIED").when_marker("ESCAPE").when_tool_result(true),
+        Rule::text("TRIED")
+            .when_marker("ESCAPE")
+            .when_tool_result(true),
         Rule::tool_use(
             "Write",
             json!({"file_path": target, "content": "escaped\n"}),
         )
-        .then_tool_use("Bash", json!({"command": format!("printf 'escaped\\n' > {target}")}))
+        .then_tool_use(
+            "Bash",
+            json!({"command": format!("printf 'escaped\\n' > {target}")}),
+        )
         .when_marker("ESCAPE")
         .when_tool_result(false),
-        Rule::text("MAIN-DONE").when_marker(MAIN).when_tool_result(true),
+        Rule::text("MAIN-DONE")
+            .when_marker(MAIN)
+            .when_tool_result(true),
         Rule::tool_use("Agent", isolated("ESCAPE"))
             .when_marker(MAIN)
             .when_tool_result(false),
@@ -216,11 +262,20 @@ async fn an_isolated_child_cannot_write_into_the_callers_checkout() {
         .await;
     let lines = json_lines(&out);
     assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
-    assert_eq!(project.read("greet.txt"), "hello\n", "the checkout is untouched");
+    assert_eq!(
+        project.read("greet.txt"),
+        "hello\n",
+        "the checkout is untouched"
+    );
     let child_results: Vec<String> = lines
         .iter()
         .filter(|l| l["type"] == "user" && !l["parent_tool_use_id"].is_null())
-        .flat_map(|l| l["message"]["content"].as_array().cloned().unwrap_or_default())
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .map(|b| b["content"].to_string())
         .collect();
     assert!(
@@ -228,7 +283,8 @@ async fn an_isolated_child_cannot_write_into_the_callers_checkout() {
         "the Write is refused as outside its workspace: {child_results:#?}"
     );
     assert!(
-        child_results[1].contains("denied by the sandbox") || child_results[1].contains("Permission denied"),
+        child_results[1].contains("denied by the sandbox")
+            || child_results[1].contains("Permission denied"),
         "the sandbox's only writable root is the worktree: {child_results:#?}"
     );
 }

@@ -55,8 +55,11 @@ pub(crate) async fn resolve(cwd: &Path) -> Result<Checkout, IsolationError> {
         .await
         .map_err(|e| IsolationError::io("read the working folder", cwd, e))?;
     let git = Git::at(cwd);
-    let args: [&dyn AsRef<std::ffi::OsStr>; 3] =
-        [&"rev-parse", &"--is-bare-repository", &"--is-inside-work-tree"];
+    let args: [&(dyn AsRef<std::ffi::OsStr> + Sync); 3] = [
+        &"rev-parse",
+        &"--is-bare-repository",
+        &"--is-inside-work-tree",
+    ];
     let probe = git.output(&args).await?;
     if !probe.success {
         if probe.stderr.contains("not a git repository") {

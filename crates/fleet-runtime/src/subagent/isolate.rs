@@ -54,11 +54,9 @@ impl Spawner {
                 self.worktree_manager()?;
                 Ok(Some(Isolate::Worktree))
             }
-            None if def.is_builtin() && def.name == VERIFIER => Ok(self
-                .config
-                .worktrees
-                .is_some()
-                .then_some(Isolate::Snapshot)),
+            None if def.is_builtin() && def.name == VERIFIER => {
+                Ok(self.config.worktrees.is_some().then_some(Isolate::Snapshot))
+            }
             None => Ok(None),
         }
     }

@@ -49,7 +49,10 @@ impl Spawner {
             cwd: None,
         };
         let mut ctx = ToolContext::new(cwd.to_path_buf(), self.config.workspace.clone());
-        ctx.tool_use_id = Some(format!("toolu_fleet_{}", agent_type.replace(|c: char| !c.is_ascii_alphanumeric(), "_")));
+        ctx.tool_use_id = Some(format!(
+            "toolu_fleet_{}",
+            agent_type.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        ));
         self.spawn(&parent, input, &ctx).await
     }
 

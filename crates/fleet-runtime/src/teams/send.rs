@@ -381,16 +381,15 @@ fn to_lead(
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
-            let request_id = match (request_id, shown) {
-                (Some(id), _) => id.clone(),
-                (None, Some(shown)) => shown,
-                (None, None) => {
-                    return Err(ToolError::failed(
+            let request_id =
+                match (request_id, shown) {
+                    (Some(id), _) => id.clone(),
+                    (None, Some(shown)) => shown,
+                    (None, None) => return Err(ToolError::failed(
                         "You have not been asked to shut down: there is no shutdown request to \
                  answer.",
-                    ))
-                }
-            };
+                    )),
+                };
             if *approve {
                 if reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
                     return Err(ToolError::failed(

@@ -188,8 +188,23 @@ impl AgentSandbox {
         match want {
             Want::ReadOnly => {}
             Want::Scratch(dir) => {
+                // A scratch folder is thrown away (a temp folder, a verifier's snapshot), so
+                // the names protected elsewhere (`.git`, `.claude`, …) guard nothing inside
+                // it, and carving them out would keep the agent from adding files at its top
+                // (a build's `target/`, a probe script).
+                policy.deny_write = paths
+                    .deny_write
+                    .iter()
+                    .filter(|p| {
+                        !(p.starts_with(&dir)
+                            && crate::permissions::protected_name(
+                                p.strip_prefix(&dir).unwrap_or(p),
+                            )
+                            .is_some())
+                    })
+                    .cloned()
+                    .collect();
                 policy.writable_roots.push(dir);
-                policy.deny_write = paths.deny_write.clone();
             }
             Want::Configured => {
                 policy.writable_roots.extend(paths.writable.iter().cloned());
