@@ -13,6 +13,7 @@ mod settings;
 mod team_cmd;
 mod verify;
 mod visible;
+mod worktrees_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -45,6 +46,9 @@ enum Command {
     /// Run the verification agent on the checkout as it is now (uncommitted work included),
     /// in a throwaway worktree; exit 0 for PASS, 1 FAIL, 2 PARTIAL, 3 no verdict.
     Verify(verify::VerifyArgs),
+    /// Worktrees isolated agents left: list them, or clean up the ones holding nothing.
+    #[command(subcommand)]
+    Worktrees(worktrees_cmd::WorktreesCommand),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -104,6 +108,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Agents(cmd)) => agents_cmd::run(cmd),
         Some(Command::Team(cmd)) => team_cmd::run(cmd),
         Some(Command::Verify(args)) => verify::run(args).await,
+        Some(Command::Worktrees(cmd)) => worktrees_cmd::run(cmd).await,
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
