@@ -376,7 +376,11 @@ mod tests {
     #[test]
     fn an_unknown_id_is_answered_with_what_exists() {
         assert!(unknown("zz", &[]).contains("there are none"));
-        let info = info_at("/w/agent-a1b2c3d4", "a1b2c3d4e5", Some("fleet/agent-a1b2c3d4"));
+        let info = info_at(
+            "/w/agent-a1b2c3d4",
+            "a1b2c3d4e5",
+            Some("fleet/agent-a1b2c3d4"),
+        );
         let text = unknown("zz", &[info]);
         assert!(text.contains("agent-a1b2c3d4 (agent a1b2c3d4e5, branch fleet/agent-a1b2c3d4)"));
     }
