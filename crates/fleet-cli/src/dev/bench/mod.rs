@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`, `fork`, `sandbox` and `team`. Fanout: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -22,6 +22,7 @@ mod sandbox;
 mod session;
 mod team;
 mod team_latency;
+mod worktrees;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
@@ -36,6 +37,9 @@ pub enum BenchCommand {
     /// N in-process teammates exchange M messages each, round-robin, through their durable
     /// inboxes; reports messages/s, p50/p99/max delivery latency and peak RSS at two M.
     Team(team::TeamArgs),
+    /// N isolated agents in one reply against the same N without isolation: wall time of
+    /// creating and removing N worktrees, and a check that none is left.
+    Worktrees(worktrees::WorktreesArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -60,6 +64,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Fork(args) => fork::fork(args).await,
         BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
         BenchCommand::Team(args) => team::team(args).await,
+        BenchCommand::Worktrees(args) => worktrees::worktrees(args).await,
     }
 }
 
