@@ -64,6 +64,7 @@ fn isolated_and_plain_runs_are_both_timed_and_nothing_is_left_behind() {
     assert_eq!(left["branches"], 0, "{report:#}");
     assert_eq!(left["records"], 0, "{report:#}");
     assert_eq!(left["checkout_clean"], true, "{report:#}");
+    assert_eq!(left["clean"], true, "{report:#}");
     assert_eq!(report["target_s"], 5.0);
     assert!(report["under_target"].is_boolean());
 }

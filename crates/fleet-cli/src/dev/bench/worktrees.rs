@@ -100,6 +100,9 @@ pub async fn worktrees(args: WorktreesArgs) -> anyhow::Result<()> {
             },
         );
     }
+    if figures["left_behind"]["clean"] != true {
+        bail!("the isolated runs left worktrees, branches, records or changes behind (see above)");
+    }
     Ok(())
 }
 
@@ -243,6 +246,7 @@ async fn measure(
             "branches": left.branches,
             "records": left.records,
             "checkout_clean": left.checkout_clean,
+            "clean": left.is_empty(),
         },
         "target_s": TARGET_S,
         "under_target": iso < TARGET_S,
