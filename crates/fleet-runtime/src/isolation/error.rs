@@ -9,7 +9,9 @@ use thiserror::Error;
 pub enum IsolationError {
     #[error("{path} is not inside a git repository: worktree isolation needs a git checkout (run `git init` and commit, or drop `isolation`)")]
     NotARepo { path: PathBuf },
-    #[error("{path} is a bare git repository: worktree isolation needs a checkout with a working tree")]
+    #[error(
+        "{path} is a bare git repository: worktree isolation needs a checkout with a working tree"
+    )]
     BareRepo { path: PathBuf },
     #[error("{path} is inside a `.git` folder, not a working tree")]
     InsideGitDir { path: PathBuf },
@@ -51,7 +53,11 @@ pub enum IsolationError {
 }
 
 impl IsolationError {
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         Self::Io {
             action,
             path: path.into(),

@@ -41,6 +41,10 @@ const IDENTITY: &[(&str, &str)] = &[
     ("GIT_COMMITTER_EMAIL", "fleet@localhost"),
 ];
 
+/// One argument of a git command: a `&str`, `&Path`, `&String`… (Sync, so the futures that
+/// hold them can move between threads).
+pub(crate) type Arg<'a> = &'a (dyn AsRef<OsStr> + Sync);
+
 /// What a finished git process said.
 #[derive(Debug)]
 pub(crate) struct GitOutput {
@@ -82,7 +86,7 @@ impl Git {
     }
 
     /// Runs `git args…`; its stdout when it exits 0, else a [`IsolationError::Git`].
-    pub(crate) async fn run(&self, args: &[&dyn AsRef<OsStr>]) -> Result<String, IsolationError> {
+    pub(crate) async fn run(&self, args: &[Arg<'_>]) -> Result<String, IsolationError> {
         let out = self.output(args).await?;
         if out.success {
             Ok(out.stdout)
@@ -93,10 +97,7 @@ impl Git {
 
     /// Runs `git args…` and returns what it said whatever its exit code, for commands whose
     /// failure is an answer (`rev-parse --verify`). Lock races are still retried.
-    pub(crate) async fn output(
-        &self,
-        args: &[&dyn AsRef<OsStr>],
-    ) -> Result<GitOutput, IsolationError> {
+    pub(crate) async fn output(&self, args: &[Arg<'_>]) -> Result<GitOutput, IsolationError> {
         let mut attempt = 1;
         loop {
             let out = self.once(args).await?;
@@ -110,7 +111,7 @@ impl Git {
     }
 
     /// The error for a failed run, naming the command and the folder.
-    pub(crate) fn failure(&self, args: &[&dyn AsRef<OsStr>], out: GitOutput) -> IsolationError {
+    pub(crate) fn failure(&self, args: &[Arg<'_>], out: GitOutput) -> IsolationError {
         IsolationError::Git {
             command: self.describe(args),
             dir: self.dir.clone(),
@@ -119,7 +120,7 @@ impl Git {
         }
     }
 
-    async fn once(&self, args: &[&dyn AsRef<OsStr>]) -> Result<GitOutput, IsolationError> {
+    async fn once(&self, args: &[Arg<'_>]) -> Result<GitOutput, IsolationError> {
         let mut cmd = Command::new("git");
         cmd.arg("-C").arg(&self.dir);
         cmd.args(args.iter().map(|a| a.as_ref()));
@@ -157,7 +158,7 @@ impl Git {
         })
     }
 
-    fn describe(&self, args: &[&dyn AsRef<OsStr>]) -> String {
+    fn describe(&self, args: &[Arg<'_>]) -> String {
         let mut words: Vec<OsString> = vec!["git".into()];
         words.extend(args.iter().map(|a| a.as_ref().to_os_string()));
         words
@@ -221,18 +222,28 @@ mod tests {
         assert!(is_lock_race(
             "fatal: Unable to create '/r/.git/index.lock': File exists.\n\nAnother git process seems to be running in this repository"
         ));
-        assert!(is_lock_race("error: could not lock config file .git/config: File exists"));
+        assert!(is_lock_race(
+            "error: could not lock config file .git/config: File exists"
+        ));
         assert!(is_lock_race(
             "fatal: cannot lock ref 'refs/heads/fleet/agent-1': Unable to create '/r/.git/refs/heads/fleet/agent-1.lock': File exists."
         ));
-        assert!(is_lock_race("fatal: could not create directory of '.git/worktrees/agent-1': File exists"));
-        assert!(is_lock_race("fatal: Unable to create '/r/.git/shallow.lock': File exists."));
+        assert!(is_lock_race(
+            "fatal: could not create directory of '.git/worktrees/agent-1': File exists"
+        ));
+        assert!(is_lock_race(
+            "fatal: Unable to create '/r/.git/shallow.lock': File exists."
+        ));
     }
 
     #[test]
     fn real_failures_are_not_lock_races() {
-        assert!(!is_lock_race("fatal: a branch named 'fleet/agent-1' already exists"));
-        assert!(!is_lock_race("fatal: not a git repository (or any of the parent directories): .git"));
+        assert!(!is_lock_race(
+            "fatal: a branch named 'fleet/agent-1' already exists"
+        ));
+        assert!(!is_lock_race(
+            "fatal: not a git repository (or any of the parent directories): .git"
+        ));
         assert!(!is_lock_race("fatal: '/w/agent-1' already exists"));
     }
 

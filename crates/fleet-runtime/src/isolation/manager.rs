@@ -299,7 +299,11 @@ async fn snapshot_commit(
                     .run(&[&"commit-tree", &tree, &"-p", head, &"-m", &message])
                     .await?
             }
-            None => committer.run(&[&"commit-tree", &tree, &"-m", &message]).await?,
+            None => {
+                committer
+                    .run(&[&"commit-tree", &tree, &"-m", &message])
+                    .await?
+            }
         };
         Ok(commit.trim().to_string())
     }

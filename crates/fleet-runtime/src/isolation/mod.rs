@@ -33,7 +33,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use error::IsolationError;
-pub use listing::{CleanReport, CleanTarget, KeepReason, KeptWorktree, WorktreeInfo, WorktreeState};
+pub use listing::{
+    CleanReport, CleanTarget, KeepReason, KeptWorktree, WorktreeInfo, WorktreeState,
+};
 pub use manager::WorktreeManager;
 
 /// What a worktree is for.

@@ -88,7 +88,9 @@ impl Record {
 
     /// Every record under `root` (`<root>/<repo-slug>/*.json`), sorted by path. An unreadable
     /// record is returned as an error in its place rather than hiding the others.
-    pub(crate) async fn all(root: &Path) -> Result<Vec<Result<Self, IsolationError>>, IsolationError> {
+    pub(crate) async fn all(
+        root: &Path,
+    ) -> Result<Vec<Result<Self, IsolationError>>, IsolationError> {
         let mut files = Vec::new();
         for repo_dir in read_dir(root).await? {
             for file in read_dir(&repo_dir).await? {
