@@ -98,3 +98,26 @@ async fn ten_agents_in_a_child_process() {
         task.await.unwrap().unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_lock_held_by_another_git_is_waited_out() {
+    let fx = Fixture::new();
+    // Another git "holds" the lock of the very ref the agent's branch needs.
+    let lock = fx.repo.join(".git/refs/heads/fleet/agent-a0000401.lock");
+    write(&lock, "");
+    let release = {
+        let lock = lock.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            std::fs::remove_file(lock).unwrap();
+        })
+    };
+    let wt = fx
+        .manager
+        .create_for_agent(&fx.repo, "a0000401")
+        .await
+        .unwrap();
+    release.await.unwrap();
+    assert!(branch_exists(&fx.repo, "fleet/agent-a0000401"));
+    assert_eq!(fx.manager.finish(&wt).await.unwrap(), Outcome::Removed);
+}
