@@ -7,3 +7,4 @@ mod concurrency;
 mod listing;
 mod snapshots;
 mod support;
+mod timing;
