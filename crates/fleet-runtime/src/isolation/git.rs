@@ -1,7 +1,8 @@
 //! The one place fleet runs `git`. No git library creates worktrees, and the command line is what
 //! users debug with, so every operation is a `git` process; this module gives them a clean
 //! environment, turns failures into [`IsolationError::Git`] naming the command and the folder,
-//! retries git's own lock races, and serialises worktree add/remove per repository in-process.
+//! retries git's own lock races, and serialises the steps that edit shared repository state
+//! (registering a worktree, its branch, pruning) per repository in-process.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -193,9 +194,10 @@ fn backoff(attempt: u32) -> Duration {
 }
 
 /// Holds the in-process lock of one repository (keyed by its common git folder) for the life of
-/// the guard. Worktree add and remove both write `.git/worktrees/` and refs; running them one at a
-/// time per repository keeps 50 spawns of one reply from racing each other at all, and the retry
-/// above handles other processes.
+/// the guard. Registering a worktree creates `.git/worktrees/<name>` and a branch ref; running
+/// those one at a time per repository keeps 50 spawns of one reply from racing each other at
+/// all, and the retry above handles other processes. Writing and deleting the worktrees' files
+/// (the slow part) happens outside it.
 pub(crate) async fn repo_lock(git_dir: &Path) -> OwnedMutexGuard<()> {
     static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>> = OnceLock::new();
     let lock = {
