@@ -1,7 +1,8 @@
 //! The one place fleet runs `git`. No git library creates worktrees, and the command line is what
 //! users debug with, so every operation is a `git` process; this module gives them a clean
 //! environment, turns failures into [`IsolationError::Git`] naming the command and the folder,
-//! retries git's own lock races, and serialises worktree add/remove per repository in-process.
+//! retries git's own lock races, and serialises the steps that edit shared repository state
+//! (registering a worktree, its branch, pruning) per repository in-process.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -40,6 +41,10 @@ const IDENTITY: &[(&str, &str)] = &[
     ("GIT_COMMITTER_NAME", "fleet"),
     ("GIT_COMMITTER_EMAIL", "fleet@localhost"),
 ];
+
+/// One argument of a git command: a `&str`, `&Path`, `&String`… (Sync, so the futures that
+/// hold them can move between threads).
+pub(crate) type Arg<'a> = &'a (dyn AsRef<OsStr> + Sync);
 
 /// What a finished git process said.
 #[derive(Debug)]
@@ -82,10 +87,7 @@ impl Git {
     }
 
     /// Runs `git args…`; its stdout when it exits 0, else a [`IsolationError::Git`].
-    pub(crate) async fn run(
-        &self,
-        args: &[&(dyn AsRef<OsStr> + Sync)],
-    ) -> Result<String, IsolationError> {
+    pub(crate) async fn run(&self, args: &[Arg<'_>]) -> Result<String, IsolationError> {
         let out = self.output(args).await?;
         if out.success {
             Ok(out.stdout)
@@ -96,10 +98,7 @@ impl Git {
 
     /// Runs `git args…` and returns what it said whatever its exit code, for commands whose
     /// failure is an answer (`rev-parse --verify`). Lock races are still retried.
-    pub(crate) async fn output(
-        &self,
-        args: &[&(dyn AsRef<OsStr> + Sync)],
-    ) -> Result<GitOutput, IsolationError> {
+    pub(crate) async fn output(&self, args: &[Arg<'_>]) -> Result<GitOutput, IsolationError> {
         let mut attempt = 1;
         loop {
             let out = self.once(args).await?;
@@ -113,11 +112,7 @@ impl Git {
     }
 
     /// The error for a failed run, naming the command and the folder.
-    pub(crate) fn failure(
-        &self,
-        args: &[&(dyn AsRef<OsStr> + Sync)],
-        out: GitOutput,
-    ) -> IsolationError {
+    pub(crate) fn failure(&self, args: &[Arg<'_>], out: GitOutput) -> IsolationError {
         IsolationError::Git {
             command: self.describe(args),
             dir: self.dir.clone(),
@@ -126,7 +121,7 @@ impl Git {
         }
     }
 
-    async fn once(&self, args: &[&(dyn AsRef<OsStr> + Sync)]) -> Result<GitOutput, IsolationError> {
+    async fn once(&self, args: &[Arg<'_>]) -> Result<GitOutput, IsolationError> {
         let mut cmd = Command::new("git");
         cmd.arg("-C").arg(&self.dir);
         cmd.args(args.iter().map(|a| a.as_ref()));
@@ -164,7 +159,7 @@ impl Git {
         })
     }
 
-    fn describe(&self, args: &[&(dyn AsRef<OsStr> + Sync)]) -> String {
+    fn describe(&self, args: &[Arg<'_>]) -> String {
         let mut words: Vec<OsString> = vec!["git".into()];
         words.extend(args.iter().map(|a| a.as_ref().to_os_string()));
         words
@@ -199,9 +194,10 @@ fn backoff(attempt: u32) -> Duration {
 }
 
 /// Holds the in-process lock of one repository (keyed by its common git folder) for the life of
-/// the guard. Worktree add and remove both write `.git/worktrees/` and refs; running them one at a
-/// time per repository keeps 50 spawns of one reply from racing each other at all, and the retry
-/// above handles other processes.
+/// the guard. Registering a worktree creates `.git/worktrees/<name>` and a branch ref; running
+/// those one at a time per repository keeps 50 spawns of one reply from racing each other at
+/// all, and the retry above handles other processes. Writing and deleting the worktrees' files
+/// (the slow part) happens outside it.
 pub(crate) async fn repo_lock(git_dir: &Path) -> OwnedMutexGuard<()> {
     static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>> = OnceLock::new();
     let lock = {

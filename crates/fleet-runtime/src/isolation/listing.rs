@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::error::IsolationError;
-use super::git::Git;
+use super::git::{repo_lock, Git};
 use super::inspect;
 use super::manager::{active, remove_branch, remove_worktree, WorktreeManager};
 use super::record::{process_alive, Record};
@@ -114,6 +114,7 @@ impl WorktreeManager {
             infos.push(info);
         }
         for git_dir in to_prune {
+            let _guard = repo_lock(&git_dir).await;
             if let Err(e) = Git::at(&git_dir).run(&[&"worktree", &"prune"]).await {
                 tracing::warn!(error = %e, "could not prune worktrees");
             }

@@ -17,8 +17,9 @@
 //!
 //! Each worktree has a JSON record beside it, so [`WorktreeManager::list`] and
 //! [`WorktreeManager::clean`] find worktrees of every repository, including ones a killed run left.
-//! All git work goes through [`git`]; it retries git's lock races and serialises worktree add and
-//! remove per repository within the process.
+//! All git work goes through one module (`git.rs`); it retries git's lock races and serialises
+//! worktree registration per repository within the process, while checking files out and
+//! deleting them run side by side.
 
 mod error;
 mod git;

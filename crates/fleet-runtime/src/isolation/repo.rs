@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::IsolationError;
-use super::git::Git;
+use super::git::{Arg, Git};
 
 /// The caller's checkout, as git sees it.
 #[derive(Debug, Clone)]
@@ -55,7 +55,7 @@ pub(crate) async fn resolve(cwd: &Path) -> Result<Checkout, IsolationError> {
         .await
         .map_err(|e| IsolationError::io("read the working folder", cwd, e))?;
     let git = Git::at(cwd);
-    let args: [&(dyn AsRef<std::ffi::OsStr> + Sync); 3] = [
+    let args: [Arg<'_>; 3] = [
         &"rev-parse",
         &"--is-bare-repository",
         &"--is-inside-work-tree",
