@@ -62,6 +62,8 @@ pub(crate) struct Git {
     dir: PathBuf,
     index_file: Option<PathBuf>,
     identity: bool,
+    /// Another repository's git folder to use (`GIT_DIR`), with `dir` as its work tree.
+    git_dir: Option<PathBuf>,
 }
 
 impl Git {
@@ -70,7 +72,16 @@ impl Git {
             dir: dir.into(),
             index_file: None,
             identity: false,
+            git_dir: None,
         }
+    }
+
+    /// Reads `dir` as the work tree of the repository whose git folder is `git_dir`: how a
+    /// snapshot stages the user's files into its own repository, so that not even an object
+    /// is written into the user's.
+    pub(crate) fn with_git_dir(mut self, git_dir: &Path) -> Self {
+        self.git_dir = Some(git_dir.to_path_buf());
+        self
     }
 
     /// Use `index` instead of the repository's index: how a snapshot is staged without touching
@@ -136,6 +147,9 @@ impl Git {
         if let Some(index) = &self.index_file {
             cmd.env("GIT_INDEX_FILE", index);
         }
+        if let Some(git_dir) = &self.git_dir {
+            cmd.env("GIT_DIR", git_dir).env("GIT_WORK_TREE", &self.dir);
+        }
         if self.identity {
             cmd.envs(IDENTITY.iter().copied());
         }
@@ -183,6 +197,16 @@ pub(crate) fn is_lock_race(stderr: &str) -> bool {
         || stderr.contains("could not lock config file")
         || stderr.contains("Another git process seems to be running")
         || (stderr.contains("worktrees/") && stderr.contains("File exists"))
+        // Another process is half way through adding a worktree: its entry under
+        // `.git/worktrees/` exists before its `commondir` / `gitdir` files do, and any git that
+        // reads the list meanwhile trips on it.
+        || (stderr.contains("worktrees/")
+            && stderr.contains("failed to read")
+            && (stderr.contains("commondir") || stderr.contains("gitdir")))
+        // …or half way through removing one: its entry vanishes while this git walks the list.
+        || (stderr.contains("worktrees/")
+            && stderr.contains("Invalid path")
+            && stderr.contains("No such file or directory"))
 }
 
 /// Exponential backoff with full jitter, so racing processes do not retry in step.
@@ -247,6 +271,12 @@ mod tests {
             "fatal: not a git repository (or any of the parent directories): .git"
         ));
         assert!(!is_lock_race("fatal: '/w/agent-1' already exists"));
+        assert!(is_lock_race(
+            "fatal: failed to read .git/worktrees/agent-c0000002/commondir: Success"
+        ));
+        assert!(is_lock_race(
+            "fatal: Invalid path '/r/.git/worktrees/agent-a4': No such file or directory"
+        ));
     }
 
     #[test]

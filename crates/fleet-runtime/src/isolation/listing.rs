@@ -268,6 +268,17 @@ fn matches(info: &WorktreeInfo, wanted: &str) -> bool {
 /// or under `force`.
 async fn remove(info: &WorktreeInfo, force: bool) -> Result<(), IsolationError> {
     let expected = (!force).then_some(info.base_commit.as_str());
+    if info.kind == WorktreeKind::Snapshot {
+        // A throwaway repository of its own, registered nowhere.
+        if info.path.exists() {
+            tokio::fs::remove_dir_all(&info.path)
+                .await
+                .map_err(|e| IsolationError::io("remove", &info.path, e))?;
+        }
+        Record::remove(&info.path).await?;
+        active().remove(&info.path);
+        return Ok(());
+    }
     match info.state {
         WorktreeState::Present | WorktreeState::FolderMissing => {
             remove_worktree(&info.git_dir, &info.path, force).await?;

@@ -113,41 +113,33 @@ impl WorktreeManager {
             false => format!("snapshot-{label_part}-{tag}"),
         };
         let path = repo_dir.join(name);
-        let commit = snapshot_commit(&checkout, &repo_dir, &tag, label).await?;
-
-        let git = Git::at(&checkout.root);
-        let _guard = repo_lock(&checkout.git_dir).await;
-        let record = Record {
+        let mut record = Record {
             kind: WorktreeKind::Snapshot,
             agent_id: label.to_string(),
             path: path.clone(),
             cwd: path.join(&checkout.prefix),
             repo_root: checkout.root.clone(),
-            git_dir: checkout.git_dir.clone(),
+            // The snapshot is a repository of its own; nothing of it lives in the user's.
+            git_dir: path.join(".git"),
             branch: None,
-            base_commit: commit.clone(),
+            base_commit: checkout.head.clone().unwrap_or_default(),
             created_at: Record::now(),
             pid: std::process::id(),
         };
+        // Written first, so a snapshot left by a killed run is still found and cleaned.
         record.save().await?;
-        let added = git
-            .run(&[
-                &"worktree",
-                &"add",
-                &"--quiet",
-                &"--no-checkout",
-                &"--detach",
-                &path,
-                &commit,
-            ])
-            .await;
-        if let Err(e) = added {
-            let _ = Record::remove(&path).await;
-            return Err(e);
+        match snapshot_clone(&checkout, &path, label).await {
+            Ok(commit) => {
+                record.base_commit = commit;
+                record.save().await?;
+                self.opened(record).await
+            }
+            Err(e) => {
+                let _ = tokio::fs::remove_dir_all(&path).await;
+                let _ = Record::remove(&path).await;
+                Err(e)
+            }
         }
-        drop(_guard);
-        populate(&record).await?;
-        self.opened(record).await
     }
 
     /// Ends an agent's worktree. When HEAD has not moved and nothing is modified, staged or
@@ -181,6 +173,17 @@ impl WorktreeManager {
     /// Removes a worktree whatever it holds (a snapshot, or an agent's work the caller chose to
     /// drop), and its branch if it has one.
     pub async fn discard(&self, wt: &Worktree) -> Result<(), IsolationError> {
+        if wt.kind == WorktreeKind::Snapshot {
+            // A repository of its own, registered nowhere: deleting it is all there is.
+            match tokio::fs::remove_dir_all(&wt.path).await {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(IsolationError::io("remove", &wt.path, e)),
+            }
+            Record::remove(&wt.path).await?;
+            closed(&wt.path);
+            return Ok(());
+        }
         remove_worktree(&wt.git_dir, &wt.path, true).await?;
         if let Some(branch) = &wt.branch {
             remove_branch(&wt.git_dir, branch, None).await?;
@@ -304,50 +307,68 @@ async fn populate(record: &Record) -> Result<(), IsolationError> {
 /// Stages the checkout's current state into a private index and commits it, returning the
 /// commit. The private index starts as a copy of the user's (so unchanged files are not hashed
 /// again); should git refuse the copy, it starts from HEAD instead.
-async fn snapshot_commit(
+/// Makes the snapshot at `path`: a clone sharing the user's objects read-only
+/// (`--shared`), the user's files as they are now staged into the clone's own index and object
+/// store (the user's index copied first, so unchanged files are not hashed again), committed,
+/// and checked out. Nothing is written into the user's repository, not even an object.
+/// Returns the snapshot commit.
+async fn snapshot_clone(
     checkout: &Checkout,
-    repo_dir: &Path,
-    tag: &str,
+    path: &Path,
     label: &str,
 ) -> Result<String, IsolationError> {
-    let index = repo_dir.join(format!(".snapshot-{tag}.index"));
-    let git = Git::at(&checkout.root).with_index(&index);
-    let result = async {
-        let copied = tokio::fs::copy(&checkout.index, &index).await.is_ok();
-        if !copied {
-            start_from_head(&git, checkout).await?;
-        }
-        if let Err(e) = git.run(&[&"add", &"-A"]).await {
-            if !copied {
-                return Err(e);
-            }
-            tracing::debug!(error = %e, "the copied index was refused; staging from HEAD");
-            let _ = tokio::fs::remove_file(&index).await;
-            start_from_head(&git, checkout).await?;
-            git.run(&[&"add", &"-A"]).await?;
-        }
-        let tree = git.run(&[&"write-tree"]).await?;
-        let tree = tree.trim();
-        let message = format!("fleet snapshot: {label}");
-        let committer = git.clone().with_identity();
-        let commit = match &checkout.head {
-            Some(head) => {
-                committer
-                    .run(&[&"commit-tree", &tree, &"-p", head, &"-m", &message])
-                    .await?
-            }
-            None => {
-                committer
-                    .run(&[&"commit-tree", &tree, &"-m", &message])
-                    .await?
-            }
-        };
-        Ok(commit.trim().to_string())
+    let parent = path.parent().unwrap_or(path);
+    Git::at(parent)
+        .run(&[
+            &"clone",
+            &"--quiet",
+            &"--shared",
+            &"--no-checkout",
+            &checkout.root,
+            &path,
+        ])
+        .await?;
+    let git_dir = path.join(".git");
+    let index = git_dir.join("index");
+    let staging = Git::at(&checkout.root)
+        .with_git_dir(&git_dir)
+        .with_index(&index);
+    let copied = tokio::fs::copy(&checkout.index, &index).await.is_ok();
+    if !copied {
+        start_from_head(&staging, checkout).await?;
     }
-    .await;
+    if let Err(e) = staging.run(&[&"add", &"-A"]).await {
+        if !copied {
+            return Err(e);
+        }
+        tracing::debug!(error = %e, "the copied index was refused; staging from HEAD");
+        let _ = tokio::fs::remove_file(&index).await;
+        start_from_head(&staging, checkout).await?;
+        staging.run(&[&"add", &"-A"]).await?;
+    }
+    let tree = staging.run(&[&"write-tree"]).await?;
+    let tree = tree.trim();
+    let message = format!("fleet snapshot: {label}");
+    let committer = Git::at(path).with_identity();
+    let commit = match &checkout.head {
+        Some(head) => {
+            committer
+                .run(&[&"commit-tree", &tree, &"-p", head, &"-m", &message])
+                .await?
+        }
+        None => {
+            committer
+                .run(&[&"commit-tree", &tree, &"-m", &message])
+                .await?
+        }
+    };
+    let commit = commit.trim().to_string();
+    // The index still describes the user's files; the snapshot's own checkout starts afresh.
     let _ = tokio::fs::remove_file(&index).await;
-    let _ = tokio::fs::remove_file(index.with_extension("index.lock")).await;
-    result
+    Git::at(path)
+        .run(&[&"checkout", &"--quiet", &"--force", &"--detach", &commit])
+        .await?;
+    Ok(commit)
 }
 
 async fn start_from_head(git: &Git, checkout: &Checkout) -> Result<(), IsolationError> {

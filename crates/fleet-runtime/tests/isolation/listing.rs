@@ -80,8 +80,9 @@ async fn list_finds_leftovers_and_clean_removes_only_unchanged_ones_unless_force
     assert!(find(&infos, &running.path).in_use);
     assert_eq!(
         fx.registered().len(),
-        5,
-        "the deleted folder's registration was pruned"
+        4,
+        "the checkout and three agent worktrees: the deleted folder's registration was \
+         pruned, and a snapshot is a repository of its own, registered nowhere"
     );
 
     let report = fx.manager.clean(CleanTarget::All, false).await.unwrap();
