@@ -44,6 +44,15 @@ async fn verify(
     scenario: Scenario,
     format: &str,
 ) -> (std::process::Output, Value) {
+    verify_with(project, scenario, format, &[]).await
+}
+
+async fn verify_with(
+    project: &Project,
+    scenario: Scenario,
+    format: &str,
+    env: &[(&str, &str)],
+) -> (std::process::Output, Value) {
     let server = server(scenario).await;
     let out = project
         .run_with_env(
@@ -54,7 +63,7 @@ async fn verify(
                 "--output-format",
                 format,
             ],
-            &[],
+            env,
         )
         .await;
     let json = if format == "json" {
@@ -154,4 +163,41 @@ async fn no_verdict_exits_3_and_partial_exits_2() {
     )
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_keeps_the_verifier_out_of_the_checkout() {
+    let project = project("hello, world\n");
+    let target = project.path("greet.txt");
+    // The command classifier is set aside, so only the sandbox stands in the way.
+    let (out, _) = verify_with(
+        &project,
+        Scenario::with_rules([
+            Rule::text("tried.\nVERDICT: PARTIAL").when_tool_result(true),
+            Rule::tool_use(
+                "Bash",
+                json!({"command": format!("printf 'overwritten\\n' > {target}")}),
+            )
+            .when_tool_result(false),
+        ]),
+        "text",
+        &[("FLEET_TEST_SANDBOX_ONLY", "1")],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(project.read("greet.txt"), "hello, world\n");
+    let transcripts = project.transcripts();
+    let verifier = transcripts
+        .iter()
+        .filter(|p| p.is_dir())
+        .flat_map(|dir| {
+            std::fs::read_dir(dir.join("subagents"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .find(|text| text.contains("overwritten"))
+        .expect("the verifier's transcript");
+    assert!(verifier.contains("denied by the sandbox"), "{verifier}");
 }

@@ -234,10 +234,16 @@ async fn sandbox_alone(agent_type: &str, mode: &str) {
         .iter()
         .filter(|r| r.1.contains("denied by the sandbox"))
         .count();
-    assert!(
-        sandbox_refusals > 0,
-        "{agent_type} {mode}: no command met the sandbox: {results:#?}"
-    );
+    // The verifier works in a throwaway copy of the checkout, and the corpus writes relative
+    // to its folder: those writes land in the copy, which is what the copy is for. That the
+    // checkout and the home folder are untouched was checked above; `tests/verify.rs` shows
+    // the sandbox refusing the verifier's writes into the checkout itself.
+    if agent_type != "verification" {
+        assert!(
+            sandbox_refusals > 0,
+            "{agent_type} {mode}: no command met the sandbox: {results:#?}"
+        );
+    }
 }
 
 #[tokio::test]
