@@ -360,6 +360,9 @@ async fn a_plan_mode_teammate_waits_for_approval_and_revises_a_rejected_plan() {
     let lines = json_lines(&out);
     assert!(out.status.success(), "stderr: {}\n{lines:#?}", stderr(&out));
     let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    if std::env::var("FLEET_TEST_DUMP").is_ok() && result["result"] != "PLAN-ALL-DONE" {
+        std::fs::write("/tmp/plan-dump.txt", common::stdout(&out)).unwrap();
+    }
     assert_eq!(result["result"], "PLAN-ALL-DONE", "{result:#}");
 
     let team = lines

@@ -10,7 +10,6 @@ use super::roster::Team;
 use super::LEAD_NAME;
 use crate::agent::Agent;
 use crate::context::AgentContext;
-use crate::inbox::Inbox;
 use crate::sink::EventSink;
 use crate::subagent::Blueprint;
 use fleet_protocol::team::frames::{Frame, IdleNotification, TeammateTerminated};
@@ -228,7 +227,6 @@ impl Mate {
         sink: EventSink,
         context: Arc<AgentContext>,
         first: Option<Message>,
-        lead_inbox: Arc<Inbox>,
     ) {
         let life = lock(&self.life).clone();
         let me = self.clone();
@@ -258,7 +256,7 @@ impl Mate {
                 }
             })
             .await;
-        self.finish(&team, &lead_inbox).await;
+        self.finish(&team).await;
     }
 
     /// Tells the lead the turn is over, then marks the teammate idle.
@@ -399,7 +397,7 @@ impl Mate {
 
     /// The end of a life: marked stopped, its unfinished tasks back on the list, and the lead
     /// told.
-    async fn finish(&self, team: &Team, lead_inbox: &Inbox) {
+    async fn finish(&self, team: &Team) {
         let agreed = self.exit.load(Ordering::Acquire);
         let released = team
             .tasks
@@ -430,7 +428,11 @@ impl Mate {
             Team::now(),
             super::clock::new_msg_id(),
         );
-        lead_inbox.push(Message::user_text(render::for_lead(&[entry])));
+        // Through the lead's inbox like the rest of its mail: after the teammate's own last
+        // words (a `shutdown_approved`), and still there after a crash.
+        if let Err(err) = team.post(LEAD_NAME, &entry) {
+            tracing::warn!(teammate = %self.name, "the lead was not told it ended: {err}");
+        }
         team.emit(TeamEvent::TeammateTerminated {
             team: team.name.clone(),
             name: self.name.clone(),

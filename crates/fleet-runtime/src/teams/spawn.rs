@@ -165,7 +165,6 @@ impl Spawner {
             child.sink,
             child.context,
             Some(prompt),
-            self.team_inbox().clone(),
         ));
         Ok(spawned(&mate, &team, &def.name))
     }
@@ -227,7 +226,6 @@ impl Spawner {
             child.sink,
             child.context,
             first,
-            self.team_inbox().clone(),
         ));
         Ok(true)
     }
