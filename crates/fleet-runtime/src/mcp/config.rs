@@ -1,6 +1,52 @@
-//! MCP server configuration: the shape every source is read into.
+//! MCP server configuration: every place servers are defined, what a definition means, and
+//! the errors that keep one bad server or file from hiding the rest.
+//!
+//! # Sources and precedence
+//!
+//! Read in this order; when two define the same name, the later one wins (the more specific
+//! scope, as in Claude Code where local beats project beats user):
+//!
+//! 1. `~/.claude.json` `mcpServers` — Claude Code's user scope (`$CLAUDE_CONFIG_DIR/.claude.json`
+//!    when that variable is set);
+//! 2. `$FLEET_HOME/settings.json` `mcpServers` — fleet's user scope;
+//! 3. the project's `.mcp.json` files, from the repository root down to the working folder
+//!    (the nearest wins; outside a repository only the working folder's);
+//! 4. `~/.claude.json` `projects[<folder>].mcpServers` — Claude Code's local scope, for the
+//!    working folder or the repository root;
+//! 5. each `--mcp-config` value (a file path, or inline JSON when it starts with `{`), in the
+//!    order given.
+//!
+//! With `--strict-mcp-config` only 5 is read. A missing file is simply no servers, except a
+//! `--mcp-config` file, which was asked for by name.
+//!
+//! # Errors
+//!
+//! A file that cannot be read or parsed is one [`McpConfigError::Source`] naming the file and
+//! the problem (with line and column for bad JSON); the other sources still load. A server whose
+//! definition is unusable (see [`server`] for the field rules; an unset `${VAR}` without a
+//! default) is one [`McpConfigError::Server`]; the other servers of the same file still load.
+//! A broken definition still claims its name: it hides a same-named server from an earlier
+//! source (the user meant to replace it), and an error in a definition that a later source
+//! replaced is dropped, so every name has exactly one outcome.
+
+mod agent;
+mod edit;
+pub mod expand;
+pub mod server;
+mod sources;
+#[cfg(test)]
+mod tests;
+
+pub use agent::{agent_servers, parse_agent_servers, AgentMcpServer, AgentMcpServers};
+pub use edit::{
+    add_server, project_file_for_writing, remove_server, server_names, McpEditError, ServerSpec,
+};
+pub use expand::{process_env, Lookup};
+pub use server::{check_name, parse_server, ServerProblem};
+pub use sources::McpConfigSources;
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
 
 /// One MCP server as configured, with every `${VAR}` already expanded: what a client needs to
@@ -22,7 +68,8 @@ pub enum McpTransport {
         args: Vec<String>,
         /// Added to (not replacing) the environment fleet passes on.
         env: BTreeMap<String, String>,
-        /// The child's working folder; `None` means fleet's own.
+        /// The child's working folder (absolute when the definition came from a file); `None`
+        /// means fleet's own.
         cwd: Option<PathBuf>,
     },
     /// Streamable HTTP (`"type": "http"`).
@@ -37,6 +84,17 @@ pub enum McpTransport {
     },
 }
 
+impl McpTransport {
+    /// `stdio`, `http` or `sse`, as written in `"type"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            McpTransport::Stdio { .. } => "stdio",
+            McpTransport::Http { .. } => "http",
+            McpTransport::Sse { .. } => "sse",
+        }
+    }
+}
+
 /// Where a server's definition was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpSource {
@@ -46,6 +104,8 @@ pub enum McpSource {
     FleetUser(PathBuf),
     /// The project's `.mcp.json`.
     Project(PathBuf),
+    /// `~/.claude.json` `projects[<folder>].mcpServers` (Claude Code's local scope).
+    ClaudeLocal(PathBuf),
     /// A `--mcp-config` value that named a file.
     FlagFile(PathBuf),
     /// A `--mcp-config` value given as inline JSON; the number is its position among the flags
@@ -53,4 +113,82 @@ pub enum McpSource {
     FlagInline(usize),
     /// Defined inline in an agent definition's `mcpServers` (the agent's name).
     Agent(String),
+}
+
+impl McpSource {
+    /// A one-word scope for listings: `user`, `project`, `local`, `flag` or `agent`.
+    pub fn scope(&self) -> &'static str {
+        match self {
+            McpSource::ClaudeUser(_) | McpSource::FleetUser(_) => "user",
+            McpSource::Project(_) => "project",
+            McpSource::ClaudeLocal(_) => "local",
+            McpSource::FlagFile(_) | McpSource::FlagInline(_) => "flag",
+            McpSource::Agent(_) => "agent",
+        }
+    }
+}
+
+impl fmt::Display for McpSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpSource::ClaudeUser(p) | McpSource::FleetUser(p) | McpSource::Project(p) => {
+                write!(f, "{}", p.display())
+            }
+            McpSource::ClaudeLocal(p) => write!(f, "{} (projects entry)", p.display()),
+            McpSource::FlagFile(p) => write!(f, "--mcp-config {}", p.display()),
+            McpSource::FlagInline(i) => write!(f, "--mcp-config #{} (inline JSON)", i + 1),
+            McpSource::Agent(name) => write!(f, "agent {name:?}"),
+        }
+    }
+}
+
+/// What went wrong while reading the configuration. Neither kind stops the rest loading.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpConfigError {
+    /// A whole source is unusable: unreadable, not JSON, or `mcpServers` not an object.
+    #[error("MCP configuration {origin}: {problem}")]
+    Source { origin: McpSource, problem: String },
+    /// One server's definition is unusable.
+    #[error("MCP server {server:?} in {origin}: {problem}")]
+    Server {
+        server: String,
+        origin: McpSource,
+        problem: ServerProblem,
+    },
+}
+
+impl McpConfigError {
+    /// The server this error is about, when it is about one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            McpConfigError::Source { .. } => None,
+            McpConfigError::Server { server, .. } => Some(server),
+        }
+    }
+
+    /// The source the error was found in.
+    pub fn origin(&self) -> &McpSource {
+        match self {
+            McpConfigError::Source { origin, .. } | McpConfigError::Server { origin, .. } => origin,
+        }
+    }
+}
+
+/// Every configured server (sorted by name, each name once) and every problem met on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpConfig {
+    pub servers: Vec<McpServerConfig>,
+    pub errors: Vec<McpConfigError>,
+}
+
+impl McpConfig {
+    /// The server configured under `name`.
+    pub fn get(&self, name: &str) -> Option<&McpServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// The error that made `name` unusable, if its winning definition was broken.
+    pub fn error_for(&self, name: &str) -> Option<&McpConfigError> {
+        self.errors.iter().find(|e| e.server() == Some(name))
+    }
 }
