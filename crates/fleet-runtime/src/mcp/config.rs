@@ -35,6 +35,7 @@ pub mod expand;
 pub mod server;
 mod sources;
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests;
 
 pub use agent::{agent_servers, parse_agent_servers, AgentMcpServer, AgentMcpServers};

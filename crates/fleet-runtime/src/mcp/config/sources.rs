@@ -123,7 +123,7 @@ impl McpConfigSources {
 /// `.mcp.json` candidates from the repository root down to `cwd`, and the folders whose
 /// `~/.claude.json` projects entry applies (the root, then `cwd`). Outside a repository: `cwd`
 /// alone, so a stray `.mcp.json` in `/tmp` or `~` never reaches an unrelated folder.
-fn project_layout(cwd: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+pub(super) fn project_layout(cwd: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let root = cwd.ancestors().find(|dir| dir.join(".git").exists());
     let mut dirs: Vec<&Path> = match root {
         Some(root) => cwd
@@ -168,6 +168,10 @@ fn read_optional(
             return None;
         }
     };
+    // A blank file is a file not written yet, not a mistake.
+    if text.trim().is_empty() {
+        return None;
+    }
     match parse_document(&text) {
         Ok(doc) => Some(doc),
         Err(problem) => {
