@@ -6,6 +6,7 @@ mod demo;
 mod dev;
 mod headless;
 mod input;
+mod mcp_cmd;
 mod model_choice;
 mod print;
 mod sessions;
@@ -49,6 +50,9 @@ enum Command {
     /// Worktrees isolated agents left: list them, or clean up the ones holding nothing.
     #[command(subcommand)]
     Worktrees(worktrees_cmd::WorktreesCommand),
+    /// MCP servers: add one to the project's .mcp.json or the user settings, or remove one.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -109,6 +113,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Team(cmd)) => team_cmd::run(cmd),
         Some(Command::Verify(args)) => verify::run(args).await,
         Some(Command::Worktrees(cmd)) => worktrees_cmd::run(cmd).await,
+        Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd),
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),
