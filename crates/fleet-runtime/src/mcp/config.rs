@@ -183,6 +183,13 @@ pub struct McpConfig {
 }
 
 impl McpConfig {
+    /// Everything configured for a session started in `cwd`, with `--mcp-config` values
+    /// `flags` and `--strict-mcp-config` `strict`, variables expanded from the process
+    /// environment. Never fails: problems are in `errors`.
+    pub fn load(cwd: &std::path::Path, flags: Vec<String>, strict: bool) -> Self {
+        McpConfigSources::discover(cwd, flags, strict).load(&process_env)
+    }
+
     /// The server configured under `name`.
     pub fn get(&self, name: &str) -> Option<&McpServerConfig> {
         self.servers.iter().find(|s| s.name == name)
