@@ -18,6 +18,7 @@ pub mod inbox;
 pub mod isolation;
 pub mod ledger;
 pub mod limits;
+pub mod mcp;
 pub mod session;
 mod settle;
 pub mod sink;
