@@ -84,9 +84,7 @@ impl Fault {
     }
 
     fn tool_list(&self) -> Value {
-        let object = |props: Value, required: &[&str]| {
-            json!({"type": "object", "properties": props, "required": required})
-        };
+        let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
         let mut tools = vec![
             json!({"name": "echo", "description": "Returns its text.",
                    "inputSchema": object(json!({"text": {"type": "string"}}), &["text"]),
@@ -107,12 +105,16 @@ impl Fault {
             json!({"name": "pids", "description": "This process's pid and its child's.", "inputSchema": object(json!({}), &[])}),
         ];
         if self.options.bad_schema {
-            tools.push(json!({"name": "broken", "description": "Its schema is not an object schema.",
-                              "inputSchema": {"type": "string"}}));
+            tools.push(
+                json!({"name": "broken", "description": "Its schema is not an object schema.",
+                              "inputSchema": {"type": "string"}}),
+            );
         }
         if self.extra.load(Ordering::SeqCst) {
-            tools.push(json!({"name": "extra", "description": "Appears after change_tools.",
-                              "inputSchema": object(json!({}), &[])}));
+            tools.push(
+                json!({"name": "extra", "description": "Appears after change_tools.",
+                              "inputSchema": object(json!({}), &[])}),
+            );
         }
         json!({ "tools": tools })
     }
@@ -208,7 +210,10 @@ impl ServerHandler for Fault {
             }
             "pids" => {
                 let child = self.child_pid.map_or(Value::Null, |p| json!(p));
-                text_result(json!({"pid": std::process::id(), "child": child}).to_string(), false)
+                text_result(
+                    json!({"pid": std::process::id(), "child": child}).to_string(),
+                    false,
+                )
             }
             "extra" if self.extra.load(Ordering::SeqCst) => text_result("extra", false),
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
