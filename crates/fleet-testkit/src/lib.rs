@@ -105,6 +105,7 @@ mod cache;
 mod encode;
 mod error;
 mod http_error;
+mod mcp_fault;
 mod openai;
 mod record;
 mod scenario;
@@ -114,6 +115,7 @@ mod validate;
 mod view;
 
 pub use error::TestkitError;
+pub use mcp_fault::mcp_fault_server;
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
     CacheConfig, Fault, OpenAiOptions, ReplyBlock, RequestLog, Rule, Scenario, StatusFault,

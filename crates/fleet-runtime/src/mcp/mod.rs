@@ -3,7 +3,22 @@
 //!
 //! - [`config`]: where server definitions come from, what they mean, and how `fleet mcp add |
 //!   remove` edits them. Pure data and files; nothing here starts a process.
+//! - [`process`]: stdio servers in their own process groups, killed on drop and on exit.
+//! - [`client`]: one rmcp session (stdio or streamable HTTP), its timeouts and errors.
+//! - [`connection`]: [`McpConnection`], a server as the rest of fleet uses it: tools, calls with
+//!   timeout and cancellation, `list_changed`, restart once after a crash.
+//! - [`output`]: results mapped to tool output, capped.
+//! - [`tool`]: [`McpTool`], one server tool as a `fleet_tools::Tool` named `mcp__server__tool`.
 
+pub mod client;
 pub mod config;
+pub mod connection;
+pub mod output;
+pub mod process;
+pub mod tool;
 
+pub use client::{McpError, McpTimeouts};
 pub use config::{McpServerConfig, McpSource, McpTransport};
+pub use connection::{McpCallResult, McpConnection, McpStatus, McpToolInfo};
+pub use process::kill_all_server_groups;
+pub use tool::{mcp_tool_name, McpTool};

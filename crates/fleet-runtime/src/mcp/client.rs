@@ -1,0 +1,208 @@
+//! One rmcp client session with one server: starting the transport the configuration names,
+//! the `initialize` handshake under the connect timeout, and the client handler that notices
+//! `notifications/tools/list_changed`. [`super::McpConnection`] builds on this and adds the
+//! restart-once policy; nothing here retries.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use thiserror::Error;
+
+use super::config::{McpServerConfig, McpTransport};
+use super::process::ServerProcess;
+
+/// The two MCP timeouts of the issue, read from the environment by [`McpTimeouts::from_env`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpTimeouts {
+    /// Starting the server and the `initialize` handshake (`MCP_TIMEOUT`, default 30 s).
+    pub connect: Duration,
+    /// One `tools/call` (`MCP_TOOL_TIMEOUT`); `None` waits as long as the call's cancellation
+    /// allows, as Claude Code does when the variable is unset.
+    pub call: Option<Duration>,
+}
+
+impl Default for McpTimeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(30),
+            call: None,
+        }
+    }
+}
+
+impl McpTimeouts {
+    /// `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT`, both in milliseconds as in Claude Code; a value
+    /// that is not a number keeps the default.
+    pub fn from_env() -> Self {
+        let ms = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_millis)
+        };
+        let default = Self::default();
+        Self {
+            connect: ms("MCP_TIMEOUT").unwrap_or(default.connect),
+            call: ms("MCP_TOOL_TIMEOUT").or(default.call),
+        }
+    }
+}
+
+/// Why a server could not be reached or a call did not produce a result.
+#[derive(Debug, Error)]
+pub enum McpError {
+    #[error("MCP server {server:?}: could not start {command:?}: {source}")]
+    Spawn {
+        server: String,
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("MCP server {server:?}: no answer to initialize within {timeout:?}")]
+    ConnectTimeout { server: String, timeout: Duration },
+    #[error("MCP server {server:?}: connecting failed: {message}")]
+    Connect { server: String, message: String },
+    #[error("MCP server {server:?}: {message}")]
+    Unsupported { server: String, message: String },
+    #[error("MCP server {server:?} failed: {reason}")]
+    Failed { server: String, reason: String },
+    #[error("MCP tool {tool:?} on server {server:?} did not answer within {timeout:?}")]
+    CallTimeout {
+        server: String,
+        tool: String,
+        timeout: Duration,
+    },
+    #[error("MCP tool {tool:?} on server {server:?} was cancelled")]
+    Cancelled { server: String, tool: String },
+    #[error("MCP tool {tool:?} on server {server:?}: {message}")]
+    Call {
+        server: String,
+        tool: String,
+        message: String,
+    },
+}
+
+/// The client side of the session: says who we are and raises a flag when the server's tool
+/// list changes, which the connection checks before the agent's next request.
+#[derive(Debug, Clone, Default)]
+pub struct FleetClientHandler {
+    pub tools_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for FleetClientHandler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("fleet", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A connected session and, for stdio, the process behind it.
+pub struct Session {
+    pub service: RunningService<RoleClient, FleetClientHandler>,
+    pub process: Option<ServerProcess>,
+}
+
+/// Largest JSON-RPC line accepted from a stdio server: well above the 10 MB a tool may return
+/// before the output cap cuts it.
+const MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
+
+/// Starts the transport for `config` and completes `initialize` within `timeouts.connect`.
+/// A stdio server that does not finish in time is killed with its group.
+pub async fn open_session(
+    config: &McpServerConfig,
+    timeouts: McpTimeouts,
+    handler: FleetClientHandler,
+) -> Result<Session, McpError> {
+    let server = config.name.clone();
+    let timed_out = || McpError::ConnectTimeout {
+        server: server.clone(),
+        timeout: timeouts.connect,
+    };
+    let failed = |message: String| McpError::Connect {
+        server: server.clone(),
+        message,
+    };
+    match &config.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (process, pipes) = ServerProcess::spawn(command, args, env, cwd.as_deref())
+                .map_err(|source| McpError::Spawn {
+                    server: server.clone(),
+                    command: command.clone(),
+                    source,
+                })?;
+            let transport = AsyncRwTransport::new_client(pipes.stdout, pipes.stdin)
+                .with_max_line_length(MAX_STDIO_LINE);
+            match tokio::time::timeout(timeouts.connect, handler.serve(transport)).await {
+                Ok(Ok(service)) => Ok(Session {
+                    service,
+                    process: Some(process),
+                }),
+                Ok(Err(e)) => {
+                    let stderr = process.stderr().text();
+                    process.shutdown().await;
+                    Err(failed(with_stderr(e.to_string(), &stderr)))
+                }
+                Err(_) => {
+                    process.shutdown().await;
+                    Err(timed_out())
+                }
+            }
+        }
+        McpTransport::Http { url, headers } => {
+            // reqwest 0.13 inside rmcp is built without a crypto provider; fleet uses ring
+            // everywhere (no aws-lc). Installing it twice is harmless: the second call fails.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let mut custom = std::collections::HashMap::new();
+            for (name, value) in headers {
+                let name = http::HeaderName::try_from(name.as_str())
+                    .map_err(|e| failed(format!("header name {name:?}: {e}")))?;
+                let value = http::HeaderValue::try_from(value.as_str())
+                    .map_err(|e| failed(format!("header {name}: {e}")))?;
+                custom.insert(name, value);
+            }
+            let transport_config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(transport_config);
+            match tokio::time::timeout(timeouts.connect, handler.serve(transport)).await {
+                Ok(Ok(service)) => Ok(Session {
+                    service,
+                    process: None,
+                }),
+                Ok(Err(e)) => Err(failed(e.to_string())),
+                Err(_) => Err(timed_out()),
+            }
+        }
+        McpTransport::Sse { .. } => Err(McpError::Unsupported {
+            server,
+            message: "the legacy SSE transport is not supported yet (rmcp dropped its SSE \
+                      client; see mcp/NOTES.md)"
+                .to_string(),
+        }),
+    }
+}
+
+fn with_stderr(message: String, stderr: &str) -> String {
+    if stderr.is_empty() {
+        message
+    } else {
+        format!("{message}; its stderr ends with: {stderr}")
+    }
+}

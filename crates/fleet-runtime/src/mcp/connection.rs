@@ -1,0 +1,380 @@
+//! [`McpConnection`]: one configured server as the rest of fleet uses it.
+//!
+//! Calls run concurrently: each takes a clone of the rmcp peer and holds no lock while it
+//! waits. A call whose transport closes under it (the server died) fails, marks the
+//! connection failed, and the next call restarts the server, once per connection; after that
+//! the connection stays failed and says why.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use fleet_tools::ToolOutput;
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
+use rmcp::service::ServiceError;
+use rmcp::{Peer, RoleClient};
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{open_session, FleetClientHandler, McpError, McpTimeouts, Session};
+use super::config::McpServerConfig;
+use super::output::{map_call_result, max_output_tokens_from_env};
+
+/// One tool a server offers, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpToolInfo {
+    /// The server's own name for it (not the `mcp__…` name).
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    /// The server's `readOnlyHint` annotation; MCP tools are not read-only without it.
+    pub read_only_hint: bool,
+}
+
+/// Where a connection stands, for `fleet mcp list` and the stream-json `init` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpStatus {
+    Connected,
+    /// Dead; `restart_left` says whether the next call will try to start it again.
+    Failed {
+        reason: String,
+        restart_left: bool,
+    },
+}
+
+/// What one call gives: the tool output for the model, or why there is none.
+pub type McpCallResult = Result<ToolOutput, McpError>;
+
+struct Inner {
+    session: Option<Session>,
+    status: McpStatus,
+    tools: Arc<Vec<McpToolInfo>>,
+    /// Tools the server listed that fleet cannot offer, with the reason (a non-object schema).
+    skipped: Vec<(String, String)>,
+    instructions: Option<String>,
+    restarted: bool,
+}
+
+/// A connected MCP server. Dropping it kills a stdio server's process group.
+pub struct McpConnection {
+    config: McpServerConfig,
+    timeouts: McpTimeouts,
+    max_output_tokens: usize,
+    tools_changed: Arc<AtomicBool>,
+    inner: Mutex<Inner>,
+}
+
+impl McpConnection {
+    /// Starts the server, completes `initialize` within `timeouts.connect` and lists its tools.
+    pub async fn connect(
+        config: &McpServerConfig,
+        timeouts: McpTimeouts,
+    ) -> Result<Self, McpError> {
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let mut inner = Inner {
+            session: None,
+            status: McpStatus::Connected,
+            tools: Arc::new(Vec::new()),
+            skipped: Vec::new(),
+            instructions: None,
+            restarted: false,
+        };
+        start(config, timeouts, &tools_changed, &mut inner).await?;
+        Ok(Self {
+            config: config.clone(),
+            timeouts,
+            max_output_tokens: max_output_tokens_from_env(),
+            tools_changed,
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// The same connection with its output cap set explicitly (instead of from the environment).
+    pub fn with_max_output_tokens(mut self, tokens: usize) -> Self {
+        self.max_output_tokens = tokens;
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn config(&self) -> &McpServerConfig {
+        &self.config
+    }
+
+    pub async fn status(&self) -> McpStatus {
+        self.inner.lock().await.status.clone()
+    }
+
+    /// The tools as last listed.
+    pub async fn tools(&self) -> Arc<Vec<McpToolInfo>> {
+        self.inner.lock().await.tools.clone()
+    }
+
+    /// Listed tools left out, with why.
+    pub async fn skipped_tools(&self) -> Vec<(String, String)> {
+        self.inner.lock().await.skipped.clone()
+    }
+
+    /// The server's `instructions` from `initialize`, uncapped (the system prompt caps them).
+    pub async fn instructions(&self) -> Option<String> {
+        self.inner.lock().await.instructions.clone()
+    }
+
+    /// The stdio server's pid (its process group id), for tests and diagnostics.
+    pub async fn server_pid(&self) -> Option<i32> {
+        let inner = self.inner.lock().await;
+        inner.session.as_ref()?.process.as_ref().map(|p| p.pid())
+    }
+
+    /// True once after the server sent `notifications/tools/list_changed`: the caller then
+    /// calls [`Self::refresh_tools`] before building the agent's next request.
+    pub fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// Lists the server's tools again and returns the new list.
+    pub async fn refresh_tools(&self) -> Result<Arc<Vec<McpToolInfo>>, McpError> {
+        let peer = self.ready_peer().await?;
+        let (tools, skipped) = list_tools(&self.config.name, &peer).await?;
+        let mut inner = self.inner.lock().await;
+        inner.tools = Arc::new(tools);
+        inner.skipped = skipped;
+        Ok(inner.tools.clone())
+    }
+
+    /// Calls `tool` with `arguments` (a JSON object). Gives up after `MCP_TOOL_TIMEOUT` or when
+    /// `cancel` fires; either way the server gets `notifications/cancelled` for the request
+    /// (rmcp sends it when the pending request is dropped).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        cancel: &CancellationToken,
+    ) -> McpCallResult {
+        let server = self.config.name.clone();
+        let call_error = |message: String| McpError::Call {
+            server: server.clone(),
+            tool: tool.to_string(),
+            message,
+        };
+        let arguments = match arguments {
+            Value::Object(map) => map,
+            Value::Null => serde_json::Map::new(),
+            other => {
+                return Err(call_error(format!(
+                    "arguments must be an object, not {other}"
+                )))
+            }
+        };
+        let params: CallToolRequestParams =
+            serde_json::from_value(json!({"name": tool, "arguments": arguments}))
+                .map_err(|e| call_error(e.to_string()))?;
+        let peer = self.ready_peer().await?;
+        let request = peer.call_tool_once(params);
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                return Err(McpError::Cancelled { server, tool: tool.to_string() });
+            }
+            outcome = with_timeout(self.timeouts.call, request) => outcome,
+        };
+        match outcome {
+            None => Err(McpError::CallTimeout {
+                server,
+                tool: tool.to_string(),
+                timeout: self.timeouts.call.unwrap_or_default(),
+            }),
+            Some(Ok(CallToolResponse::Complete(result))) => {
+                let value = serde_json::to_value(&result).map_err(|e| call_error(e.to_string()))?;
+                Ok(map_call_result(&value, self.max_output_tokens))
+            }
+            Some(Ok(_)) => Err(call_error(
+                "the server asked for more input or started a task; fleet does not support \
+                 either yet"
+                    .to_string(),
+            )),
+            Some(Err(ServiceError::McpError(e))) => Err(call_error(e.message.to_string())),
+            Some(Err(e)) if peer.is_transport_closed() || is_transport_error(&e) => Err(self
+                .mark_failed(format!("the server exited during the call ({e})"))
+                .await),
+            Some(Err(e)) => Err(call_error(e.to_string())),
+        }
+    }
+
+    /// Stops the server and waits until a stdio server's own process is gone.
+    pub async fn shutdown(self) {
+        let mut inner = self.inner.into_inner();
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
+        }
+    }
+
+    /// A peer to send on: the live one, or a restarted one if the connection failed and has
+    /// its restart left.
+    async fn ready_peer(&self) -> Result<Peer<RoleClient>, McpError> {
+        let mut inner = self.inner.lock().await;
+        if let Some(session) = &inner.session {
+            if !session.service.is_closed() && !session.service.peer().is_transport_closed() {
+                return Ok(session.service.peer().clone());
+            }
+            let reason = exit_reason(session, "the server exited");
+            fail(&mut inner, reason).await;
+        }
+        let McpStatus::Failed { reason, .. } = inner.status.clone() else {
+            return Err(self.failed_error("no session".to_string()));
+        };
+        if inner.restarted {
+            return Err(self.failed_error(reason));
+        }
+        inner.restarted = true;
+        match start(&self.config, self.timeouts, &self.tools_changed, &mut inner).await {
+            Ok(()) => match &inner.session {
+                Some(session) => Ok(session.service.peer().clone()),
+                None => Err(self.failed_error(reason)),
+            },
+            Err(e) => {
+                inner.status = McpStatus::Failed {
+                    reason: format!("restart failed: {e}"),
+                    restart_left: false,
+                };
+                Err(e)
+            }
+        }
+    }
+
+    async fn mark_failed(&self, reason: String) -> McpError {
+        let mut inner = self.inner.lock().await;
+        let reason = match &inner.session {
+            Some(session) => exit_reason(session, &reason),
+            None => reason,
+        };
+        fail(&mut inner, reason.clone()).await;
+        self.failed_error(reason)
+    }
+
+    fn failed_error(&self, reason: String) -> McpError {
+        McpError::Failed {
+            server: self.config.name.clone(),
+            reason,
+        }
+    }
+}
+
+/// Opens a session into `inner` and lists its tools.
+async fn start(
+    config: &McpServerConfig,
+    timeouts: McpTimeouts,
+    tools_changed: &Arc<AtomicBool>,
+    inner: &mut Inner,
+) -> Result<(), McpError> {
+    let handler = FleetClientHandler {
+        tools_changed: tools_changed.clone(),
+    };
+    let session = open_session(config, timeouts, handler).await?;
+    let peer = session.service.peer().clone();
+    let listed = tokio::time::timeout(timeouts.connect, list_tools(&config.name, &peer)).await;
+    let (tools, skipped) = match listed {
+        Ok(Ok(listed)) => listed,
+        Ok(Err(e)) => {
+            stop(session).await;
+            return Err(e);
+        }
+        Err(_) => {
+            stop(session).await;
+            return Err(McpError::ConnectTimeout {
+                server: config.name.clone(),
+                timeout: timeouts.connect,
+            });
+        }
+    };
+    inner.instructions = session
+        .service
+        .peer_info()
+        .and_then(|info| info.instructions.clone());
+    inner.tools = Arc::new(tools);
+    inner.skipped = skipped;
+    inner.session = Some(session);
+    inner.status = McpStatus::Connected;
+    tools_changed.store(false, Ordering::SeqCst);
+    Ok(())
+}
+
+async fn fail(inner: &mut Inner, reason: String) {
+    if let Some(session) = inner.session.take() {
+        stop(session).await;
+    }
+    inner.status = McpStatus::Failed {
+        reason,
+        restart_left: !inner.restarted,
+    };
+}
+
+async fn stop(mut session: Session) {
+    let _ = session.service.close().await;
+    if let Some(process) = session.process.take() {
+        process.shutdown().await;
+    }
+}
+
+fn exit_reason(session: &Session, reason: &str) -> String {
+    match session.process.as_ref().map(|p| p.stderr().text()) {
+        Some(stderr) if !stderr.is_empty() => format!("{reason}; its stderr ends with: {stderr}"),
+        _ => reason.to_string(),
+    }
+}
+
+fn is_transport_error(e: &ServiceError) -> bool {
+    matches!(
+        e,
+        ServiceError::TransportClosed | ServiceError::TransportSend(_)
+    )
+}
+
+async fn with_timeout<F: std::future::Future>(
+    timeout: Option<std::time::Duration>,
+    future: F,
+) -> Option<F::Output> {
+    match timeout {
+        Some(timeout) => tokio::time::timeout(timeout, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// Every tool the server lists, split into those fleet can offer and those it leaves out.
+async fn list_tools(
+    server: &str,
+    peer: &Peer<RoleClient>,
+) -> Result<(Vec<McpToolInfo>, Vec<(String, String)>), McpError> {
+    let listed = peer.list_all_tools().await.map_err(|e| McpError::Connect {
+        server: server.to_string(),
+        message: format!("tools/list: {e}"),
+    })?;
+    let mut tools = Vec::new();
+    let mut skipped = Vec::new();
+    for tool in listed {
+        let value = serde_json::to_value(&tool).unwrap_or(Value::Null);
+        let name = value["name"].as_str().unwrap_or_default().to_string();
+        let schema = value.get("inputSchema").cloned().unwrap_or(Value::Null);
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            skipped.push((
+                name,
+                format!("its input schema is not an object schema: {schema}"),
+            ));
+            continue;
+        }
+        tools.push(McpToolInfo {
+            description: value["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            input_schema: schema,
+            read_only_hint: value["annotations"]["readOnlyHint"]
+                .as_bool()
+                .unwrap_or(false),
+            name,
+        });
+    }
+    Ok((tools, skipped))
+}

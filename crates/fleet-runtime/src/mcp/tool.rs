@@ -1,0 +1,81 @@
+//! [`McpTool`]: one server tool offered to the model as `mcp__<server>__<tool>`, so permission
+//! rules (`mcp__server`, `mcp__server__tool`, `mcp__server__*`) name it like Claude Code's.
+
+use std::sync::Arc;
+
+use fleet_tools::{Access, Tool, ToolContext, ToolError, ToolFuture};
+use serde_json::Value;
+
+use super::client::McpError;
+use super::connection::{McpConnection, McpToolInfo};
+
+/// The name the model sees for `tool` on `server`.
+pub fn mcp_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+/// One MCP tool as a fleet tool. It shares its server's connection with the server's other
+/// tools; the description and schema are those listed when the adapter was made (a
+/// `list_changed` makes the caller build new adapters).
+pub struct McpTool {
+    connection: Arc<McpConnection>,
+    info: McpToolInfo,
+    full_name: String,
+}
+
+impl McpTool {
+    pub fn new(connection: Arc<McpConnection>, info: McpToolInfo) -> Self {
+        let full_name = mcp_tool_name(connection.name(), &info.name);
+        Self {
+            connection,
+            info,
+            full_name,
+        }
+    }
+
+    /// One adapter per tool the connection currently lists.
+    pub async fn all(connection: &Arc<McpConnection>) -> Vec<McpTool> {
+        connection
+            .tools()
+            .await
+            .iter()
+            .map(|info| McpTool::new(connection.clone(), info.clone()))
+            .collect()
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.full_name
+    }
+
+    fn description(&self) -> String {
+        self.info.description.clone()
+    }
+
+    fn input_schema(&self) -> Value {
+        self.info.input_schema.clone()
+    }
+
+    fn is_read_only(&self) -> bool {
+        self.info.read_only_hint
+    }
+
+    fn access(&self, _input: &Value, _ctx: &ToolContext) -> Access {
+        Access::Other
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            match self
+                .connection
+                .call(&self.info.name, input, &ctx.cancel)
+                .await
+            {
+                Ok(output) => Ok(output),
+                Err(McpError::Cancelled { .. }) => Err(ToolError::Cancelled),
+                Err(e) => Err(ToolError::failed(e.to_string())),
+            }
+        })
+    }
+}

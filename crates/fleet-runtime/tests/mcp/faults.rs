@@ -1,0 +1,200 @@
+use std::time::Duration;
+
+use fleet_runtime::mcp::{McpConnection, McpError, McpStatus, McpTimeouts};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{connect, fault_config, wait_for_line, wait_gone};
+
+async fn pids(conn: &McpConnection) -> (i32, Option<i32>) {
+    let out = conn
+        .call("pids", json!({}), &CancellationToken::new())
+        .await
+        .unwrap();
+    let value: Value = serde_json::from_str(&out.content).unwrap();
+    let pid = value["pid"].as_i64().unwrap() as i32;
+    (pid, value["child"].as_i64().map(|c| c as i32))
+}
+
+#[tokio::test]
+async fn the_whole_process_group_is_gone_after_shutdown() {
+    let conn = connect("fault", &["--spawn-child"]).await;
+    let (pid, child) = pids(&conn).await;
+    let child = child.expect("the server started a child");
+    assert_eq!(conn.server_pid().await, Some(pid));
+    conn.shutdown().await;
+    assert!(wait_gone(pid).await, "server {pid} still alive");
+    assert!(wait_gone(child).await, "grandchild {child} still alive");
+}
+
+#[tokio::test]
+async fn the_whole_process_group_is_gone_after_drop() {
+    let conn = connect("fault", &["--spawn-child"]).await;
+    let (pid, child) = pids(&conn).await;
+    drop(conn);
+    assert!(wait_gone(pid).await, "server {pid} still alive");
+    assert!(wait_gone(child.unwrap()).await, "grandchild still alive");
+}
+
+#[tokio::test]
+async fn a_hung_call_times_out_and_the_server_hears_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let config = fault_config("fault", &["--log", log.to_str().unwrap()]);
+    let timeouts = McpTimeouts {
+        connect: Duration::from_secs(60),
+        call: Some(Duration::from_millis(300)),
+    };
+    let conn = McpConnection::connect(&config, timeouts).await.unwrap();
+    let err = conn
+        .call("hang", json!({}), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::CallTimeout { .. }), "{err}");
+    assert!(
+        wait_for_line(&log, "cancelled hang").await,
+        "no notifications/cancelled"
+    );
+    // A timeout is not a failure: the server still answers.
+    let out = conn
+        .call(
+            "echo",
+            json!({"text": "still here"}),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.unwrap().content, "still here");
+    conn.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_call_sends_notifications_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let conn = connect("fault", &["--log", log.to_str().unwrap()]).await;
+    let cancel = CancellationToken::new();
+    let call = conn.call("hang", json!({}), &cancel);
+    let trigger = async {
+        assert!(wait_for_line(&log, "started hang").await);
+        cancel.cancel();
+    };
+    let (result, ()) = tokio::join!(call, trigger);
+    assert!(
+        matches!(result, Err(McpError::Cancelled { .. })),
+        "{result:?}"
+    );
+    assert!(
+        wait_for_line(&log, "cancelled hang").await,
+        "no notifications/cancelled"
+    );
+    conn.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_fails_that_call_and_the_next_call_restarts_once() {
+    let conn = connect("fault", &[]).await;
+    let (first_pid, _) = pids(&conn).await;
+    let err = conn
+        .call("crash", json!({}), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Failed { .. }), "{err}");
+    assert!(matches!(
+        conn.status().await,
+        McpStatus::Failed {
+            restart_left: true,
+            ..
+        }
+    ));
+    let (second_pid, _) = pids(&conn).await;
+    assert_ne!(first_pid, second_pid, "a new server process");
+    assert_eq!(conn.status().await, McpStatus::Connected);
+    // A second crash: no more restarts.
+    let _ = conn
+        .call("crash", json!({}), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    let err = conn
+        .call("echo", json!({"text": "x"}), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::Failed { .. }), "{err}");
+    assert!(matches!(
+        conn.status().await,
+        McpStatus::Failed {
+            restart_left: false,
+            ..
+        }
+    ));
+    assert!(wait_gone(second_pid).await);
+}
+
+#[tokio::test]
+async fn list_changed_raises_the_flag_and_refresh_shows_the_new_tool() {
+    let conn = connect("fault", &[]).await;
+    assert!(!conn.take_tools_changed());
+    assert!(!conn.tools().await.iter().any(|t| t.name == "extra"));
+    conn.call("change_tools", json!({}), &CancellationToken::new())
+        .await
+        .unwrap();
+    // The notification travels beside the result; wait for it rather than race it.
+    let mut seen = false;
+    for _ in 0..600 {
+        if conn.take_tools_changed() {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen, "list_changed never arrived");
+    let tools = conn.refresh_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "extra"));
+    conn.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_bad_schema_is_skipped_and_named() {
+    let conn = connect("fault", &["--bad-schema"]).await;
+    assert!(!conn.tools().await.iter().any(|t| t.name == "broken"));
+    let skipped = conn.skipped_tools().await;
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].0, "broken");
+    assert!(skipped[0].1.contains("not an object schema"));
+    conn.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_slow_start_within_the_timeout_connects() {
+    let conn = connect("fault", &["--start-delay-ms", "300"]).await;
+    assert!(!conn.tools().await.is_empty());
+    conn.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_start_slower_than_the_timeout_fails_naming_the_server() {
+    let config = fault_config("slowpoke", &["--start-delay-ms", "60000", "--spawn-child"]);
+    let timeouts = McpTimeouts {
+        connect: Duration::from_millis(200),
+        call: None,
+    };
+    let err = McpConnection::connect(&config, timeouts)
+        .await
+        .err()
+        .expect("timeout");
+    assert!(matches!(err, McpError::ConnectTimeout { .. }), "{err}");
+    assert!(err.to_string().contains("slowpoke"));
+}
+
+#[tokio::test]
+async fn a_missing_command_is_a_spawn_error_naming_the_server() {
+    let mut config = fault_config("ghost", &[]);
+    if let fleet_runtime::mcp::McpTransport::Stdio { command, .. } = &mut config.transport {
+        *command = "/nonexistent/mcp-server".to_string();
+    }
+    let err = McpConnection::connect(&config, crate::support::timeouts())
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(err, McpError::Spawn { .. }), "{err}");
+    assert!(err.to_string().contains("ghost"));
+}
