@@ -4,9 +4,11 @@
 //! arrived while it was busy reaches the model at the next turn, in arrival order. A waiter
 //! (the session, between runs) can sleep until something arrives.
 //!
-//! A message taken from a durable mailbox carries an acknowledgement, run when the message is
-//! drained into a conversation: until then the mailbox still holds it, so a crash before that
-//! point delivers it again after a resume instead of losing it.
+//! A message taken from a durable mailbox carries an acknowledgement and the mail's ids. Whoever
+//! takes it in runs the acknowledgement once the message is safely recorded ([`Inbox::drain`]
+//! runs it at once; the lead's settle loop, after the run that read it): until then the mailbox
+//! still holds the mail, so a crash before that point delivers it again after a resume instead
+//! of losing it.
 
 use fleet_protocol::Message;
 use std::collections::VecDeque;

@@ -44,7 +44,7 @@ impl SessionLock {
                 .truncate(false)
                 .open(&path)
                 .map_err(|e| StoreError::io("open", &path, e))?;
-            match file.try_lock() {
+            match try_lock_settling(&mut file) {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {
                     return Err(StoreError::SessionInUse {
@@ -87,6 +87,40 @@ impl Drop for SessionLock {
     }
 }
 
+/// How long a lock whose recorded holder has died may take to be let go.
+const DEAD_HOLDER_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `try_lock`, except that a lock whose recorded holder is dead is waited for a moment: a
+/// process killed with SIGKILL can leave a child of its half way between `fork` and `exec`,
+/// still holding a copy of the lock until its `exec` closes it. A live holder is refused at
+/// once.
+fn try_lock_settling(file: &mut File) -> std::result::Result<(), std::fs::TryLockError> {
+    let deadline = std::time::Instant::now() + DEAD_HOLDER_GRACE;
+    loop {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock)
+                if std::time::Instant::now() < deadline
+                    && holder(file).is_some_and(|pid| !alive(pid)) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Whether process `pid` exists (a zombie counts as gone).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses: `Z` is a zombie.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| state != 'Z'),
+        Err(_) => false,
+    }
+}
+
 /// Whether `file` is still the file at `path`.
 fn still_at(file: &File, path: &Path) -> bool {
     match (file.metadata(), std::fs::metadata(path)) {
@@ -105,6 +139,7 @@ fn write_pid(file: &mut File) -> std::io::Result<()> {
 /// The pid the holder wrote, if it has written one yet.
 fn holder(file: &mut File) -> Option<u32> {
     let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
     file.read_to_string(&mut text).ok()?;
     text.trim().parse().ok()
 }
@@ -112,6 +147,31 @@ fn holder(file: &mut File) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lock_whose_recorded_holder_is_dead_is_waited_for_briefly() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let transcript = dir.path().join("abc.jsonl");
+        let path = transcript.with_extension("lock");
+        // Held by a copy whose writer is gone: a dead pid in the file, the lock still taken
+        // (as by a child between fork and exec), let go a moment later.
+        let mut stray = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .expect("open");
+        stray.try_lock().expect("lock");
+        writeln!(stray, "{}", i32::MAX).expect("write");
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(stray);
+        });
+        let lock = SessionLock::acquire(&transcript, "abc");
+        release.join().expect("join");
+        assert!(lock.is_ok(), "taken once the stray copy let go: {lock:?}");
+    }
 
     #[test]
     fn a_second_holder_is_refused_until_the_first_lets_go() {

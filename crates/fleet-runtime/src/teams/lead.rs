@@ -1,6 +1,7 @@
 //! The lead's side of the team's mail: entries in `team-lead`'s inbox become one user turn of
-//! the main agent's conversation, acknowledged in the mailbox only when the main agent takes
-//! them in — so mail that arrived before a crash is read after the resume, not lost.
+//! the main agent's conversation, read between its runs, and acknowledged in the mailbox only
+//! after the run that read them — so mail that arrived before a crash is read after the resume,
+//! not lost; and mail the lead's transcript says it read (`mailIds`) is not read twice.
 //!
 //! The poller wakes on the mailbox (never a timer) and also acts on the frames the lead's
 //! side handles by itself: with auto-approval on, a plan request is approved at once (the lead

@@ -73,11 +73,10 @@ impl Teams {
 
     /// The team, made implicitly (`session-<sid8>`) when there is none yet.
     pub fn get_or_create(&self, cwd: &std::path::Path) -> Result<Arc<Team>, String> {
-        if let Some(team) = self.current() {
-            return Ok(team);
-        }
         let sid8: String = self.settings.session_id.chars().take(8).collect();
-        self.create(&format!("session-{sid8}"), None, cwd)
+        // Checked and made under one lock: two teammates started in one reply (their Agent
+        // calls run side by side) must land in one team.
+        self.make(&format!("session-{sid8}"), None, cwd, true)
     }
 
     /// Makes a team with the main agent as lead. Fails when the session already leads one.
@@ -87,8 +86,23 @@ impl Teams {
         description: Option<&str>,
         cwd: &std::path::Path,
     ) -> Result<Arc<Team>, String> {
+        self.make(wanted, description, cwd, false)
+    }
+
+    /// The team `wanted`, made now unless the session already leads one: then that team when
+    /// `reuse`, else an error.
+    fn make(
+        &self,
+        wanted: &str,
+        description: Option<&str>,
+        cwd: &std::path::Path,
+        reuse: bool,
+    ) -> Result<Arc<Team>, String> {
         let mut current = lock(&self.current);
         if let Some(team) = &*current {
+            if reuse {
+                return Ok(team.clone());
+            }
             return Err(format!(
                 "This session already leads team {:?}; end it with TeamDelete before creating \
                  another.",
@@ -240,8 +254,19 @@ impl Team {
         lock(&self.mates).values().cloned().collect()
     }
 
-    pub(crate) fn add_mate(&self, mate: Arc<Mate>) {
-        lock(&self.mates).insert(mate.name.clone(), mate);
+    pub(crate) fn remove_mate(&self, name: &str) {
+        lock(&self.mates).remove(name);
+    }
+
+    /// Adds a member unless one of that name is there already (two Agent calls with one
+    /// name in one reply); `false` then.
+    pub(crate) fn add_mate(&self, mate: Arc<Mate>) -> bool {
+        let mut mates = lock(&self.mates);
+        if mates.contains_key(&mate.name) {
+            return false;
+        }
+        mates.insert(mate.name.clone(), mate);
+        true
     }
 
     /// Writes `entry` into `to`'s inbox (durably) and says so on the event stream.

@@ -138,13 +138,22 @@ impl Spawner {
             description: Some(input.description.clone()),
             ..Member::new(name, &team.name, &def.name, &cwd.display().to_string())
         };
-        team.store
-            .update(&team.name, |config| {
-                config.members.retain(|m| m.name != name);
-                config.members.push(member);
-            })
-            .map_err(|err| ToolError::Failed(format!("Cannot add {name:?} to the team: {err}")))?;
-        team.add_mate(mate.clone());
+        if !team.add_mate(mate.clone()) {
+            return Err(ToolError::Failed(format!(
+                "The team already has a member named {name:?}. Choose another name, or use \
+                 SendMessage to reach it."
+            )));
+        }
+        let recorded = team.store.update(&team.name, |config| {
+            config.members.retain(|m| m.name != name);
+            config.members.push(member);
+        });
+        if let Err(err) = recorded {
+            team.remove_mate(name);
+            return Err(ToolError::Failed(format!(
+                "Cannot add {name:?} to the team: {err}"
+            )));
+        }
         self.ledger()
             .register(&mate.agent_id, def.name.as_str(), Some("main"), 1, &model);
         team.emit(TeamEvent::TeammateSpawned {
@@ -288,7 +297,9 @@ impl Spawner {
                 spec.plan_required,
             ));
             mate.mark_stopped();
-            team.add_mate(mate.clone());
+            if !team.add_mate(mate.clone()) {
+                continue;
+            }
             self.ledger().register(
                 &mate.agent_id,
                 &mate.agent_type,

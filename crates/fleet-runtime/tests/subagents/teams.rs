@@ -307,3 +307,51 @@ fn in_long_command(home: &std::path::Path, project: &std::path::Path, id: &str) 
     );
     std::fs::read_to_string(path).is_ok_and(|text| text.contains("sleep 30"))
 }
+
+#[tokio::test]
+async fn teammates_started_in_one_reply_share_one_team_and_a_name_once() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("MATE-UP").when_marker("PAIR-START"),
+        lead(Rule::text("LEAD-NOTED")).when_tool_result(true),
+        lead(
+            spawn("left", "PAIR-START left")
+                .then_tool_use(
+                    "Agent",
+                    json!({"description": "member right", "name": "right", "prompt": "PAIR-START right"}),
+                )
+                .then_tool_use(
+                    "Agent",
+                    json!({"description": "member left again", "name": "left", "prompt": "PAIR-START again"}),
+                ),
+        )
+        .when_tool_result(false)
+        .times(1),
+        lead(Rule::text("LEAD-NOTED")),
+    ]))
+    .await
+    .unwrap();
+    let (events, _) = run_throwaway(&server, teams(), "LEAD-MARK: go").await;
+    let created = team_events(&events)
+        .iter()
+        .filter(|t| matches!(t, TeamEvent::TeamCreated { .. }))
+        .count();
+    assert_eq!(created, 1, "one implicit team for both");
+    let spawned: Vec<String> = team_events(&events)
+        .iter()
+        .filter_map(|t| match t {
+            TeamEvent::TeammateSpawned { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(spawned.len(), 2, "{spawned:?}");
+    let results: Vec<String> = tool_results_of(&events, true)
+        .into_iter()
+        .filter(|r| r.tool_name == "Agent")
+        .map(|r| r.content)
+        .collect();
+    let refused = results
+        .iter()
+        .filter(|r| r.contains("already has a member named \"left\""))
+        .count();
+    assert_eq!(refused, 1, "the second `left` is refused: {results:#?}");
+}
