@@ -84,6 +84,12 @@ pub struct PrintArgs {
     /// TaskStop). Also FLEET_COORDINATOR_MODE=1.
     #[arg(long)]
     pub coordinator: bool,
+    /// MCP servers: a JSON file or inline JSON (`{"mcpServers": {…}}`); repeatable.
+    #[arg(long = "mcp-config", value_name = "CONFIG", num_args = 1..)]
+    pub mcp_config: Vec<String>,
+    /// Use only the servers of --mcp-config, none from `.mcp.json` or settings.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
     /// Run every agent's Bash commands in the OS sandbox (as `"sandbox": {"enabled": true}`).
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandbox: bool,

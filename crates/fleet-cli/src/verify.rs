@@ -121,7 +121,16 @@ pub async fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         ..PrintArgs::default()
     };
     let session_id = fleet_store::new_session_id();
-    let built = setup::agent(&print, &cwd, &settings, choice, &session_id, None, true)?;
+    let built = setup::agent(
+        &print,
+        &cwd,
+        &settings,
+        choice,
+        &session_id,
+        None,
+        true,
+        &setup::McpTools::default(),
+    )?;
     let spawner = built.spawner;
     let mut events = built.events;
     // Keep the stream open for the child's events; the sink is not needed here otherwise.

@@ -129,6 +129,16 @@ pub struct SessionInfo {
     /// The agent types the Agent tool can start (empty without subagents).
     #[serde(default)]
     pub agents: Vec<String>,
+    /// Each MCP server of the session and how its start went (`connected`, `failed`).
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServerStatus>,
+}
+
+/// One MCP server in the `init` line, as Claude Code reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpServerStatus {
+    pub name: String,
+    pub status: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -22,9 +22,9 @@ pub mod usage;
 pub use agent_message::AgentMessage;
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
-    AgentEvent, AgentRef, CommittedMessage, EventKind, ModelUsage, PermissionDenial,
-    PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo, SubagentLabel,
-    ToolResultEvent,
+    AgentEvent, AgentRef, CommittedMessage, EventKind, McpServerStatus, ModelUsage,
+    PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo,
+    SubagentLabel, ToolResultEvent,
 };
 pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,

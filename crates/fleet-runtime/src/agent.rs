@@ -183,6 +183,7 @@ impl Agent {
                 .map(|p| p.display().to_string())
                 .collect(),
             agents: Vec::new(),
+            mcp_servers: self.config.mcp_servers.clone(),
         }
     }
 

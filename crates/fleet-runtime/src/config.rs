@@ -43,6 +43,8 @@ pub struct AgentConfig {
     /// Set by a tool (a teammate approving its own shutdown) to end the run once the current
     /// reply's calls are answered, without another request.
     pub end_after_tools: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// The session's MCP servers and their status, reported when the agent starts.
+    pub mcp_servers: Vec<fleet_protocol::McpServerStatus>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -76,6 +78,7 @@ impl AgentConfig {
             tool_definitions: None,
             fork_source: None,
             end_after_tools: None,
+            mcp_servers: Vec::new(),
         }
     }
 }

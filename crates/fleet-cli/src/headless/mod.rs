@@ -90,6 +90,16 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let stdin_in_use = stream_input || args.prompt.is_none();
     let approver = approve::TerminalApprover::if_attended(stdin_in_use)
         .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
+    let servers = start_mcp(&args, &cwd, format == OutputFormat::Text).await;
+    let mcp = setup::McpTools {
+        tools: servers.tools().await,
+        instructions: servers.instructions().await,
+        statuses: servers
+            .statuses()
+            .into_iter()
+            .map(|(name, status)| fleet_protocol::McpServerStatus { name, status })
+            .collect(),
+    };
     let built = setup::agent(
         &args,
         &cwd,
@@ -98,6 +108,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         session.id(),
         approver,
         persist,
+        &mcp,
     )?;
     let _scratchpad = built.scratchpad;
     let agent = built.agent.with_history(session.history());
@@ -192,6 +203,9 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         _ => {}
     }
     session.finish()?;
+    // No MCP server outlives its session, whatever still holds a connection.
+    drop(servers);
+    fleet_runtime::mcp::kill_all_server_groups();
     if let Some(err) = failed {
         return Err(err);
     }
@@ -200,6 +214,34 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Starts the session's MCP servers (`.mcp.json`, settings, `--mcp-config`), all at once. A
+/// server that fails is reported — one line on stderr in text mode, `failed` in the `init`
+/// line — and the session goes on without it.
+async fn start_mcp(
+    args: &PrintArgs,
+    cwd: &std::path::Path,
+    text: bool,
+) -> fleet_runtime::mcp::McpServers {
+    let config = fleet_runtime::mcp::config::McpConfig::load(
+        cwd,
+        args.mcp_config.clone(),
+        args.strict_mcp_config,
+    );
+    let servers =
+        fleet_runtime::mcp::McpServers::start(&config, fleet_runtime::mcp::McpTimeouts::from_env())
+            .await;
+    if text {
+        for entry in servers.entries.iter().filter(|e| e.status == "failed") {
+            eprintln!(
+                "fleet: MCP server {:?} failed: {}",
+                entry.name,
+                crate::visible::visible(entry.error.as_deref().unwrap_or("unknown"))
+            );
+        }
+    }
+    servers
 }
 
 /// How long a run stopped by SIGTERM gets to end with its result and a whole transcript

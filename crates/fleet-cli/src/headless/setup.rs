@@ -30,6 +30,15 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// What the session's MCP servers give its agents: their tools, their instructions, and how
+/// each server's start went.
+#[derive(Default)]
+pub struct McpTools {
+    pub tools: Vec<Arc<dyn fleet_tools::Tool>>,
+    pub instructions: Option<String>,
+    pub statuses: Vec<fleet_protocol::McpServerStatus>,
+}
+
 /// The main agent and the spawner its subagents come from, reporting into one event stream.
 pub struct Built {
     pub agent: Agent,
@@ -48,6 +57,7 @@ pub fn agent(
     session_id: &str,
     approver: Option<Arc<dyn Approver>>,
     persist: bool,
+    mcp: &McpTools,
 ) -> anyhow::Result<Built> {
     let mode = orchestration::choose(args, settings)?;
     let scratchpad = match mode {
@@ -118,6 +128,13 @@ pub fn agent(
                 .then(|| FleetHome::from_env().ok())
                 .flatten()
                 .map(|home| Arc::new(fleet_runtime::isolation::WorktreeManager::new(&home))),
+            base_tools: {
+                let mut base = ToolPool::builtin();
+                for tool in &mcp.tools {
+                    base.insert(tool.clone());
+                }
+                base
+            },
             ..SpawnerConfig::new(
                 choice.client.clone(),
                 catalog.clone(),
@@ -149,6 +166,10 @@ pub fn agent(
 
     let mut config = AgentConfig::new(choice.model, tools, permissions);
     config.system = system.build();
+    if let Some(instructions) = &mcp.instructions {
+        config.system.push(instructions.clone());
+    }
+    config.mcp_servers = mcp.statuses.clone();
     config.max_turns = args.max_turns;
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
@@ -221,7 +242,10 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
             if names == ["default"] {
                 None
             } else {
-                if let Some(unknown) = names.iter().find(|n| !known.contains(n)) {
+                if let Some(unknown) = names
+                    .iter()
+                    .find(|n| !known.contains(n) && !n.starts_with("mcp__"))
+                {
                     bail!(
                         "--tools: no tool named {unknown:?}; the tools are {}",
                         known.join(", ")

@@ -151,7 +151,7 @@ impl Encoder {
             "cwd": info.cwd,
             "session_id": self.session_id,
             "tools": info.tools,
-            "mcp_servers": [],
+            "mcp_servers": info.mcp_servers,
             "model": info.model,
             "permissionMode": info.permission_mode,
             "additional_directories": info.additional_directories,

@@ -131,6 +131,7 @@ pub fn started() -> EventKind {
         permission_mode: "acceptEdits".into(),
         additional_directories: Vec::new(),
         agents: Vec::new(),
+        mcp_servers: Vec::new(),
     })
 }
 

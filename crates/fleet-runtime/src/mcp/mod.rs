@@ -8,6 +8,7 @@
 //! - [`connection`]: [`McpConnection`], a server as the rest of fleet uses it: tools, calls with
 //!   timeout and cancellation, `list_changed`, restart once after a crash.
 //! - [`output`]: results mapped to tool output, capped.
+//! - [`session`]: a session's servers, started together, with their tools and statuses.
 //! - [`tool`]: [`McpTool`], one server tool as a `fleet_tools::Tool` named `mcp__server__tool`.
 
 pub mod client;
@@ -15,10 +16,12 @@ pub mod config;
 pub mod connection;
 pub mod output;
 pub mod process;
+pub mod session;
 pub mod tool;
 
 pub use client::{McpError, McpTimeouts};
 pub use config::{McpServerConfig, McpSource, McpTransport};
 pub use connection::{McpCallResult, McpConnection, McpStatus, McpToolInfo};
 pub use process::kill_all_server_groups;
+pub use session::{McpServerEntry, McpServers};
 pub use tool::{mcp_tool_name, McpTool};

@@ -1,0 +1,83 @@
+//! MCP servers in a headless session, end to end: the real binary, the fake model server, and
+//! fleet's MCP fault server as a real stdio server. Servers start with the session, their
+//! tools are offered as `mcp__<server>__<tool>`, the `init` line says how each start went,
+//! and a server that cannot start is reported without stopping the session.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{json_lines, server, stderr, Project};
+use fleet_testkit::{Rule, Scenario};
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tool_is_offered_and_called_and_a_failed_server_is_reported() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    let project = Project::new(&[("README.md", "mcp\n")]);
+    let config = json!({"mcpServers": {
+        "faulty": {"command": fault, "args": ["--instructions", "FAULTY-INSTRUCTIONS"]},
+        "broken": {"command": "/nonexistent/mcp-server"}
+    }})
+    .to_string();
+    let server = server(Scenario::with_rules([
+        Rule::text("MCP-DONE").when_tool_result_contains("hello over mcp"),
+        Rule::tool_use("mcp__faulty__echo", json!({"text": "hello over mcp"}))
+            .when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "use the echo tool",
+                "--mcp-config",
+                &config,
+                "--allowedTools",
+                "mcp__faulty",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    let init = &lines[0];
+    let statuses: Vec<(String, String)> = init["mcp_servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().into(),
+                s["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(
+        statuses.contains(&("faulty".into(), "connected".into())),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(&("broken".into(), "failed".into())),
+        "{statuses:?}"
+    );
+    assert!(
+        init["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "mcp__faulty__echo"),
+        "{init:#}"
+    );
+    let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "MCP-DONE", "{result:#}");
+    let request = server.last_request().unwrap();
+    let body: &Value = &request.body;
+    assert!(
+        body.to_string().contains("FAULTY-INSTRUCTIONS"),
+        "the server's instructions are in the system prompt"
+    );
+}

@@ -1,0 +1,108 @@
+//! A session's MCP servers: all started together when the session starts, each ending up
+//! connected or failed, and what the session takes from them — their tools for the agents'
+//! pools, their statuses for the `init` line, their instructions for the system prompt.
+
+use super::config::McpConfig;
+use super::{McpConnection, McpTimeouts, McpTool};
+use fleet_tools::Tool;
+use std::sync::Arc;
+
+/// The most of one server's instructions that go into the system prompt.
+const MAX_INSTRUCTIONS_CHARS: usize = 2_000;
+
+/// One configured server, after its start.
+pub struct McpServerEntry {
+    pub name: String,
+    /// `connected` or `failed`, as Claude Code's `init` line says it.
+    pub status: &'static str,
+    /// Why it failed (or why its configuration was refused).
+    pub error: Option<String>,
+    pub connection: Option<Arc<McpConnection>>,
+}
+
+impl std::fmt::Debug for McpServerEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerEntry")
+            .field("name", &self.name)
+            .field("status", &self.status)
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every server of the session.
+#[derive(Debug, Default)]
+pub struct McpServers {
+    pub entries: Vec<McpServerEntry>,
+}
+
+impl McpServers {
+    /// Starts every server of `config` at once and waits for each to connect or fail (a
+    /// connect is bounded by `timeouts.connect`). A configuration error is a failed server of
+    /// that name, so it shows next to the others.
+    pub async fn start(config: &McpConfig, timeouts: McpTimeouts) -> Self {
+        let starts = config.servers.iter().map(|server| async move {
+            match McpConnection::connect(server, timeouts).await {
+                Ok(connection) => McpServerEntry {
+                    name: server.name.clone(),
+                    status: "connected",
+                    error: None,
+                    connection: Some(Arc::new(connection)),
+                },
+                Err(err) => McpServerEntry {
+                    name: server.name.clone(),
+                    status: "failed",
+                    error: Some(err.to_string()),
+                    connection: None,
+                },
+            }
+        });
+        let mut entries: Vec<McpServerEntry> = futures::future::join_all(starts).await;
+        for error in &config.errors {
+            entries.push(McpServerEntry {
+                name: error.server().unwrap_or("(configuration)").to_string(),
+                status: "failed",
+                error: Some(error.to_string()),
+                connection: None,
+            });
+        }
+        Self { entries }
+    }
+
+    /// The tools of every connected server, as `mcp__<server>__<tool>`.
+    pub async fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for connection in self.entries.iter().filter_map(|e| e.connection.as_ref()) {
+            for tool in McpTool::all(connection).await {
+                tools.push(Arc::new(tool));
+            }
+        }
+        tools
+    }
+
+    /// `(name, status)` per server, for the `init` line.
+    pub fn statuses(&self) -> Vec<(String, String)> {
+        self.entries
+            .iter()
+            .map(|e| (e.name.clone(), e.status.to_string()))
+            .collect()
+    }
+
+    /// The servers' instructions, one capped section each, for the system prompt.
+    pub async fn instructions(&self) -> Option<String> {
+        let mut sections = Vec::new();
+        for connection in self.entries.iter().filter_map(|e| e.connection.as_ref()) {
+            if let Some(text) = connection.instructions().await {
+                let text: String = text.chars().take(MAX_INSTRUCTIONS_CHARS).collect();
+                sections.push(format!("## {}\n{}", connection.name(), text.trim()));
+            }
+        }
+        (!sections.is_empty()).then(|| {
+            format!(
+                "# MCP server instructions\n\nThe MCP servers you can use through their \
+                 `mcp__<server>__<tool>` tools describe themselves:\n\n{}",
+                sections.join("\n\n")
+            )
+        })
+    }
+}
