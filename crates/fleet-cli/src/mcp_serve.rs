@@ -14,7 +14,8 @@ use crate::headless::setup::{permission_sources, sandbox_from_settings};
 use crate::settings::{self, repo_root};
 use anyhow::{bail, Context};
 use fleet_tools::permissions::{
-    split_rule_list, Behavior, CommandLinePermissions, Decision, PermissionMode, Permissions,
+    split_rule_list, Behavior, CommandLinePermissions, Decision, DecisionReason, PermissionMode,
+    Permissions,
 };
 use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
 use fleet_tools::{Tool, ToolContext, ToolError, ToolOutput, ToolPool, Workspace};
@@ -170,7 +171,7 @@ impl FleetServer {
         json!({ "tools": tools })
     }
 
-    /// Checks and runs one call. `Err` only for what is not a tool outcome at all.
+    /// Checks and runs one call; a refusal or a failure is an error output.
     async fn answer(
         &self,
         tool: &Arc<dyn Tool>,
@@ -211,28 +212,41 @@ impl FleetServer {
     }
 }
 
-/// Why a call was not run. An "ask" has nobody to ask here, so it is a refusal that names the
-/// allow rule (or the mode) that would let the call through.
+/// Why a call was not run. An "ask" has nobody to ask here, so it is a refusal that says what
+/// would let the call through: the allow rule to add, or the ask rule in the way.
 fn refusal(decision: &Decision) -> String {
     let message = decision.message();
     if decision.behavior != Behavior::Ask {
         return message;
     }
-    let rules = decision.suggested_rules();
-    let fix = if rules.is_empty() {
-        "a rule such as `Bash` (no exact rule can cover this command)".to_string()
-    } else {
-        rules
-            .iter()
-            .map(|rule| format!("`{rule}`"))
-            .collect::<Vec<_>>()
-            .join(" and ")
-    };
-    format!(
-        "Refused: fleet mcp serve has nobody to ask for approval. {message} Add the allow rule \
-         {fix} to the settings' `permissions.allow`, or start the server with `fleet mcp serve \
-         --allowedTools` and the rule."
-    )
+    const NOBODY: &str = "Refused: fleet mcp serve has nobody to ask for approval.";
+    match &decision.reason {
+        DecisionReason::Rule(rule) => format!(
+            "{NOBODY} {message} An allow rule does not override an ask rule: remove or narrow \
+             `{rule}` in {}, or call something it does not match.",
+            rule.source()
+        ),
+        _ => {
+            let rules = decision.suggested_rules();
+            let named = rules.iter().all(|rule| message.contains(rule.as_str()));
+            if named && !rules.is_empty() {
+                return format!("{NOBODY} {message}");
+            }
+            let fix = if rules.is_empty() {
+                "`Bash` (no exact rule can cover this command)".to_string()
+            } else {
+                rules
+                    .iter()
+                    .map(|rule| format!("`{rule}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            };
+            format!(
+                "{NOBODY} {message} To allow it, add the allow rule {fix} to the settings' \
+                 `permissions.allow` or start the server with `fleet mcp serve --allowedTools`."
+            )
+        }
+    }
 }
 
 fn result(output: ToolOutput) -> Result<CallToolResponse, ErrorData> {
