@@ -229,3 +229,96 @@ async fn settings_rules_apply_and_deny_beats_the_mode() {
     assert!(!text.contains("top secret"), "{text}");
     connection.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_cancelled_call_stops_its_command_and_the_server_goes_on() {
+    let project = Project::new(&[]);
+    let connection = serve(
+        &project,
+        &["--allowedTools", "Bash(sleep *)", "Bash(echo *)"],
+    )
+    .await;
+    let server = connection
+        .server_pid()
+        .await
+        .expect("a stdio server has a pid");
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    // Cancels once the command is seen running under the server.
+    let watcher = tokio::spawn(async move {
+        for _ in 0..400 {
+            if descendants(server)
+                .iter()
+                .any(|cmd| cmd.contains("sleep 30"))
+            {
+                trigger.cancel();
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        trigger.cancel();
+        false
+    });
+    let outcome = connection
+        .call("Bash", json!({"command": "sleep 30"}), &cancel)
+        .await;
+    assert!(outcome.is_err(), "cancelled: {outcome:?}");
+    assert!(watcher.await.unwrap(), "the command was seen running");
+    // The server got `notifications/cancelled` and answers the next call at once; the deadline
+    // only keeps a broken build from hanging the suite.
+    let (text, is_error) = tokio::time::timeout(
+        Duration::from_secs(20),
+        call(&connection, "Bash", json!({"command": "echo still here"})),
+    )
+    .await
+    .expect("the server still answers");
+    assert!(!is_error, "{text}");
+    assert_eq!(text.trim(), "still here");
+    // The command was stopped with the call: nothing under the server still sleeps.
+    let server = connection
+        .server_pid()
+        .await
+        .expect("a stdio server has a pid");
+    let mut gone = false;
+    for _ in 0..200 {
+        if !descendants(server).iter().any(|cmd| cmd.contains("sleep")) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone, "still running: {:?}", descendants(server));
+    connection.shutdown().await;
+}
+
+/// The command lines of every live process below `pid`.
+fn descendants(pid: i32) -> Vec<String> {
+    let mut parents = vec![pid];
+    let mut found = Vec::new();
+    let all: Vec<(i32, i32, String)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let (_, rest) = stat.rsplit_once(") ")?;
+            let mut fields = rest.split(' ');
+            let state = fields.next()?;
+            let ppid = fields.next()?.parse().ok()?;
+            if state == "Z" {
+                return None;
+            }
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            Some((p, ppid, cmd))
+        })
+        .collect();
+    while let Some(parent) = parents.pop() {
+        for (p, ppid, cmd) in &all {
+            if *ppid == parent {
+                parents.push(*p);
+                found.push(cmd.clone());
+            }
+        }
+    }
+    found
+}
