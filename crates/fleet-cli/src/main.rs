@@ -7,6 +7,7 @@ mod dev;
 mod headless;
 mod input;
 mod mcp_cmd;
+mod mcp_serve;
 mod model_choice;
 mod print;
 mod sessions;
@@ -50,7 +51,8 @@ enum Command {
     /// Worktrees isolated agents left: list them, or clean up the ones holding nothing.
     #[command(subcommand)]
     Worktrees(worktrees_cmd::WorktreesCommand),
-    /// MCP servers: add one to the project's .mcp.json or the user settings, or remove one.
+    /// MCP servers: add one to the project's .mcp.json or the user settings, remove one, or
+    /// serve fleet's own tools over MCP.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
     /// Developer tools: the fake model server and benchmarks.
@@ -113,7 +115,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Team(cmd)) => team_cmd::run(cmd),
         Some(Command::Verify(args)) => verify::run(args).await,
         Some(Command::Worktrees(cmd)) => worktrees_cmd::run(cmd).await,
-        Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd),
+        Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd).await,
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

@@ -25,6 +25,9 @@ pub enum McpCommand {
     Add(AddArgs),
     /// Remove a server from the project's .mcp.json or the user settings.
     Remove(RemoveArgs),
+    /// Serve fleet's own tools (Read, Edit, Write, Glob, Grep, Bash) as an MCP server on
+    /// stdin/stdout, under the permission rules of this folder and the flags.
+    Serve(crate::mcp_serve::ServeArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,11 +83,12 @@ pub struct RemoveArgs {
     scope: Option<Scope>,
 }
 
-pub fn run(command: McpCommand) -> anyhow::Result<ExitCode> {
+pub async fn run(command: McpCommand) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("finding the current folder")?;
     match command {
         McpCommand::Add(args) => add(&cwd, args),
         McpCommand::Remove(args) => remove(&cwd, args),
+        McpCommand::Serve(args) => crate::mcp_serve::run(args).await,
     }
 }
 

@@ -273,6 +273,15 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
 /// The sandbox of the run: every settings file's `sandbox` object and
 /// `shellEnvironmentPolicy`, then `--sandbox` / `--no-sandbox`.
 fn sandbox_config(args: &PrintArgs, settings: &Settings) -> anyhow::Result<SandboxConfig> {
+    sandbox_from_settings(settings, args.sandbox())
+}
+
+/// The sandbox the settings files describe, switched on or off by `enabled` when given
+/// (`--sandbox` / `--no-sandbox`). Shared with `fleet mcp serve`.
+pub(crate) fn sandbox_from_settings(
+    settings: &Settings,
+    enabled: Option<bool>,
+) -> anyhow::Result<SandboxConfig> {
     let mut config = SandboxConfig::default();
     for source in &settings.sandbox {
         config.add_settings(
@@ -282,7 +291,7 @@ fn sandbox_config(args: &PrintArgs, settings: &Settings) -> anyhow::Result<Sandb
         )?;
     }
     config.env = settings.env_policy.clone();
-    if let Some(enabled) = args.sandbox() {
+    if let Some(enabled) = enabled {
         config.enabled = enabled;
     }
     Ok(config)
@@ -303,15 +312,7 @@ fn permissions(
         }
     }
     let root = repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-    let sources: Vec<SettingsSource> = settings
-        .permissions
-        .iter()
-        .map(|source| SettingsSource {
-            settings: source.settings.clone(),
-            base: source.base.clone(),
-            name: source.file.display().to_string(),
-        })
-        .collect();
+    let sources = permission_sources(settings);
     let mut cli = CommandLinePermissions {
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
@@ -336,4 +337,18 @@ fn permissions(
         )?;
     }
     Ok(permissions)
+}
+
+/// Every settings file's `permissions` object, lowest precedence first, as the rules want them.
+/// Shared with `fleet mcp serve`.
+pub(crate) fn permission_sources(settings: &Settings) -> Vec<SettingsSource> {
+    settings
+        .permissions
+        .iter()
+        .map(|source| SettingsSource {
+            settings: source.settings.clone(),
+            base: source.base.clone(),
+            name: source.file.display().to_string(),
+        })
+        .collect()
 }
