@@ -49,6 +49,8 @@ pub struct Built {
     pub scratchpad: Option<orchestration::Scratchpad>,
 }
 
+// One call builds the whole session; its parts are independent inputs, not a bundle.
+#[allow(clippy::too_many_arguments)]
 pub fn agent(
     args: &PrintArgs,
     cwd: &Path,
