@@ -92,13 +92,15 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text).await;
     let mcp = setup::McpTools {
-        tools: servers.tools().await,
-        instructions: servers.instructions().await,
+        tools: servers.servers.tools().await,
+        instructions: servers.servers.instructions().await,
         statuses: servers
+            .servers
             .statuses()
             .into_iter()
             .map(|(name, status)| fleet_protocol::McpServerStatus { name, status })
             .collect(),
+        session: Some(servers.clone()),
     };
     let built = setup::agent(
         &args,
@@ -223,7 +225,7 @@ async fn start_mcp(
     args: &PrintArgs,
     cwd: &std::path::Path,
     text: bool,
-) -> fleet_runtime::mcp::McpServers {
+) -> std::sync::Arc<fleet_runtime::subagent::McpSession> {
     let config = fleet_runtime::mcp::config::McpConfig::load(
         cwd,
         args.mcp_config.clone(),
@@ -241,7 +243,7 @@ async fn start_mcp(
             );
         }
     }
-    servers
+    std::sync::Arc::new(fleet_runtime::subagent::McpSession { config, servers })
 }
 
 /// How long a run stopped by SIGTERM gets to end with its result and a whole transcript

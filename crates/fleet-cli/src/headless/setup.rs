@@ -37,6 +37,8 @@ pub struct McpTools {
     pub tools: Vec<Arc<dyn fleet_tools::Tool>>,
     pub instructions: Option<String>,
     pub statuses: Vec<fleet_protocol::McpServerStatus>,
+    /// The configuration and servers, for agents whose definitions name servers.
+    pub session: Option<Arc<fleet_runtime::subagent::McpSession>>,
 }
 
 /// The main agent and the spawner its subagents come from, reporting into one event stream.
@@ -125,6 +127,7 @@ pub fn agent(
             },
             sandbox: sandbox.clone(),
             teams: team_settings(mode, session_id, persist)?,
+            mcp: mcp.session.clone(),
             // Worktrees live under the fleet home, outside the repository.
             worktrees: persist
                 .then(|| FleetHome::from_env().ok())

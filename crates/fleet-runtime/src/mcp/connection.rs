@@ -203,6 +203,20 @@ impl McpConnection {
         }
     }
 
+    /// Stops the server now, even while tools still hold the connection: for a server that
+    /// lives as long as one agent. Calls after this fail, and it is not restarted.
+    pub async fn stop(&self) {
+        let mut inner = self.inner.lock().await;
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
+        }
+        inner.status = McpStatus::Failed {
+            reason: "stopped with the agent that started it".into(),
+            restart_left: false,
+        };
+        inner.restarted = true;
+    }
+
     /// Stops the server and waits until a stdio server's own process is gone.
     pub async fn shutdown(self) {
         let mut inner = self.inner.into_inner();

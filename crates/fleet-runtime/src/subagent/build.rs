@@ -64,6 +64,8 @@ pub(crate) struct Blueprint {
     pub member: Option<Arc<MemberSpec>>,
     /// Set for an isolated child: its worktree (its cwd lies inside it).
     pub worktree: Option<Arc<crate::isolation::Worktree>>,
+    /// The MCP servers its definition names, and the ones it started.
+    pub mcp: Arc<super::mcp::ChildMcp>,
 }
 
 /// One run of a child: who it is and what it starts from.
@@ -167,7 +169,7 @@ impl Spawner {
                             _ => child_keeps(parent, def, name),
                         },
                         None => {
-                            child_keeps(parent, def, name)
+                            (child_keeps(parent, def, name) || bp.mcp.names_tool(name))
                                 && !(coordinator && ORCHESTRATION_TOOLS.contains(&name))
                                 && !crate::teams::TEAM_TOOLS.contains(&name)
                                 && name != "ExitPlanMode"
@@ -175,6 +177,15 @@ impl Spawner {
                     },
                     def.restriction,
                 );
+                let tools = if bp.mcp.tools.is_empty() {
+                    tools
+                } else {
+                    let mut tools = tools;
+                    for tool in &bp.mcp.tools {
+                        tools.insert(tool.clone());
+                    }
+                    tools
+                };
                 let tools = super::scoped::apply(tools, def, &permissions).map_err(|err| {
                     ToolError::Failed(format!(
                         "Agent type {:?} has a bad tools entry: {err}",

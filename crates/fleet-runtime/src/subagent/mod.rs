@@ -12,6 +12,7 @@ mod fork;
 mod input;
 mod isolate;
 mod lifecycle;
+mod mcp;
 mod message;
 mod pool;
 mod report;
@@ -93,6 +94,15 @@ pub struct SpawnerConfig {
     pub teams: Option<crate::teams::TeamSettings>,
     /// Where isolated agents' worktrees are made; `None` refuses `isolation: worktree`.
     pub worktrees: Option<Arc<crate::isolation::WorktreeManager>>,
+    /// The session's MCP configuration and started servers, for agents that name servers.
+    pub mcp: Option<Arc<McpSession>>,
+}
+
+/// The session's MCP servers as children need them: what is configured, and what started.
+#[derive(Debug)]
+pub struct McpSession {
+    pub config: crate::mcp::config::McpConfig,
+    pub servers: crate::mcp::McpServers,
 }
 
 impl SpawnerConfig {
@@ -121,6 +131,7 @@ impl SpawnerConfig {
             sandbox: Arc::default(),
             teams: None,
             worktrees: None,
+            mcp: None,
         }
     }
 }

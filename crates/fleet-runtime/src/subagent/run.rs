@@ -130,6 +130,11 @@ impl Spawner {
             Kind::Defined(def) => self.isolation_for(&input, def)?,
             Kind::Fork(_) => None,
         };
+        // Its required MCP servers, before anything else is made for it.
+        let child_mcp = Arc::new(match &kind {
+            Kind::Defined(def) => self.child_mcp(def).await?,
+            Kind::Fork(_) => super::mcp::ChildMcp::default(),
+        });
         let agent_id = new_agent_id();
         let worktree = match isolate {
             Some(isolate) => self.make_worktree(isolate, &cwd, &agent_id).await?,
@@ -149,6 +154,7 @@ impl Spawner {
             depth,
             member: None,
             worktree: worktree.clone(),
+            mcp: child_mcp.clone(),
         });
         // A background child lives on its own root: interrupting its parent leaves it be.
         let run = Run::new(if background {
@@ -176,6 +182,7 @@ impl Spawner {
                 if let Some(wt) = &worktree {
                     self.settle_worktree(wt).await;
                 }
+                child_mcp.stop().await;
                 return Err(err);
             }
         };
@@ -210,6 +217,7 @@ impl Spawner {
         let cancel = child.run.cancel.clone();
         let outcome = run_to_end(self.clone(), child, &record).await;
         drop(slot);
+        bp.mcp.stop().await;
         let kept = match &bp.worktree {
             Some(wt) => self.settle_worktree(wt).await,
             None => None,
@@ -417,11 +425,13 @@ impl Spawner {
             .await;
         let spawner = self.clone();
         let worktree = bp.worktree.clone();
+        let child_mcp = bp.mcp.clone();
         tokio::spawn(async move {
             let _ = spawner.tasks.set_running(&task_id);
             let cancel = child.run.cancel.clone();
             let outcome = run_to_end(spawner.clone(), child, &record).await;
             drop(slot);
+            child_mcp.stop().await;
             let mut result = outcome.result_text();
             if let Some(wt) = &worktree {
                 if let Some(kept) = spawner.settle_worktree(wt).await {

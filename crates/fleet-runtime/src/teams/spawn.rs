@@ -86,6 +86,7 @@ impl Spawner {
             depth: 1,
             member: Some(spec.clone()),
             worktree: None,
+            mcp: Default::default(),
         });
         let others: Vec<String> = std::iter::once("main".to_string())
             .chain(
@@ -285,6 +286,7 @@ impl Spawner {
                 depth: 1,
                 member: Some(spec.clone()),
                 worktree: None,
+                mcp: Default::default(),
             });
             let mailbox = team.mailbox(&member.name)?;
             let mate = Arc::new(Mate::new(

@@ -1,0 +1,132 @@
+//! A child's MCP servers, from its definition's `mcpServers`: configured servers it names are
+//! required (it shares the session's connection, and gets their tools whatever its `tools`
+//! list says); servers it defines inline are started for it and stopped when it ends.
+//!
+//! A required server that is not connected, or an inline one that cannot start, fails the
+//! spawn at once, naming every server that is unavailable and why.
+
+use super::Spawner;
+use crate::definitions::{AgentDefinition, AgentSource};
+use crate::mcp::config::agent_servers;
+use crate::mcp::{McpConnection, McpTimeouts, McpTool};
+use fleet_tools::{Tool, ToolError};
+use std::sync::Arc;
+
+/// What a child gets from MCP.
+#[derive(Default)]
+pub(crate) struct ChildMcp {
+    /// Names of the session's servers it may use (`mcp__<name>__*` tools).
+    pub shared: Vec<String>,
+    /// Its own servers, stopped when it ends.
+    pub inline: Vec<Arc<McpConnection>>,
+    /// The tools of its own servers.
+    pub tools: Vec<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for ChildMcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildMcp")
+            .field("shared", &self.shared)
+            .field("inline", &self.inline.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChildMcp {
+    /// Whether `tool` belongs to one of the shared servers it names.
+    pub fn names_tool(&self, tool: &str) -> bool {
+        self.shared
+            .iter()
+            .any(|server| tool.strip_prefix(&format!("mcp__{server}__")).is_some())
+    }
+
+    /// Stops its own servers.
+    pub async fn stop(&self) {
+        for connection in &self.inline {
+            connection.stop().await;
+        }
+    }
+}
+
+impl Spawner {
+    /// Gets the servers `def` names ready for a child, or fails naming every one that is not.
+    pub(crate) async fn child_mcp(&self, def: &AgentDefinition) -> Result<ChildMcp, ToolError> {
+        if def.mcp_servers.is_empty() {
+            return Ok(ChildMcp::default());
+        }
+        let Some(session) = self.config.mcp.as_ref() else {
+            return Err(ToolError::Failed(format!(
+                "Agent type {:?} needs MCP servers, and this session has none configured.",
+                def.name
+            )));
+        };
+        // An inline server's relative paths are taken from the agent file's folder.
+        let base = match &def.source {
+            AgentSource::Project(path) | AgentSource::User(path) => path
+                .parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_else(|| self.config.workspace.root.clone()),
+            _ => self.config.workspace.root.clone(),
+        };
+        let lookup = |name: &str| std::env::var(name).ok();
+        let wanted = agent_servers(&def.name, &def.mcp_servers, &session.config, &base, &lookup);
+        let mut unavailable = wanted.unavailable.clone();
+        for name in &wanted.shared {
+            let connected = session
+                .servers
+                .entries
+                .iter()
+                .find(|e| &e.name == name)
+                .filter(|e| e.connection.is_some());
+            if connected.is_none() {
+                let why = session
+                    .servers
+                    .entries
+                    .iter()
+                    .find(|e| &e.name == name)
+                    .and_then(|e| e.error.clone())
+                    .unwrap_or_else(|| "it did not start".into());
+                unavailable.push((name.clone(), why));
+            }
+        }
+        let timeouts = McpTimeouts::from_env();
+        let starts = wanted.inline.iter().map(|server| async move {
+            (
+                server.name.clone(),
+                McpConnection::connect(server, timeouts).await,
+            )
+        });
+        let mut inline = Vec::new();
+        for (name, started) in futures::future::join_all(starts).await {
+            match started {
+                Ok(connection) => inline.push(Arc::new(connection)),
+                Err(err) => unavailable.push((name, err.to_string())),
+            }
+        }
+        if !unavailable.is_empty() {
+            for connection in &inline {
+                connection.stop().await;
+            }
+            let list: Vec<String> = unavailable
+                .iter()
+                .map(|(name, why)| format!("{name} ({why})"))
+                .collect();
+            return Err(ToolError::Failed(format!(
+                "Agent type {:?} needs MCP servers that are unavailable: {}.",
+                def.name,
+                list.join("; ")
+            )));
+        }
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for connection in &inline {
+            for tool in McpTool::all(connection).await {
+                tools.push(Arc::new(tool));
+            }
+        }
+        Ok(ChildMcp {
+            shared: wanted.shared,
+            inline,
+            tools,
+        })
+    }
+}
