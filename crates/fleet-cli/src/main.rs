@@ -7,6 +7,7 @@ mod dev;
 mod headless;
 mod input;
 mod mcp_cmd;
+mod mcp_list;
 mod mcp_serve;
 mod model_choice;
 mod print;
@@ -67,6 +68,13 @@ fn main() -> std::process::ExitCode {
         return code;
     }
     fleet_tools::sandbox::set_warning_handler(|message| eprintln!("fleet: warning: {message}"));
+    // No MCP server outlives fleet, whatever way it ends: a panic kills their process groups
+    // before the usual report.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        fleet_runtime::mcp::kill_all_server_groups();
+        report(info);
+    }));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -78,6 +86,8 @@ fn main() -> std::process::ExitCode {
         }
     };
     let code = runtime.block_on(run_and_report());
+    // Every path out (an error, a second Ctrl-C, SIGTERM's deadline) comes through here.
+    fleet_runtime::mcp::kill_all_server_groups();
     // Exit without waiting for blocking threads: one stuck in the kernel (a read nobody will
     // answer, a hung mount, a question at the terminal no one answers) must never keep fleet
     // from exiting once it has decided to.

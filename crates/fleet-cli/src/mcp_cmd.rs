@@ -20,6 +20,11 @@ use crate::visible::visible;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum McpCommand {
+    /// Every configured server, started as a session would start it: source, transport,
+    /// status and tool count.
+    List(crate::mcp_list::ListArgs),
+    /// One server and its tools.
+    Get(crate::mcp_list::GetArgs),
     /// Add a server: `fleet mcp add NAME -- command args…` (stdio) or
     /// `fleet mcp add --transport http NAME URL`.
     Add(AddArgs),
@@ -89,6 +94,8 @@ pub async fn run(command: McpCommand) -> anyhow::Result<ExitCode> {
         McpCommand::Add(args) => add(&cwd, args),
         McpCommand::Remove(args) => remove(&cwd, args),
         McpCommand::Serve(args) => crate::mcp_serve::run(args).await,
+        McpCommand::List(args) => crate::mcp_list::list(args).await,
+        McpCommand::Get(args) => crate::mcp_list::get(args).await,
     }
 }
 

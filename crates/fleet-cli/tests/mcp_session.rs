@@ -185,3 +185,66 @@ async fn an_agents_own_server_lives_as_long_as_the_agent_and_a_missing_one_fails
         "the spawn failed naming the server: {results:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_list_and_get_start_each_server_and_report_it() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    let project = Project::new(&[]);
+    std::fs::write(
+        project.repo.join(".mcp.json"),
+        json!({"mcpServers": {
+            "faulty": {"command": fault},
+            "broken": {"command": "/nonexistent/mcp-server"}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let server = server(Scenario::with_rules([])).await;
+    let out = project
+        .run_with_env(
+            &server,
+            &["mcp", "list", "--json"],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let servers = listed["servers"].as_array().unwrap();
+    let faulty = servers.iter().find(|s| s["name"] == "faulty").unwrap();
+    assert_eq!(faulty["status"], "connected");
+    assert_eq!(faulty["transport"], "stdio");
+    assert!(faulty["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "echo"));
+    let broken = servers.iter().find(|s| s["name"] == "broken").unwrap();
+    assert_eq!(broken["status"], "failed");
+    assert!(
+        broken["error"].as_str().unwrap().contains("nonexistent"),
+        "{broken:#}"
+    );
+
+    let out = project
+        .run_with_env(
+            &server,
+            &["mcp", "get", "faulty"],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        common::stdout(&out).contains("echo"),
+        "{}",
+        common::stdout(&out)
+    );
+    let out = project
+        .run_with_env(&server, &["mcp", "get", "nosuch"], &[])
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("configured: broken, faulty"),
+        "{}",
+        stderr(&out)
+    );
+}

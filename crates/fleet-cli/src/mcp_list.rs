@@ -1,0 +1,135 @@
+//! `fleet mcp list` and `fleet mcp get NAME`: every configured server started as a session
+//! would start it, with where it comes from, its transport, how its start went and its tools.
+
+use fleet_runtime::mcp::config::{McpConfig, McpServerConfig};
+use fleet_runtime::mcp::{McpServers, McpTimeouts};
+use serde_json::{json, Value};
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GetArgs {
+    /// The server's name.
+    pub name: String,
+    /// One JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Every server of this folder's configuration, started and described.
+pub async fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let (config, servers) = start().await?;
+    let rows = describe(&config, &servers).await;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "servers": rows }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
+        println!("No MCP servers configured here (.mcp.json, settings, ~/.claude.json).");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for row in &rows {
+        let tools = row["tools"].as_array().map_or(0, Vec::len);
+        println!(
+            "{name}  {transport}  {status}  {tools} tool(s)  from {source}",
+            name = row["name"].as_str().unwrap_or_default(),
+            transport = row["transport"].as_str().unwrap_or("-"),
+            status = row["status"].as_str().unwrap_or_default(),
+            source = row["source"].as_str().unwrap_or("-"),
+        );
+        if let Some(error) = row["error"].as_str() {
+            println!("    {}", crate::visible::visible(error));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One server and its tools.
+pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
+    let (config, servers) = start().await?;
+    let rows = describe(&config, &servers).await;
+    let Some(row) = rows.iter().find(|r| r["name"] == args.name.as_str()) else {
+        let names: Vec<&str> = rows.iter().filter_map(|r| r["name"].as_str()).collect();
+        anyhow::bail!(
+            "no MCP server {:?} here; configured: {}",
+            args.name,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(row)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{}  ({}, {}, from {})",
+        args.name,
+        row["transport"].as_str().unwrap_or("-"),
+        row["status"].as_str().unwrap_or_default(),
+        row["source"].as_str().unwrap_or("-")
+    );
+    if let Some(error) = row["error"].as_str() {
+        println!("  {}", crate::visible::visible(error));
+    }
+    for tool in row["tools"].as_array().into_iter().flatten() {
+        println!(
+            "  {}  {}",
+            tool["name"].as_str().unwrap_or_default(),
+            crate::visible::visible_line(tool["description"].as_str().unwrap_or_default())
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn start() -> anyhow::Result<(McpConfig, McpServers)> {
+    let cwd = std::env::current_dir()?;
+    let config = McpConfig::load(&cwd, Vec::new(), false);
+    let servers = McpServers::start(&config, McpTimeouts::from_env()).await;
+    Ok((config, servers))
+}
+
+/// One JSON object per server: name, source, transport, status, error, tools.
+async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for entry in &servers.entries {
+        let configured: Option<&McpServerConfig> =
+            config.servers.iter().find(|s| s.name == entry.name);
+        let tools: Vec<Value> = match &entry.connection {
+            Some(connection) => connection
+                .tools()
+                .await
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "read_only": t.read_only_hint,
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        rows.push(json!({
+            "name": entry.name,
+            "source": configured.map(|c| c.source.to_string()),
+            "transport": configured.map(|c| c.transport.kind()),
+            "status": entry.status,
+            "error": entry.error,
+            "tools": tools,
+        }));
+    }
+    fleet_runtime::mcp::kill_all_server_groups();
+    rows
+}
