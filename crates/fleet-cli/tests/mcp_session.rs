@@ -248,3 +248,69 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_rule_on_an_mcp_tool_binds_subagents_too() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    // A settings deny rule naming the server: the tools stay offered, and every call of one
+    // is refused, by the main agent's children as by itself.
+    let project = Project::new(&[(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["mcp__faulty"]}}"#,
+    )]);
+    let config = json!({"mcpServers": {"faulty": {"command": fault}}}).to_string();
+    let server = server(Scenario::with_rules([
+        Rule::text("CHILD-TRIED")
+            .when_marker("CHILD-TASK")
+            .when_tool_result(true),
+        Rule::tool_use("mcp__faulty__add", json!({"a": 2, "b": 3}))
+            .when_marker("CHILD-TASK")
+            .when_tool_result(false),
+        Rule::text("MAIN-DONE")
+            .when_marker("MAIN")
+            .when_tool_result(true),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "try the tool", "prompt": "CHILD-TASK"}),
+        )
+        .when_marker("MAIN")
+        .when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "MAIN: delegate",
+                "--mcp-config",
+                &config,
+                "--permission-mode",
+                "bypassPermissions",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    let child_results: Vec<String> = lines
+        .iter()
+        .filter(|l| l["type"] == "user" && !l["parent_tool_use_id"].is_null())
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].to_string())
+        .collect();
+    assert_eq!(child_results.len(), 1, "{child_results:#?}");
+    assert!(
+        child_results[0].contains("denied") && !child_results[0].contains('5'),
+        "the child's call was refused by the rule, even in bypassPermissions: {child_results:#?}"
+    );
+}
