@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod calls;
+mod everything;
 mod faults;
 mod support;
