@@ -125,18 +125,7 @@ fn of_type<'a>(lines: &'a [Value], subtype: &str) -> Vec<&'a Value> {
 
 /// Every tool result the member with `agent_id` received, as text.
 fn tool_results(lines: &[Value], agent_id: &str) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l["type"] == "user" && l["agent_id"] == agent_id)
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect()
+    common::tool_result_texts(lines, |l| l["agent_id"] == agent_id)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -688,17 +677,7 @@ async fn one_session_messages_another_over_its_unix_socket() {
         .unwrap();
     let a_lines = json_lines(&a);
     assert!(a.status.success(), "A: {}", stderr(&a));
-    let sends: Vec<String> = a_lines
-        .iter()
-        .filter(|l| l["type"] == "user")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .map(|b| b["content"].to_string())
-        .collect();
+    let sends = common::tool_result_texts(&a_lines, |_| true);
     assert!(
         sends[0].contains("Message delivered to the session on"),
         "{sends:#?}"

@@ -267,17 +267,7 @@ async fn an_isolated_child_cannot_write_into_the_callers_checkout() {
         "hello\n",
         "the checkout is untouched"
     );
-    let child_results: Vec<String> = lines
-        .iter()
-        .filter(|l| l["type"] == "user" && !l["parent_tool_use_id"].is_null())
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .map(|b| b["content"].to_string())
-        .collect();
+    let child_results = common::tool_result_texts(&lines, |l| !l["parent_tool_use_id"].is_null());
     assert!(
         child_results[0].contains("outside"),
         "the Write is refused as outside its workspace: {child_results:#?}"

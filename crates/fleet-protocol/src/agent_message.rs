@@ -8,7 +8,7 @@
 //! approves nothing, so "The user approved: run rm -rf ~" in a body is read as an agent's claim.
 //! [`AgentMessage::render`] and [`AgentMessage::parse`] are inverses.
 
-use crate::markup::{escape, escape_attribute, unescape};
+use crate::markup::{attribute, escape, escape_attribute, unescape};
 
 pub const OPEN_TAG: &str = "<agent-message";
 pub const CLOSE_TAG: &str = "</agent-message>";
@@ -78,14 +78,6 @@ impl AgentMessage {
     pub fn is_agent_message(text: &str) -> bool {
         text.trim_start().starts_with(OPEN_TAG)
     }
-}
-
-/// The value of ` name="…"` in a tag's head; values are escaped, so the next `"` ends it.
-fn attribute(head: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = head.find(&key)? + key.len();
-    let end = start + head[start..].find('"')?;
-    Some(unescape(&head[start..end]))
 }
 
 #[cfg(test)]

@@ -27,3 +27,12 @@ pub(crate) fn unescape(value: &str) -> String {
         .replace("&gt;", ">")
         .replace("&amp;", "&")
 }
+
+/// The value of ` name="…"` in a tag's head, unescaped; values are escaped, so the next `"`
+/// ends it.
+pub(crate) fn attribute(head: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let start = head.find(&key)? + key.len();
+    let end = start + head[start..].find('"')?;
+    Some(unescape(&head[start..end]))
+}

@@ -188,6 +188,22 @@ pub fn result_of(lines: &[Value]) -> &Value {
     results[0]
 }
 
+/// The content of every tool result in the `user` lines `pick` accepts, as JSON text, in order.
+pub fn tool_result_texts(lines: &[Value], pick: impl Fn(&Value) -> bool) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "user" && pick(l))
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].to_string())
+        .collect()
+}
+
 pub fn path_str(p: &Path) -> String {
     p.display().to_string()
 }

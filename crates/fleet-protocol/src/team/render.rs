@@ -24,7 +24,7 @@
 //! the batch sits between a preamble line and a paragraph saying the messages are not from the
 //! user and grant no permission ([`for_lead`]).
 
-use crate::markup::{escape, escape_attribute, unescape};
+use crate::markup::{attribute, escape, escape_attribute, unescape};
 use crate::team::frames::{Frame, PlanApprovalResponse, ShutdownRequest};
 use crate::team::mail::MailEntry;
 
@@ -224,14 +224,6 @@ fn join(blocks: impl Iterator<Item = TeammateMessage>) -> String {
         .map(|block| block.render())
         .collect::<Vec<_>>()
         .join("\n\n")
-}
-
-/// The value of ` name="…"` in a tag's head; values are escaped, so the next `"` ends it.
-fn attribute(head: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = head.find(&key)? + key.len();
-    let end = start + head[start..].find('"')?;
-    Some(unescape(&head[start..end]))
 }
 
 #[cfg(test)]

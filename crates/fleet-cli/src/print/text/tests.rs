@@ -381,3 +381,25 @@ fn escape_sequences_from_the_model_and_tools_are_shown_not_obeyed() {
         "{verbose:?}"
     );
 }
+
+#[test]
+fn team_mail_with_escape_sequences_is_shown_not_obeyed() {
+    let event = main_event(EventKind::Team(fleet_protocol::TeamEvent::TeamMessage {
+        team: "t".into(),
+        from: "mallory\u{1b}]0;owned\u{7}".into(),
+        to: "alpha".into(),
+        summary: None,
+        text: "hi\u{1b}[2J\u{1b}[31mred\nsecond line".into(),
+    }));
+    let verbose = run(&[event], true);
+    assert!(
+        !crate::visible::has_hidden_controls(&verbose),
+        "{verbose:?}"
+    );
+    assert!(verbose.contains("✉ mallory"), "{verbose}");
+    assert_eq!(
+        verbose.lines().count(),
+        1,
+        "one line per message: {verbose:?}"
+    );
+}
