@@ -314,3 +314,194 @@ async fn a_deny_rule_on_an_mcp_tool_binds_subagents_too() {
         "the child's call was refused by the rule, even in bypassPermissions: {child_results:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_own_server_is_stopped_when_the_agent_ends_while_the_session_goes_on() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    // A token only this server's command line carries (not fleet's: the definition is in a
+    // file), so the check below finds no other process.
+    let token = format!("PROBE-SRV-{}", std::process::id());
+    let definition = format!(
+        "---\nname: prober\ndescription: uses its own server\nmcpServers:\n  - probe:\n      \
+         command: {}\n      args: [\"--instructions\", \"{token}\"]\n---\nYou probe.\n",
+        fault.display()
+    );
+    let project = Project::new(&[
+        ("README.md", "mcp\n"),
+        (".claude/agents/prober.md", definition.as_str()),
+    ]);
+    // `[P]ROBE…` keeps the shell running pgrep from matching its own command line.
+    let check = format!(
+        "pgrep -f '[{}]{}' >/dev/null && echo SERVER-ALIVE || echo SERVER-STOPPED",
+        &token[..1],
+        &token[1..]
+    );
+    let server = server(Scenario::with_rules([
+        Rule::text("PROBED")
+            .when_marker("PROBE-TASK")
+            .when_tool_result(true),
+        Rule::tool_use("mcp__probe__echo", json!({"text": "probing"}))
+            .when_marker("PROBE-TASK")
+            .when_tool_result(false),
+        Rule::text("MAIN-DONE")
+            .when_marker("MAIN")
+            .when_tool_result_contains("SERVER-"),
+        Rule::tool_use("Bash", json!({"command": check}))
+            .when_marker("MAIN")
+            .when_tool_result_contains("PROBED"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "probe", "prompt": "PROBE-TASK", "subagent_type": "prober"}),
+        )
+        .when_marker("MAIN")
+        .when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "MAIN: probe, then look",
+                "--permission-mode",
+                "bypassPermissions",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    let results = tool_results(&lines);
+    assert!(
+        results.iter().any(|r| r.contains("probing")),
+        "the child called its own server while it ran: {results:#?}"
+    );
+    assert!(
+        results.iter().any(|r| r.contains("SERVER-STOPPED")),
+        "the server was gone before the session ended: {results:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_result_reaches_the_model_as_an_image_block() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    let project = Project::new(&[("README.md", "mcp\n")]);
+    let config = json!({"mcpServers": {"faulty": {"command": fault}}}).to_string();
+    let server = server(Scenario::with_rules([
+        Rule::text("SAW-IT").when_tool_result(true),
+        Rule::tool_use("mcp__faulty__image", json!({})).when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "look at the picture",
+                "--mcp-config",
+                &config,
+                "--allowedTools",
+                "mcp__faulty__image",
+                "--output-format",
+                "json",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = server.last_request().unwrap().body;
+    let messages = body["messages"].as_array().unwrap();
+    let result = messages
+        .last()
+        .and_then(|m| m["content"].as_array())
+        .and_then(|blocks| blocks.iter().find(|b| b["type"] == "tool_result"))
+        .expect("a tool result in the last request");
+    let blocks = result["content"].as_array().expect("block content");
+    assert!(
+        blocks
+            .iter()
+            .any(|b| b["type"] == "text" && b["text"].as_str().unwrap().contains("a red pixel")),
+        "{result:#}"
+    );
+    let image = blocks
+        .iter()
+        .find(|b| b["type"] == "image")
+        .expect("an image block");
+    assert_eq!(image["source"]["type"], "base64");
+    assert_eq!(image["source"]["media_type"], "image/png");
+    assert_eq!(image["source"]["data"], "iVBORw0KGgo=");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_changed_shows_the_new_tool_in_the_very_next_request() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    let project = Project::new(&[("README.md", "mcp\n")]);
+    let config = json!({"mcpServers": {"faulty": {"command": fault}}}).to_string();
+    let server = server(Scenario::with_rules([
+        Rule::text("USED-EXTRA").when_tool_result_contains("extra"),
+        Rule::tool_use("mcp__faulty__extra", json!({})).when_tool_result_contains("tools changed"),
+        Rule::tool_use("mcp__faulty__change_tools", json!({})).when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "change the tools",
+                "--mcp-config",
+                &config,
+                "--allowedTools",
+                "mcp__faulty",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    let requests = server.requests();
+    let offered = |i: usize| -> Vec<String> {
+        requests[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(requests.len(), 3, "{lines:#?}");
+    assert!(!offered(0).contains(&"mcp__faulty__extra".to_string()));
+    assert!(
+        offered(1).contains(&"mcp__faulty__extra".to_string()),
+        "the request right after the change offers the new tool: {:?}",
+        offered(1)
+    );
+    let results = tool_results(&lines);
+    assert!(
+        results.last().is_some_and(|r| r.contains("extra") && !r.contains("No such tool")),
+        "{results:#?}"
+    );
+    let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "USED-EXTRA");
+}
+
+/// Every tool result's content in the stream, in order, as JSON text.
+fn tool_results(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "user")
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].to_string())
+        .collect()
+}

@@ -194,6 +194,26 @@ impl ContentBlock {
         }
     }
 
+    /// A tool result holding text followed by images, for tools that return pictures.
+    pub fn tool_result_with_images(
+        tool_use_id: impl Into<String>,
+        text: impl Into<String>,
+        images: Vec<ImageSource>,
+        is_error: bool,
+    ) -> Self {
+        let mut blocks = vec![Self::text(text)];
+        blocks.extend(images.into_iter().map(|source| Self::Image {
+            source,
+            cache_control: None,
+        }));
+        Self::ToolResult {
+            tool_use_id: tool_use_id.into(),
+            content: Some(ToolResultContent::Blocks(blocks)),
+            is_error: is_error.then_some(true),
+            cache_control: None,
+        }
+    }
+
     /// The block's breakpoint slot, for the block kinds that can carry one.
     pub fn cache_control_mut(&mut self) -> Option<&mut Option<CacheControl>> {
         match self {

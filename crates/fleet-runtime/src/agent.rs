@@ -211,6 +211,7 @@ impl Agent {
                 break Err(interrupted());
             }
             self.deliver_inbox(sink).await;
+            self.refresh_mcp_tools().await;
             let response = match self.request_with_retries(sink, cancel).await {
                 Ok(response) => response,
                 Err(stop) => break Err(stop),
@@ -396,6 +397,17 @@ impl Agent {
 
     /// Commits whatever arrived for this agent since its last request (task notifications),
     /// one user message each, so the model reads them before it answers.
+    /// Shows the model a server's new tools after its `list_changed`, before the request
+    /// that follows it.
+    async fn refresh_mcp_tools(&mut self) {
+        let Some(live) = self.config.mcp_live.as_mut() else {
+            return;
+        };
+        if live.refresh(&mut self.config.tools).await {
+            self.tool_definitions = Arc::new(self.config.tools.definitions());
+        }
+    }
+
     async fn deliver_inbox(&mut self, sink: &EventSink) {
         let Some(inbox) = self.config.inbox.clone() else {
             return;

@@ -45,6 +45,9 @@ pub struct AgentConfig {
     pub end_after_tools: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// The session's MCP servers and their status, reported when the agent starts.
     pub mcp_servers: Vec<fleet_protocol::McpServerStatus>,
+    /// The MCP servers whose tools this agent may hold, watched for `list_changed` before
+    /// each request. `None` for agents without MCP servers.
+    pub mcp_live: Option<crate::mcp::McpLive>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -79,6 +82,7 @@ impl AgentConfig {
             fork_source: None,
             end_after_tools: None,
             mcp_servers: Vec::new(),
+            mcp_live: None,
         }
     }
 }

@@ -91,12 +91,18 @@ impl Dispatcher<'_> {
     /// Answers one call.
     async fn answer(&self, call: Call) -> (Outcome, ToolResultEvent) {
         let (result, note, denied) = self.execute(&call).await;
-        let (content, is_error, structured) = match result {
-            Ok(output) => (output.content, output.is_error, output.structured),
+        let (content, is_error, structured, images) = match result {
+            Ok(output) => (
+                output.content,
+                output.is_error,
+                output.structured,
+                output.images,
+            ),
             Err(err) => (
                 format!("<tool_use_error>{err}</tool_use_error>"),
                 true,
                 None,
+                Vec::new(),
             ),
         };
         let event = ToolResultEvent {
@@ -108,7 +114,11 @@ impl Dispatcher<'_> {
             permission: note,
         };
         let outcome = Outcome {
-            block: ContentBlock::tool_result(&call.id, content, is_error),
+            block: if images.is_empty() {
+                ContentBlock::tool_result(&call.id, content, is_error)
+            } else {
+                ContentBlock::tool_result_with_images(&call.id, content, images, is_error)
+            },
             structured,
             denial: denied.then(|| PermissionDenial {
                 tool_name: call.name,

@@ -33,6 +33,9 @@ pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
     pub structured: Option<Value>,
+    /// Pictures the model is shown after `content` (an MCP tool that returns a screenshot).
+    /// Kept apart from the text so printers and transcripts of text-only tools stay as they are.
+    pub images: Vec<fleet_protocol::ImageSource>,
 }
 
 impl ToolOutput {
@@ -54,7 +57,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
-            structured: None,
+            ..Self::default()
         }
     }
 }

@@ -175,6 +175,13 @@ pub fn agent(
         config.system.push(instructions.clone());
     }
     config.mcp_servers = mcp.statuses.clone();
+    config.mcp_live = fleet_runtime::mcp::McpLive::watch(
+        mcp.session
+            .as_ref()
+            .map(|session| session.servers.connections())
+            .unwrap_or_default(),
+        false,
+    );
     config.max_turns = args.max_turns;
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;

@@ -53,6 +53,8 @@ struct Inner {
     skipped: Vec<(String, String)>,
     instructions: Option<String>,
     restarted: bool,
+    /// Bumped whenever `tools` is replaced, so agents holding adapters know theirs are stale.
+    generation: u64,
 }
 
 /// A connected MCP server. Dropping it kills a stdio server's process group.
@@ -61,6 +63,9 @@ pub struct McpConnection {
     timeouts: McpTimeouts,
     max_output_tokens: usize,
     tools_changed: Arc<AtomicBool>,
+    /// Held while a `list_changed` is being acted on, so agents asking at once list the
+    /// tools once and all see the new list.
+    syncing: Mutex<()>,
     inner: Mutex<Inner>,
 }
 
@@ -78,6 +83,7 @@ impl McpConnection {
             skipped: Vec::new(),
             instructions: None,
             restarted: false,
+            generation: 0,
         };
         start(config, timeouts, &tools_changed, &mut inner).await?;
         Ok(Self {
@@ -85,6 +91,7 @@ impl McpConnection {
             timeouts,
             max_output_tokens: max_output_tokens_from_env(),
             tools_changed,
+            syncing: Mutex::new(()),
             inner: Mutex::new(inner),
         })
     }
@@ -141,7 +148,27 @@ impl McpConnection {
         let mut inner = self.inner.lock().await;
         inner.tools = Arc::new(tools);
         inner.skipped = skipped;
+        inner.generation += 1;
         Ok(inner.tools.clone())
+    }
+
+    /// Which listing of the tools is current: it changes each time the list is replaced.
+    pub async fn generation(&self) -> u64 {
+        self.inner.lock().await.generation
+    }
+
+    /// Acts on a pending `list_changed` (lists the tools again), then says which listing is
+    /// current. Called before every model request of an agent that uses this server, so the
+    /// next request shows the new tools. A failed listing keeps the old tools; the server's
+    /// next notification tries again.
+    pub async fn sync_tools(&self) -> u64 {
+        let _one_at_a_time = self.syncing.lock().await;
+        if self.take_tools_changed() {
+            if let Err(err) = self.refresh_tools().await {
+                tracing::warn!("{err}; keeping the tools listed before");
+            }
+        }
+        self.generation().await
     }
 
     /// Calls `tool` with `arguments` (a JSON object). Gives up after `MCP_TOOL_TIMEOUT` or when
@@ -187,6 +214,9 @@ impl McpConnection {
                 timeout: self.timeouts.call.unwrap_or_default(),
             }),
             Some(Ok(CallToolResponse::Complete(result))) => {
+                // rmcp hands each notification to a task of its own; a `list_changed` sent
+                // before this result gets its turn now, so the agent's next request sees it.
+                tokio::task::yield_now().await;
                 let value = serde_json::to_value(&result).map_err(|e| call_error(e.to_string()))?;
                 Ok(map_call_result(&value, self.max_output_tokens))
             }
@@ -309,6 +339,7 @@ async fn start(
         .and_then(|info| info.instructions.clone());
     inner.tools = Arc::new(tools);
     inner.skipped = skipped;
+    inner.generation += 1;
     inner.session = Some(session);
     inner.status = McpStatus::Connected;
     tools_changed.store(false, Ordering::SeqCst);

@@ -7,6 +7,7 @@
 //! - [`client`]: one rmcp session (stdio or streamable HTTP), its timeouts and errors.
 //! - [`connection`]: [`McpConnection`], a server as the rest of fleet uses it: tools, calls with
 //!   timeout and cancellation, `list_changed`, restart once after a crash.
+//! - [`live`]: [`McpLive`], an agent's MCP tools kept in step with `list_changed`.
 //! - [`output`]: results mapped to tool output, capped.
 //! - [`session`]: a session's servers, started together, with their tools and statuses.
 //! - [`tool`]: [`McpTool`], one server tool as a `fleet_tools::Tool` named `mcp__server__tool`.
@@ -14,6 +15,7 @@
 pub mod client;
 pub mod config;
 pub mod connection;
+pub mod live;
 pub mod output;
 pub mod process;
 pub mod session;
@@ -22,6 +24,7 @@ pub mod tool;
 pub use client::{McpError, McpTimeouts};
 pub use config::{McpServerConfig, McpSource, McpTransport};
 pub use connection::{McpCallResult, McpConnection, McpStatus, McpToolInfo};
+pub use live::McpLive;
 pub use process::kill_all_server_groups;
 pub use session::{McpServerEntry, McpServers};
 pub use tool::{mcp_tool_name, McpTool};

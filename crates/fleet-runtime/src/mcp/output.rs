@@ -20,9 +20,18 @@ pub fn max_output_tokens_from_env() -> usize {
         .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS)
 }
 
-/// Maps a `CallToolResult` (as JSON) to a [`ToolOutput`]: text blocks as they are, images as a
-/// one-line placeholder (the full blocks stay in `structured` for printers), embedded resources
-/// as their text; `isError` makes an error result. The text is capped at `max_tokens`.
+/// Image types the Messages API accepts in a tool result; others stay a text placeholder.
+const MODEL_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// The largest image (base64 characters) passed to the model: the API refuses images over
+/// 5 MB, and one refused block would fail the whole request, not just this result.
+const MAX_IMAGE_BASE64: usize = 5 * 1024 * 1024 * 4 / 3;
+
+/// Maps a `CallToolResult` (as JSON) to a [`ToolOutput`]: text blocks as they are, images
+/// as image blocks the model sees (with a one-line description in the text, so text-only
+/// printers show something), embedded resources as their text; `isError` makes an error
+/// result. The text is capped at `max_tokens`; images count against no token cap, only
+/// against the API's own size limit.
 pub fn map_call_result(result: &Value, max_tokens: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
     let blocks = result
@@ -48,11 +57,26 @@ pub fn map_call_result(result: &Value, max_tokens: usize) -> ToolOutput {
     } else {
         ToolOutput::text(text)
     };
+    output.images = blocks.iter().filter_map(model_image).collect();
     let has_media = blocks.iter().any(|b| matches!(kind(b), "image" | "audio"));
     if has_media || result.get("structuredContent").is_some() {
         output = output.with_structured(result.clone());
     }
     output
+}
+
+/// The image of an `image` block, when the model can be shown it.
+fn model_image(block: &Value) -> Option<fleet_protocol::ImageSource> {
+    if kind(block) != "image" {
+        return None;
+    }
+    let mime = block.get("mimeType").and_then(Value::as_str)?;
+    let data = block.get("data").and_then(Value::as_str)?;
+    (MODEL_IMAGE_TYPES.contains(&mime) && !data.is_empty() && data.len() <= MAX_IMAGE_BASE64)
+        .then(|| fleet_protocol::ImageSource::Base64 {
+            media_type: mime.to_string(),
+            data: data.to_string(),
+        })
 }
 
 fn kind(block: &Value) -> &str {
@@ -137,6 +161,30 @@ mod tests {
             out.structured.is_some(),
             "the image stays available to printers"
         );
+        assert_eq!(
+            out.images,
+            vec![fleet_protocol::ImageSource::Base64 {
+                media_type: "image/png".into(),
+                data: "AAAA".into()
+            }],
+            "the model is shown the picture itself"
+        );
+    }
+
+    #[test]
+    fn images_the_api_would_refuse_stay_text() {
+        let huge = "A".repeat(MAX_IMAGE_BASE64 + 4);
+        let out = map_call_result(
+            &json!({"content": [
+                {"type": "image", "data": "AAAA", "mimeType": "image/tiff"},
+                {"type": "image", "data": huge, "mimeType": "image/png"},
+                {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}
+            ]}),
+            100,
+        );
+        assert!(out.images.is_empty());
+        assert!(out.content.contains("[image: image/tiff"));
+        assert!(out.content.contains("[audio: audio/wav"));
     }
 
     #[test]

@@ -80,6 +80,14 @@ impl McpServers {
         tools
     }
 
+    /// The live connections, for watching their tools (`McpLive`).
+    pub fn connections(&self) -> Vec<Arc<McpConnection>> {
+        self.entries
+            .iter()
+            .filter_map(|e| e.connection.clone())
+            .collect()
+    }
+
     /// `(name, status)` per server, for the `init` line.
     pub fn statuses(&self) -> Vec<(String, String)> {
         self.entries

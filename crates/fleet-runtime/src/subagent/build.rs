@@ -208,6 +208,7 @@ impl Spawner {
                 }
                 config.max_turns = def.max_turns;
                 config.tool_definitions = Some(definitions);
+                config.mcp_live = self.child_mcp_live(&bp.mcp, def);
                 config
             }
             Kind::Fork(base) => {

@@ -8,7 +8,8 @@
 use super::Spawner;
 use crate::definitions::{AgentDefinition, AgentSource};
 use crate::mcp::config::agent_servers;
-use crate::mcp::{McpConnection, McpTimeouts, McpTool};
+use crate::definitions::Restriction;
+use crate::mcp::{McpConnection, McpLive, McpTimeouts, McpTool};
 use fleet_tools::{Tool, ToolError};
 use std::sync::Arc;
 
@@ -49,6 +50,22 @@ impl ChildMcp {
 }
 
 impl Spawner {
+    /// What a child watches for `list_changed`: the session's servers and its own.
+    pub(crate) fn child_mcp_live(
+        &self,
+        child: &ChildMcp,
+        def: &AgentDefinition,
+    ) -> Option<McpLive> {
+        let mut connections = self
+            .config
+            .mcp
+            .as_ref()
+            .map(|session| session.servers.connections())
+            .unwrap_or_default();
+        connections.extend(child.inline.iter().cloned());
+        McpLive::watch(connections, def.restriction == Restriction::ReadOnly)
+    }
+
     /// Gets the servers `def` names ready for a child, or fails naming every one that is not.
     pub(crate) async fn child_mcp(&self, def: &AgentDefinition) -> Result<ChildMcp, ToolError> {
         if def.mcp_servers.is_empty() {

@@ -361,6 +361,7 @@ fn result(finished: Finished, note: Option<Note>, max_output: usize) -> ToolOutp
         content,
         is_error,
         structured: Some(structured),
+        images: Vec::new(),
     }
 }
 
