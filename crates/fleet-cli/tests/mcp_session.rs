@@ -490,6 +490,40 @@ async fn a_list_changed_shows_the_new_tool_in_the_very_next_request() {
     assert_eq!(result["result"], "USED-EXTRA");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coordinators_worker_context_names_the_connected_servers() {
+    let fault = fleet_testkit::mcp_fault_server().unwrap();
+    let project = Project::new(&[("README.md", "mcp\n")]);
+    let config = json!({"mcpServers": {
+        "faulty": {"command": fault},
+        "broken": {"command": "/nonexistent/mcp-server"}
+    }})
+    .to_string();
+    let server = server(Scenario::with_rules([Rule::text("COORDINATED")])).await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "plan it",
+                "--coordinator",
+                "--mcp-config",
+                &config,
+                "--output-format",
+                "json",
+            ],
+            &[("MCP_TIMEOUT", "10000")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let system = server.last_request().unwrap().body["system"].to_string();
+    assert!(
+        system.contains("They can also use the tools of these MCP servers: faulty."),
+        "only the connected server is named: {system}"
+    );
+    assert!(system.contains("mcp__faulty__echo"), "{system}");
+}
+
 /// Every tool result's content in the stream, in order, as JSON text.
 fn tool_results(lines: &[Value]) -> Vec<String> {
     lines

@@ -150,9 +150,21 @@ pub fn agent(
         sink.clone(),
     );
     if mode == Orchestration::Coordinator {
+        let servers: Vec<String> = mcp
+            .session
+            .as_ref()
+            .map(|session| {
+                session
+                    .servers
+                    .connections()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
         system = system.append(worker_context(
             &spawner.worker_tools(&keep),
-            &[],
+            &servers,
             scratch_path,
         ));
     }

@@ -247,6 +247,20 @@ impl McpConnection {
         inner.restarted = true;
     }
 
+    /// Stops the server while its agent sleeps (a stopped teammate that a message may bring
+    /// back): unlike [`Self::stop`], the next call starts it again.
+    pub async fn suspend(&self) {
+        let mut inner = self.inner.lock().await;
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
+        }
+        inner.status = McpStatus::Failed {
+            reason: "stopped while its agent was stopped".into(),
+            restart_left: true,
+        };
+        inner.restarted = false;
+    }
+
     /// Stops the server and waits until a stdio server's own process is gone.
     pub async fn shutdown(self) {
         let mut inner = self.inner.into_inner();

@@ -47,6 +47,13 @@ impl ChildMcp {
             connection.stop().await;
         }
     }
+
+    /// Stops its own servers until its next call (a teammate that stopped may come back).
+    pub async fn suspend(&self) {
+        for connection in &self.inline {
+            connection.suspend().await;
+        }
+    }
 }
 
 impl Spawner {
@@ -64,6 +71,19 @@ impl Spawner {
             .unwrap_or_default();
         connections.extend(child.inline.iter().cloned());
         McpLive::watch(connections, def.restriction == Restriction::ReadOnly)
+    }
+
+    /// A resumed teammate's servers: as at its spawn, but one that cannot start now does not
+    /// keep the rest of the team from coming back (its tools are then missing, and say so
+    /// when the model asks for them).
+    pub(crate) async fn restored_mcp(&self, member: &str, def: &AgentDefinition) -> ChildMcp {
+        match self.child_mcp(def).await {
+            Ok(mcp) => mcp,
+            Err(err) => {
+                tracing::warn!(member, "teammate restored without its MCP servers: {err}");
+                ChildMcp::default()
+            }
+        }
     }
 
     /// Gets the servers `def` names ready for a child, or fails naming every one that is not.

@@ -446,6 +446,8 @@ impl Mate {
             fleet_protocol::TaskStatus::Killed
         };
         team.ledger.finish(&self.agent_id, status, None);
+        // Its own MCP servers rest with it; a message that brings it back starts them again.
+        self.blueprint.mcp.suspend().await;
         // Stopped only once the lead's notice is queued: whoever sees the team quiet also
         // sees the notice waiting.
         self.set_state(team, MateState::Stopped);

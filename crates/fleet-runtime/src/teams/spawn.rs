@@ -67,6 +67,8 @@ impl Spawner {
         }
         let model = self.child_model(parent, &def, input.model.as_deref());
         let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
+        // Its required MCP servers, before anything else is made for it.
+        let mcp = Arc::new(self.child_mcp(&def).await?);
         let plan_required = parent.permissions.mode == PermissionMode::Plan;
         let color = team.next_color();
         let spec = Arc::new(MemberSpec {
@@ -86,7 +88,7 @@ impl Spawner {
             depth: 1,
             member: Some(spec.clone()),
             worktree: None,
-            mcp: Default::default(),
+            mcp: mcp.clone(),
         });
         let others: Vec<String> = std::iter::once("main".to_string())
             .chain(
@@ -107,7 +109,7 @@ impl Spawner {
             }
         }
         let transcript_id = transcript_id(name);
-        let child = self.build(
+        let built = self.build(
             &bp,
             Start {
                 agent_id: transcript_id.clone(),
@@ -119,7 +121,14 @@ impl Spawner {
                 transcript_after: None,
                 run: Run::new(CancellationToken::new()),
             },
-        )?;
+        );
+        let child = match built {
+            Ok(child) => child,
+            Err(err) => {
+                mcp.stop().await;
+                return Err(err);
+            }
+        };
         let mailbox = team.mailbox(name).map_err(ToolError::Failed)?;
         let mate = Arc::new(Mate::new(
             name,
@@ -276,6 +285,7 @@ impl Spawner {
                 plan_required: member.plan_mode_required && member.mode.is_none(),
                 exit: Arc::new(AtomicBool::new(false)),
             });
+            let mcp = Arc::new(self.restored_mcp(&member.name, &def).await);
             let bp = Arc::new(Blueprint {
                 kind: Kind::Defined(def),
                 parent: parent.clone(),
@@ -286,7 +296,7 @@ impl Spawner {
                 depth: 1,
                 member: Some(spec.clone()),
                 worktree: None,
-                mcp: Default::default(),
+                mcp,
             });
             let mailbox = team.mailbox(&member.name)?;
             let mate = Arc::new(Mate::new(

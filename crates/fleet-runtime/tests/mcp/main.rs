@@ -6,5 +6,6 @@
 mod calls;
 mod everything;
 mod faults;
+mod lifecycle;
 mod live;
 mod support;
