@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod fake_model;
+mod mcp_crash;
 
 use clap::Subcommand;
 
@@ -15,6 +16,9 @@ pub enum DevCommand {
     /// Benchmarks of the running system (`fleet dev bench fanout --agents 200`).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Start this folder's MCP servers, then panic (checks that none outlives a crash).
+    #[command(hide = true)]
+    McpCrash(mcp_crash::McpCrashArgs),
 }
 
 pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
@@ -22,5 +26,6 @@ pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
         DevCommand::Ask(args) => ask::run(args).await,
         DevCommand::FakeModel(args) => fake_model::run(args).await,
         DevCommand::Bench(cmd) => bench::run(cmd).await,
+        DevCommand::McpCrash(args) => mcp_crash::run(args).await,
     }
 }
