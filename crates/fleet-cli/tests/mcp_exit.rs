@@ -81,7 +81,9 @@ async fn ctrl_c_during_a_hung_call_leaves_no_server_behind() {
             let Ok(value) = serde_json::from_str::<Value>(&line.unwrap()) else {
                 continue;
             };
-            let text = value["message"]["content"][0]["content"].as_str().unwrap_or("");
+            let text = value["message"]["content"][0]["content"]
+                .as_str()
+                .unwrap_or("");
             if value["type"] == "user" && text.contains("\"child\"") {
                 let parsed: Value = serde_json::from_str(text).unwrap();
                 let pids = (
@@ -118,7 +120,11 @@ async fn ctrl_c_during_a_hung_call_leaves_no_server_behind() {
     reader.join().unwrap();
     assert!(!status.success(), "an interrupted run does not succeed");
     assert!(wait_gone(pids.0), "the server {} outlived fleet", pids.0);
-    assert!(wait_gone(pids.1), "the server's child {} outlived fleet", pids.1);
+    assert!(
+        wait_gone(pids.1),
+        "the server's child {} outlived fleet",
+        pids.1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -483,7 +483,9 @@ async fn a_list_changed_shows_the_new_tool_in_the_very_next_request() {
     );
     let results = tool_results(&lines);
     assert!(
-        results.last().is_some_and(|r| r.contains("extra") && !r.contains("No such tool")),
+        results
+            .last()
+            .is_some_and(|r| r.contains("extra") && !r.contains("No such tool")),
         "{results:#?}"
     );
     let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();

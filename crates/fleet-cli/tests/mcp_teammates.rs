@@ -30,8 +30,11 @@ async fn a_teammate_gets_its_own_server_and_a_broken_required_one_refuses_the_sp
     let mate = |rule: Rule| rule.when_marker("MATE-START");
     let server = server(Scenario::with_rules([
         mate(Rule::text("MATE-IDLE")).when_tool_result(true),
-        mate(Rule::tool_use("mcp__probe__echo", json!({"text": "mate probing"})))
-            .when_tool_result(false),
+        mate(Rule::tool_use(
+            "mcp__probe__echo",
+            json!({"text": "mate probing"}),
+        ))
+        .when_tool_result(false),
         lead(Rule::text("LEAD-DONE")).when_tool_result_contains("unavailable"),
         lead(Rule::tool_use(
             "Agent",

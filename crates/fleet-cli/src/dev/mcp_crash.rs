@@ -23,6 +23,9 @@ pub async fn run(args: McpCrashArgs) -> anyhow::Result<()> {
             pids.push(pid.to_string());
         }
     }
-    eprintln!("fleet dev mcp-crash: servers started (pids {})", pids.join(" "));
+    eprintln!(
+        "fleet dev mcp-crash: servers started (pids {})",
+        pids.join(" ")
+    );
     panic!("fleet dev mcp-crash: crashing on purpose with MCP servers running");
 }

@@ -72,11 +72,12 @@ fn model_image(block: &Value) -> Option<fleet_protocol::ImageSource> {
     }
     let mime = block.get("mimeType").and_then(Value::as_str)?;
     let data = block.get("data").and_then(Value::as_str)?;
-    (MODEL_IMAGE_TYPES.contains(&mime) && !data.is_empty() && data.len() <= MAX_IMAGE_BASE64)
-        .then(|| fleet_protocol::ImageSource::Base64 {
+    (MODEL_IMAGE_TYPES.contains(&mime) && !data.is_empty() && data.len() <= MAX_IMAGE_BASE64).then(
+        || fleet_protocol::ImageSource::Base64 {
             media_type: mime.to_string(),
             data: data.to_string(),
-        })
+        },
+    )
 }
 
 fn kind(block: &Value) -> &str {

@@ -6,9 +6,9 @@
 //! spawn at once, naming every server that is unavailable and why.
 
 use super::Spawner;
+use crate::definitions::Restriction;
 use crate::definitions::{AgentDefinition, AgentSource};
 use crate::mcp::config::agent_servers;
-use crate::definitions::Restriction;
 use crate::mcp::{McpConnection, McpLive, McpTimeouts, McpTool};
 use fleet_tools::{Tool, ToolError};
 use std::sync::Arc;
