@@ -131,6 +131,26 @@ fn add(cwd: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
         "{}",
         visible(&format!("Added {what} to {}", file.display()))
     );
+    // The user added it, so the user approves it: project servers start only once approved,
+    // and the approval lives in the user's own local settings, not in the shared file.
+    if args.scope == Scope::Project {
+        let folder = file.parent().unwrap_or(cwd);
+        let local = folder.join(fleet_runtime::mcp::config::approval::LOCAL_SETTINGS);
+        match fleet_runtime::mcp::config::approval::approve_in(&local, &args.name) {
+            Ok(()) => println!(
+                "{}",
+                visible(&format!(
+                    "Approved it for this checkout in {}",
+                    local.display()
+                ))
+            ),
+            Err(err) => eprintln!(
+                "fleet: warning: could not record the approval ({err}); the server will not \
+                 start until {:?} is in \"enabledMcpjsonServers\"",
+                args.name
+            ),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

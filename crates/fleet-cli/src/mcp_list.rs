@@ -130,6 +130,18 @@ async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
             "tools": tools,
         }));
     }
+    // Listed, not started: the user sees what the repository asks for and how to allow it.
+    for server in &config.unapproved {
+        rows.push(json!({
+            "name": server.name,
+            "source": server.source.to_string(),
+            "transport": server.transport.kind(),
+            "status": "not approved",
+            "error": config.approval.refusal(&server.name, &server.source.to_string()),
+            "tools": [],
+        }));
+    }
+    rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     fleet_runtime::mcp::kill_all_server_groups();
     rows
 }

@@ -74,6 +74,11 @@ fn add_stdio_writes_the_repository_s_mcp_json_from_any_folder() {
         }}})
     );
     assert!(!project.repo.join("src/.mcp.json").exists());
+    // The user added it, so it is approved for this checkout, in the user's local settings.
+    assert_eq!(
+        read_json(&project.repo.join(".claude/settings.local.json"))["enabledMcpjsonServers"],
+        json!(["mem"])
+    );
 }
 
 #[test]

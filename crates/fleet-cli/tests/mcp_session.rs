@@ -189,12 +189,17 @@ async fn an_agents_own_server_lives_as_long_as_the_agent_and_a_missing_one_fails
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_list_and_get_start_each_server_and_report_it() {
     let fault = fleet_testkit::mcp_fault_server().unwrap();
-    let project = Project::new(&[]);
+    // Two approved project servers, and one the user never approved: listed, not started.
+    let project = Project::new(&[(
+        ".claude/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["faulty", "broken"]}"#,
+    )]);
     std::fs::write(
         project.repo.join(".mcp.json"),
         json!({"mcpServers": {
             "faulty": {"command": fault},
-            "broken": {"command": "/nonexistent/mcp-server"}
+            "broken": {"command": "/nonexistent/mcp-server"},
+            "sneaky": {"command": fault}
         }})
         .to_string(),
     )
@@ -218,6 +223,12 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
         .unwrap()
         .iter()
         .any(|t| t["name"] == "echo"));
+    let sneaky = servers.iter().find(|s| s["name"] == "sneaky").unwrap();
+    assert_eq!(sneaky["status"], "not approved", "{sneaky:#}");
+    assert!(sneaky["error"]
+        .as_str()
+        .unwrap()
+        .contains("enabledMcpjsonServers"));
     let broken = servers.iter().find(|s| s["name"] == "broken").unwrap();
     assert_eq!(broken["status"], "failed");
     assert!(
@@ -243,7 +254,7 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
         .await;
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("configured: broken, faulty"),
+        stderr(&out).contains("configured: broken, faulty, sneaky"),
         "{}",
         stderr(&out)
     );
@@ -329,6 +340,10 @@ async fn an_agents_own_server_is_stopped_when_the_agent_ends_while_the_session_g
     let project = Project::new(&[
         ("README.md", "mcp\n"),
         (".claude/agents/prober.md", definition.as_str()),
+        (
+            ".claude/settings.local.json",
+            r#"{"enabledMcpjsonServers": ["probe"]}"#,
+        ),
     ]);
     // `[P]ROBE…` keeps the shell running pgrep from matching its own command line.
     let check = format!(

@@ -23,6 +23,10 @@ async fn a_teammate_gets_its_own_server_and_a_broken_required_one_refuses_the_sp
         ("README.md", "mcp\n"),
         (".claude/agents/prober.md", prober.as_str()),
         (".claude/agents/needy.md", needy),
+        (
+            ".claude/settings.local.json",
+            r#"{"enabledMcpjsonServers": ["probe"]}"#,
+        ),
     ]);
     let config =
         json!({"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"}}}).to_string();

@@ -234,6 +234,17 @@ async fn start_mcp(
     let servers =
         fleet_runtime::mcp::McpServers::start(&config, fleet_runtime::mcp::McpTimeouts::from_env())
             .await;
+    // Said in every output format (on stderr): a server the repository asks for but the user
+    // never approved is a decision the user should see.
+    for server in &config.unapproved {
+        eprintln!(
+            "fleet: MCP server {:?} not started: {}",
+            server.name,
+            config
+                .approval
+                .refusal(&server.name, &server.source.to_string())
+        );
+    }
     if text {
         for entry in servers.entries.iter().filter(|e| e.status == "failed") {
             eprintln!(

@@ -30,6 +30,7 @@
 //! replaced is dropped, so every name has exactly one outcome.
 
 mod agent;
+pub mod approval;
 mod edit;
 pub mod expand;
 pub mod server;
@@ -39,6 +40,7 @@ mod sources;
 mod tests;
 
 pub use agent::{agent_servers, parse_agent_servers, AgentMcpServer, AgentMcpServers};
+pub use approval::McpApproval;
 pub use edit::{
     add_server, project_file_for_writing, remove_server, server_names, McpEditError, ServerSpec,
 };
@@ -180,6 +182,10 @@ impl McpConfigError {
 pub struct McpConfig {
     pub servers: Vec<McpServerConfig>,
     pub errors: Vec<McpConfigError>,
+    /// Project servers held back because the user has not approved them (see [`approval`]).
+    pub unapproved: Vec<McpServerConfig>,
+    /// The user's approvals, also applied to servers defined inline by project agents.
+    pub approval: McpApproval,
 }
 
 impl McpConfig {
@@ -187,7 +193,31 @@ impl McpConfig {
     /// `flags` and `--strict-mcp-config` `strict`, variables expanded from the process
     /// environment. Never fails: problems are in `errors`.
     pub fn load(cwd: &std::path::Path, flags: Vec<String>, strict: bool) -> Self {
-        McpConfigSources::discover(cwd, flags, strict).load(&process_env)
+        let sources = McpConfigSources::discover(cwd, flags, strict);
+        let mut config = sources.load(&process_env);
+        config.hold_back_unapproved(sources.approval());
+        config
+    }
+
+    /// Moves the project servers `approval` does not allow out of `servers` into
+    /// `unapproved`, so nothing a repository wrote starts unasked.
+    pub fn hold_back_unapproved(&mut self, approval: McpApproval) {
+        let (held, kept) = std::mem::take(&mut self.servers)
+            .into_iter()
+            .partition(|server| {
+                matches!(server.source, McpSource::Project(_)) && !approval.allows(&server.name)
+            });
+        self.servers = kept;
+        self.unapproved = held;
+        self.approval = approval;
+    }
+
+    /// Why the held-back server `name` did not start, if it was held back.
+    pub fn unapproved_reason(&self, name: &str) -> Option<String> {
+        self.unapproved
+            .iter()
+            .find(|server| server.name == name)
+            .map(|server| self.approval.refusal(name, &server.source.to_string()))
     }
 
     /// The server configured under `name`.

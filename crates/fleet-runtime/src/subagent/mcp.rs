@@ -126,8 +126,24 @@ impl Spawner {
                 unavailable.push((name.clone(), why));
             }
         }
+        // A repository's agent file may not start a program unasked any more than its
+        // `.mcp.json` may: its inline servers need the same approval.
+        let mut wanted_inline = wanted.inline.clone();
+        if let AgentSource::Project(path) = &def.source {
+            let origin = path.display().to_string();
+            wanted_inline.retain(|server| {
+                let allowed = session.config.approval.allows(&server.name);
+                if !allowed {
+                    unavailable.push((
+                        server.name.clone(),
+                        session.config.approval.refusal(&server.name, &origin),
+                    ));
+                }
+                allowed
+            });
+        }
         let timeouts = McpTimeouts::from_env();
-        let starts = wanted.inline.iter().map(|server| async move {
+        let starts = wanted_inline.iter().map(|server| async move {
             (
                 server.name.clone(),
                 McpConnection::connect(server, timeouts).await,

@@ -146,6 +146,8 @@ pub fn agent_servers(
             AgentMcpServer::Named(name) => {
                 if config.get(&name).is_some() {
                     out.shared.push(name);
+                } else if let Some(why) = config.unapproved_reason(&name) {
+                    out.unavailable.push((name, why));
                 } else if let Some(error) = config.error_for(&name) {
                     out.unavailable.push((name, error.to_string()));
                 } else {

@@ -27,6 +27,8 @@ pub struct McpConfigSources {
     pub flags: Vec<String>,
     /// `--strict-mcp-config`: only `flags`.
     pub strict: bool,
+    /// Settings files whose `enabledMcpjsonServers` & co. count (see [`super::approval`]).
+    pub approval_files: Vec<PathBuf>,
 }
 
 impl McpConfigSources {
@@ -42,7 +44,17 @@ impl McpConfigSources {
             .ok()
             .map(|home| home.root().join("settings.json"));
         let (project_files, local_keys) = project_layout(&cwd);
+        let project_dirs: Vec<PathBuf> = project_files
+            .iter()
+            .filter_map(|file| file.parent().map(Path::to_path_buf))
+            .collect();
+        let approval_files = super::approval::trusted_settings(
+            fleet_settings.as_deref(),
+            std::env::home_dir().as_deref(),
+            &project_dirs,
+        );
         Self {
+            approval_files,
             claude_json: claude_dir.map(|d| d.join(".claude.json")),
             fleet_settings,
             project_files,
@@ -51,6 +63,15 @@ impl McpConfigSources {
             strict,
             cwd,
         }
+    }
+
+    /// The user's approvals of project servers, from the trusted files only.
+    pub fn approval(&self) -> super::McpApproval {
+        super::McpApproval::read(
+            &self.approval_files,
+            self.claude_json.as_deref(),
+            &self.local_keys,
+        )
     }
 
     /// Reads every source, expanding variables through `lookup` (normally
@@ -260,6 +281,7 @@ impl Merge {
         McpConfig {
             servers: self.by_name.into_values().flatten().collect(),
             errors,
+            ..McpConfig::default()
         }
     }
 }

@@ -37,6 +37,7 @@ impl Fixture {
             local_keys: vec![repo],
             flags: Vec::new(),
             strict: false,
+            approval_files: Vec::new(),
         }
     }
 }

@@ -1,0 +1,223 @@
+//! Which project-defined MCP servers the user has approved.
+//!
+//! A repository's `.mcp.json` (and an inline server in one of its `.claude/agents/*.md`) is a
+//! command line written by whoever wrote the repository. Starting it unasked would let a cloned
+//! repository run any program the moment fleet starts in it, before any permission rule is
+//! consulted. So, as in Claude Code, a project server starts only once approved, in a place
+//! the repository's authors do not control by committing a file others then trust:
+//!
+//! - the user's settings (`$FLEET_HOME/settings.json`, `~/.claude/settings.json`);
+//! - `~/.claude.json`, at the top level or in the `projects` entry for the repository;
+//! - the project's *local* settings (`.claude/settings.local.json`,
+//!   `.fleet/settings.local.json`), which are the user's own and not shared. `fleet mcp add`
+//!   writes its approval there.
+//!
+//! The keys are Claude Code's:
+//! - `enableAllProjectMcpServers: true` approves every project server;
+//! - `enabledMcpjsonServers: [names]` approves some;
+//! - `disabledMcpjsonServers: [names]` refuses some, whatever else says.
+//!
+//! Servers from the user's own configuration and from `--mcp-config` need no approval: the
+//! user wrote or named them.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// The local settings file `fleet mcp add` records approvals in, under a project folder.
+pub const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+
+/// The user's decisions on project servers, merged from every trusted file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpApproval {
+    /// `enableAllProjectMcpServers` was set in one of the files.
+    pub all: bool,
+    pub enabled: BTreeSet<String>,
+    pub disabled: BTreeSet<String>,
+}
+
+impl McpApproval {
+    /// Whether the project server `name` may start.
+    pub fn allows(&self, name: &str) -> bool {
+        !self.disabled.contains(name) && (self.all || self.enabled.contains(name))
+    }
+
+    /// Why `name` may not start, for warnings and refused spawns.
+    pub fn refusal(&self, name: &str, origin: &str) -> String {
+        if self.disabled.contains(name) {
+            format!("the project server from {origin} is listed in disabledMcpjsonServers")
+        } else {
+            format!(
+                "the project server from {origin} is not approved: a repository's servers run \
+                 only once you approve them. Add {name:?} to \"enabledMcpjsonServers\" (or set \
+                 \"enableAllProjectMcpServers\": true) in {LOCAL_SETTINGS} or your user settings"
+            )
+        }
+    }
+
+    /// Reads the trusted files: `settings` (whole settings documents) and `claude_json` with
+    /// the `projects` entries for `local_keys`. Files that are missing or unreadable add
+    /// nothing (the settings loader reports bad settings files itself).
+    pub fn read(settings: &[PathBuf], claude_json: Option<&Path>, local_keys: &[PathBuf]) -> Self {
+        let mut approval = Self::default();
+        for path in settings {
+            if let Some(doc) = read_object(path) {
+                approval.merge(&doc);
+            }
+        }
+        if let Some(doc) = claude_json.and_then(read_object) {
+            approval.merge(&doc);
+            for key in local_keys {
+                let entry = doc
+                    .get("projects")
+                    .and_then(|p| p.get(key.to_string_lossy().as_ref()))
+                    .and_then(Value::as_object);
+                if let Some(entry) = entry {
+                    approval.merge(entry);
+                }
+            }
+        }
+        approval
+    }
+
+    fn merge(&mut self, doc: &Map<String, Value>) {
+        if doc.get("enableAllProjectMcpServers") == Some(&Value::Bool(true)) {
+            self.all = true;
+        }
+        let names = |key: &str| -> Vec<String> {
+            doc.get(key)
+                .and_then(Value::as_array)
+                .map(|list| {
+                    list.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.enabled.extend(names("enabledMcpjsonServers"));
+        self.disabled.extend(names("disabledMcpjsonServers"));
+    }
+}
+
+/// The settings files whose approvals count for a session in a project spanning `dirs`
+/// (repository root first): the user's, and each project folder's local ones.
+pub fn trusted_settings(
+    fleet_settings: Option<&Path>,
+    claude_dir: Option<&Path>,
+    dirs: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fleet_settings.map(Path::to_path_buf).into_iter().collect();
+    if let Some(dir) = claude_dir {
+        files.push(dir.join(".claude").join("settings.json"));
+    }
+    for dir in dirs {
+        files.push(dir.join(LOCAL_SETTINGS));
+        files.push(dir.join(".fleet").join("settings.local.json"));
+    }
+    files
+}
+
+/// Records `name` as approved in the local settings file `file`, keeping the file's other
+/// keys: what `fleet mcp add` does for a server the user has just added to the project.
+pub fn approve_in(file: &Path, name: &str) -> std::io::Result<()> {
+    let mut doc = match std::fs::read_to_string(file) {
+        Ok(text) if !text.trim().is_empty() => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) | Err(_) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{} is not a JSON object; approve the server there by hand",
+                        file.display()
+                    ),
+                ))
+            }
+        },
+        Ok(_) => Map::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(e) => return Err(e),
+    };
+    let list = doc
+        .entry("enabledMcpjsonServers")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Value::Array(list) = list else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("enabledMcpjsonServers in {} is not a list", file.display()),
+        ));
+    };
+    if !list.iter().any(|v| v.as_str() == Some(name)) {
+        list.push(Value::String(name.to_string()));
+    }
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n";
+    let tmp = file.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, file)
+}
+
+fn read_object(path: &Path) -> Option<Map<String, Value>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match serde_json::from_str::<Value>(&text).ok()? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn write(path: &Path, value: Value) {
+        std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).ok();
+        std::fs::write(path, value.to_string()).ok();
+    }
+
+    #[test]
+    fn nothing_is_approved_by_default_and_disabled_beats_everything() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let user = dir.path().join("user.json");
+        let local = dir.path().join("local.json");
+        assert!(!McpApproval::read(&[user.clone()], None, &[]).allows("db"));
+        write(&user, json!({"enableAllProjectMcpServers": true}));
+        write(&local, json!({"disabledMcpjsonServers": ["db"]}));
+        let approval = McpApproval::read(&[user, local], None, &[]);
+        assert!(approval.allows("other"));
+        assert!(!approval.allows("db"));
+        assert!(approval
+            .refusal("db", ".mcp.json")
+            .contains("disabledMcpjsonServers"));
+    }
+
+    #[test]
+    fn claude_json_projects_entries_count_for_their_folder_only() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let claude = dir.path().join(".claude.json");
+        write(
+            &claude,
+            json!({"projects": {"/repo": {"enabledMcpjsonServers": ["db"]}}}),
+        );
+        let here = McpApproval::read(&[], Some(&claude), &[PathBuf::from("/repo")]);
+        assert!(here.allows("db") && !here.allows("web"));
+        let elsewhere = McpApproval::read(&[], Some(&claude), &[PathBuf::from("/other")]);
+        assert!(!elsewhere.allows("db"));
+    }
+
+    #[test]
+    fn approving_keeps_the_files_other_keys_and_lists_a_name_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join(LOCAL_SETTINGS);
+        write(&file, json!({"permissions": {"allow": ["Read"]}}));
+        approve_in(&file, "db").unwrap_or_else(|e| panic!("{e}"));
+        approve_in(&file, "db").unwrap_or_else(|e| panic!("{e}"));
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_default())
+            .unwrap_or_default();
+        assert_eq!(doc["enabledMcpjsonServers"], json!(["db"]));
+        assert_eq!(doc["permissions"]["allow"], json!(["Read"]));
+    }
+}
