@@ -183,7 +183,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let user = dir.path().join("user.json");
         let local = dir.path().join("local.json");
-        assert!(!McpApproval::read(&[user.clone()], None, &[]).allows("db"));
+        assert!(!McpApproval::read(std::slice::from_ref(&user), None, &[]).allows("db"));
         write(&user, json!({"enableAllProjectMcpServers": true}));
         write(&local, json!({"disabledMcpjsonServers": ["db"]}));
         let approval = McpApproval::read(&[user, local], None, &[]);
