@@ -106,6 +106,7 @@ mod encode;
 mod error;
 mod http_error;
 mod mcp_fault;
+mod mcp_sse;
 mod openai;
 mod record;
 mod scenario;
@@ -116,6 +117,7 @@ mod view;
 
 pub use error::TestkitError;
 pub use mcp_fault::mcp_fault_server;
+pub use mcp_sse::{serve_mcp_sse, McpSseOptions};
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
     CacheConfig, Fault, OpenAiOptions, ReplyBlock, RequestLog, Rule, Scenario, StatusFault,

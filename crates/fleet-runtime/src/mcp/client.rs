@@ -17,6 +17,7 @@ use thiserror::Error;
 
 use super::config::{McpServerConfig, McpTransport};
 use super::process::ServerProcess;
+use super::sse::SseClientTransport;
 
 /// The two MCP timeouts of the issue, read from the environment by [`McpTimeouts::from_env`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,12 +191,21 @@ pub async fn open_session(
                 Err(_) => Err(timed_out()),
             }
         }
-        McpTransport::Sse { .. } => Err(McpError::Unsupported {
-            server,
-            message: "the legacy SSE transport is not supported yet (rmcp dropped its SSE \
-                      client; see mcp/NOTES.md)"
-                .to_string(),
-        }),
+        McpTransport::Sse { url, headers } => {
+            // One budget for both steps: the stream's `endpoint` event, then `initialize`.
+            let deadline = tokio::time::Instant::now() + timeouts.connect;
+            let transport = SseClientTransport::connect(url, headers, timeouts.connect)
+                .await
+                .map_err(|e| failed(e.to_string()))?;
+            match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
+                Ok(Ok(service)) => Ok(Session {
+                    service,
+                    process: None,
+                }),
+                Ok(Err(e)) => Err(failed(format!("{url}: {e}"))),
+                Err(_) => Err(timed_out()),
+            }
+        }
     }
 }
 

@@ -4,7 +4,9 @@
 //! - [`config`]: where server definitions come from, what they mean, and how `fleet mcp add |
 //!   remove` edits them. Pure data and files; nothing here starts a process.
 //! - [`process`]: stdio servers in their own process groups, killed on drop and on exit.
-//! - [`client`]: one rmcp session (stdio or streamable HTTP), its timeouts and errors.
+//! - [`client`]: one rmcp session (stdio, streamable HTTP or legacy SSE), its timeouts and
+//!   errors.
+//! - [`sse`]: the legacy HTTP+SSE client transport, which rmcp 3 no longer has.
 //! - [`connection`]: [`McpConnection`], a server as the rest of fleet uses it: tools, calls with
 //!   timeout and cancellation, `list_changed`, restart once after a crash.
 //! - [`live`]: [`McpLive`], an agent's MCP tools kept in step with `list_changed`.
@@ -19,6 +21,7 @@ pub mod live;
 pub mod output;
 pub mod process;
 pub mod session;
+pub mod sse;
 pub mod tool;
 
 pub use client::{McpError, McpTimeouts};

@@ -3,10 +3,16 @@
 //! be produced by a real process speaking the real protocol.
 //!
 //! Usage: `fleet-mcp-fault [--start-delay-ms N] [--bad-schema] [--spawn-child] [--log FILE]
-//! [--instructions TEXT] [--http 127.0.0.1:0]`
+//! [--instructions TEXT] [--http 127.0.0.1:0 | --sse 127.0.0.1:0 [--sse-no-endpoint]]`
 //!
 //! - stdio by default; with `--http ADDR` it serves streamable HTTP at `/mcp` and prints
 //!   `listening http://HOST:PORT/mcp` as its first stdout line.
+//! - `--sse ADDR`: the legacy HTTP+SSE transport (`GET /sse`, `POST /message?sessionId=…`,
+//!   see `fleet_testkit::serve_mcp_sse`); prints `listening http://HOST:PORT/sse` first. With
+//!   `--log`, every request header is logged (`GET /sse header NAME: VALUE`), and so are
+//!   sessions opening and closing. `--sse-no-endpoint`: the stream never sends `endpoint`.
+//!   `crash` ends the whole process, so the stream drops mid-call; a test that wants the
+//!   server back starts another on the same address.
 //! - `--start-delay-ms`: sleeps before answering anything (a slow start).
 //! - `--bad-schema`: lists one more tool, `broken`, whose input schema is not an object schema.
 //! - `--spawn-child`: starts a `sleep 600` grandchild, to prove the client kills the whole group.
@@ -38,6 +44,8 @@ struct Options {
     log: Option<PathBuf>,
     instructions: Option<String>,
     http: Option<String>,
+    sse: Option<String>,
+    sse_no_endpoint: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -56,8 +64,13 @@ fn parse_args() -> Result<Options, String> {
             "--log" => options.log = Some(PathBuf::from(value(&arg)?)),
             "--instructions" => options.instructions = Some(value(&arg)?),
             "--http" => options.http = Some(value(&arg)?),
+            "--sse" => options.sse = Some(value(&arg)?),
+            "--sse-no-endpoint" => options.sse_no_endpoint = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if options.http.is_some() && options.sse.is_some() {
+        return Err("--http and --sse exclude each other".to_string());
     }
     Ok(options)
 }
@@ -250,9 +263,10 @@ async fn main() {
         extra: Arc::new(AtomicBool::new(false)),
         child_pid: child.as_ref().map(std::process::Child::id),
     };
-    let outcome = match &options.http {
-        Some(addr) => serve_http(fault, addr).await,
-        None => serve_stdio(fault).await,
+    let outcome = match (&options.http, &options.sse) {
+        (Some(addr), _) => serve_http(fault, addr).await,
+        (None, Some(addr)) => serve_sse(fault, addr).await,
+        (None, None) => serve_stdio(fault).await,
     };
     if let Err(message) = outcome {
         eprintln!("fleet-mcp-fault: {message}");
@@ -287,4 +301,25 @@ async fn serve_http(fault: Fault, addr: &str) -> Result<(), String> {
     axum::serve(listener, router)
         .await
         .map_err(|e| e.to_string())
+}
+
+async fn serve_sse(fault: Fault, addr: &str) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("binding {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("listening http://{local}/sse");
+    let _ = std::io::stdout().flush();
+    let options = fleet_testkit::McpSseOptions {
+        no_endpoint: fault.options.sse_no_endpoint,
+    };
+    let logger = fault.clone();
+    fleet_testkit::serve_mcp_sse(
+        listener,
+        move || fault.clone(),
+        move |line| logger.log(line),
+        options,
+    )
+    .await
+    .map_err(|e| e.to_string())
 }
