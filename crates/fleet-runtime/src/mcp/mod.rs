@@ -8,6 +8,9 @@
 //! - [`connection`]: [`McpConnection`], a server as the rest of fleet uses it: tools, calls with
 //!   timeout and cancellation, `list_changed`, restart once after a crash.
 //! - [`output`]: results mapped to tool output, capped.
+//! - [`resources`]: listing and reading a server's resources, bounded like a call.
+//! - [`resource_tools`]: `ListMcpResourcesTool` and `ReadMcpResourceTool` over the servers that
+//!   offer resources.
 //! - [`session`]: a session's servers, started together, with their tools and statuses.
 //! - [`tool`]: [`McpTool`], one server tool as a `fleet_tools::Tool` named `mcp__server__tool`.
 
@@ -16,6 +19,8 @@ pub mod config;
 pub mod connection;
 pub mod output;
 pub mod process;
+pub mod resource_tools;
+pub mod resources;
 pub mod session;
 pub mod tool;
 
@@ -23,5 +28,10 @@ pub use client::{McpError, McpTimeouts};
 pub use config::{McpServerConfig, McpSource, McpTransport};
 pub use connection::{McpCallResult, McpConnection, McpStatus, McpToolInfo};
 pub use process::kill_all_server_groups;
+pub use resource_tools::{
+    ListMcpResourcesTool, ReadMcpResourceTool, ResourceServers, LIST_MCP_RESOURCES_TOOL,
+    READ_MCP_RESOURCE_TOOL,
+};
+pub use resources::{McpResource, McpResourceError};
 pub use session::{McpServerEntry, McpServers};
 pub use tool::{mcp_tool_name, McpTool};

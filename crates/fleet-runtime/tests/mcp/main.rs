@@ -6,4 +6,5 @@
 mod calls;
 mod everything;
 mod faults;
+mod resources;
 mod support;
