@@ -60,8 +60,8 @@ struct Inner {
 /// A connected MCP server. Dropping it kills a stdio server's process group.
 pub struct McpConnection {
     config: McpServerConfig,
-    timeouts: McpTimeouts,
-    max_output_tokens: usize,
+    pub(super) timeouts: McpTimeouts,
+    pub(super) max_output_tokens: usize,
     tools_changed: Arc<AtomicBool>,
     /// Held while a `list_changed` is being acted on, so agents asking at once list the
     /// tools once and all see the new list.
@@ -271,7 +271,7 @@ impl McpConnection {
 
     /// A peer to send on: the live one, or a restarted one if the connection failed and has
     /// its restart left.
-    async fn ready_peer(&self) -> Result<Peer<RoleClient>, McpError> {
+    pub(super) async fn ready_peer(&self) -> Result<Peer<RoleClient>, McpError> {
         let mut inner = self.inner.lock().await;
         if let Some(session) = &inner.session {
             if !session.service.is_closed() && !session.service.peer().is_transport_closed() {
@@ -302,7 +302,7 @@ impl McpConnection {
         }
     }
 
-    async fn mark_failed(&self, reason: String) -> McpError {
+    pub(super) async fn mark_failed(&self, reason: String) -> McpError {
         let mut inner = self.inner.lock().await;
         let reason = match &inner.session {
             Some(session) => exit_reason(session, &reason),
@@ -384,14 +384,14 @@ fn exit_reason(session: &Session, reason: &str) -> String {
     }
 }
 
-fn is_transport_error(e: &ServiceError) -> bool {
+pub(super) fn is_transport_error(e: &ServiceError) -> bool {
     matches!(
         e,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
 }
 
-async fn with_timeout<F: std::future::Future>(
+pub(super) async fn with_timeout<F: std::future::Future>(
     timeout: Option<std::time::Duration>,
     future: F,
 ) -> Option<F::Output> {

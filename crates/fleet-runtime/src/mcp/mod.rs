@@ -11,6 +11,9 @@
 //!   timeout and cancellation, `list_changed`, restart once after a crash.
 //! - [`live`]: [`McpLive`], an agent's MCP tools kept in step with `list_changed`.
 //! - [`output`]: results mapped to tool output, capped.
+//! - [`resources`]: listing and reading a server's resources, bounded like a call.
+//! - [`resource_tools`]: `ListMcpResourcesTool` and `ReadMcpResourceTool` over the servers that
+//!   offer resources.
 //! - [`session`]: a session's servers, started together, with their tools and statuses.
 //! - [`tool`]: [`McpTool`], one server tool as a `fleet_tools::Tool` named `mcp__server__tool`.
 
@@ -20,6 +23,8 @@ pub mod connection;
 pub mod live;
 pub mod output;
 pub mod process;
+pub mod resource_tools;
+pub mod resources;
 pub mod session;
 pub mod sse;
 pub mod tool;
@@ -29,5 +34,10 @@ pub use config::{McpServerConfig, McpSource, McpTransport};
 pub use connection::{McpCallResult, McpConnection, McpStatus, McpToolInfo};
 pub use live::McpLive;
 pub use process::kill_all_server_groups;
+pub use resource_tools::{
+    ListMcpResourcesTool, ReadMcpResourceTool, ResourceServers, LIST_MCP_RESOURCES_TOOL,
+    READ_MCP_RESOURCE_TOOL,
+};
+pub use resources::{McpResource, McpResourceError};
 pub use session::{McpServerEntry, McpServers};
 pub use tool::{mcp_tool_name, McpTool};

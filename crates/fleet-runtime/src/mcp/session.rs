@@ -3,6 +3,7 @@
 //! pools, their statuses for the `init` line, their instructions for the system prompt.
 
 use super::config::McpConfig;
+use super::resource_tools::ResourceServers;
 use super::{McpConnection, McpTimeouts, McpTool};
 use fleet_tools::Tool;
 use std::sync::Arc;
@@ -86,6 +87,14 @@ impl McpServers {
             .iter()
             .filter_map(|e| e.connection.clone())
             .collect()
+    }
+
+    /// `ListMcpResourcesTool` and `ReadMcpResourceTool` over the connected servers that
+    /// announced the `resources` capability; none when no server did, so a session without
+    /// resources does not show the model two tools it cannot use.
+    pub async fn resource_tools(&self) -> Vec<Arc<dyn Tool>> {
+        let connections = self.entries.iter().filter_map(|e| e.connection.clone());
+        ResourceServers::new(connections).await.tools()
     }
 
     /// `(name, status)` per server, for the `init` line.

@@ -1,12 +1,22 @@
 //! The reference server, `@modelcontextprotocol/server-everything` (pinned, installed under the
-//! target folder by `scripts/mcp-everything.sh`), through fleet's client in stdio mode: its
-//! tools listed, plain and numeric calls, an image result, and a long-running operation that
-//! reports progress before it answers. Skipped, saying so, where node or npm is missing.
+//! target folder by `scripts/mcp-everything.sh`), through fleet's client in both of its modes,
+//! stdio and streamable HTTP: its tools listed, plain and numeric calls, an image result, a
+//! long-running operation that reports progress before it answers, and its resources listed
+//! and read (text shown, binary described). Skipped, saying so, where node or npm is missing.
 
-use super::support::{is_gone, timeouts};
-use fleet_runtime::mcp::{McpConnection, McpServerConfig, McpSource, McpTransport};
+use super::support::{is_gone, timeouts, wait_gone};
+use fleet_runtime::mcp::config::{parse_server, process_env};
+use fleet_runtime::mcp::{
+    McpConnection, McpServerConfig, McpSource, McpTransport, ResourceServers,
+};
+use fleet_tools::{ToolContext, Workspace};
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 /// The server's entry point, installing it first if needed; `None` (with a message) when node
@@ -42,12 +52,8 @@ fn stdio_config(entry: &str) -> McpServerConfig {
     }
 }
 
-#[tokio::test]
-async fn the_reference_server_over_stdio() {
-    let Some(entry) = entry() else { return };
-    let conn = McpConnection::connect(&stdio_config(&entry), timeouts())
-        .await
-        .expect("connect to server-everything");
+/// What both modes must do alike: the tools, the calls, the resources.
+async fn exercise(conn: &McpConnection) {
     let tools = conn.tools().await;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     for wanted in [
@@ -92,6 +98,73 @@ async fn the_reference_server_over_stdio() {
         .await
         .expect("long-running operation");
     assert!(!long.is_error, "{}", long.content);
+    assert!(long.content.contains("Steps: 3"), "{}", long.content);
+
+    assert!(conn.offers_resources().await);
+    let resources = conn.list_resources(&cancel).await.expect("resources/list");
+    let doc = resources
+        .iter()
+        .find(|r| r.uri.starts_with("demo://resource/static/document/"))
+        .unwrap_or_else(|| panic!("no static document among {resources:?}"));
+    assert!(!doc.name.is_empty());
+    let text = conn
+        .read_resource(&doc.uri, &cancel)
+        .await
+        .expect("read a document");
+    let (header, body) = text.split_once('\n').expect("a header line and the text");
+    assert!(
+        header.starts_with(&format!("[resource {}", doc.uri)),
+        "{header}"
+    );
+    assert!(body.trim().len() > 20, "the document's text: {text}");
+    // A template resource (not listed) whose contents are base64: described, never dumped.
+    let blob = conn
+        .read_resource("demo://resource/dynamic/blob/1", &cancel)
+        .await
+        .expect("read a binary resource");
+    assert!(
+        blob.starts_with("[resource demo://resource/dynamic/blob/1: binary, text/plain, ")
+            && blob.ends_with(" bytes, not shown]"),
+        "{blob}"
+    );
+}
+
+#[tokio::test]
+async fn the_reference_server_over_stdio() {
+    let Some(entry) = entry() else { return };
+    let conn = Arc::new(
+        McpConnection::connect(&stdio_config(&entry), timeouts())
+            .await
+            .expect("connect to server-everything"),
+    );
+    exercise(&conn).await;
+
+    // The same resources through the tools the model gets.
+    let tools = ResourceServers::new([conn.clone()]).await.tools();
+    let dir = std::env::temp_dir();
+    let ctx = ToolContext::new(dir.clone(), Arc::new(Workspace::new(&dir)));
+    let listed = tools[0]
+        .call(json!({"server": "everything"}), &ctx)
+        .await
+        .expect("ListMcpResourcesTool");
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_str(&listed.content).expect("a JSON list");
+    let uri = entries
+        .iter()
+        .find_map(|e| {
+            e["uri"]
+                .as_str()
+                .filter(|u| u.contains("/static/document/"))
+        })
+        .expect("a document listed");
+    assert!(entries.iter().all(|e| e["server"] == "everything"));
+    let read = tools[1]
+        .call(json!({"server": "everything", "uri": uri}), &ctx)
+        .await
+        .expect("ReadMcpResourceTool");
+    assert!(read.content.starts_with(&format!("[resource {uri}")));
+    drop(tools);
+
     let pid = conn.server_pid().await.expect("a stdio server has a pid");
     drop(conn);
     let mut gone = false;
@@ -100,7 +173,98 @@ async fn the_reference_server_over_stdio() {
             gone = true;
             break;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(gone, "the server's process is gone after the connection");
+}
+
+/// `node <entry> streamableHttp` on a free loopback port, in its own process group.
+struct HttpServer {
+    child: Child,
+    pid: i32,
+    url: String,
+}
+
+impl HttpServer {
+    /// Starts the server on a port that was free a moment ago; the server reads `PORT` and
+    /// says on stderr when it listens. Another process can take the port in between: then
+    /// the server exits saying so, and another port is tried.
+    async fn start(entry: &str) -> Self {
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            let mut child = Command::new("node")
+                .args([entry, "streamableHttp"])
+                .env("PORT", port.to_string())
+                // It logs every request on stdout; nobody reads that.
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true)
+                .spawn()
+                .expect("start node");
+            let pid = child.id().and_then(|p| i32::try_from(p).ok()).expect("pid");
+            let stderr = child.stderr.take().expect("stderr");
+            let mut lines = BufReader::new(stderr).lines();
+            let listening = tokio::time::timeout(Duration::from_secs(30), async {
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if line.contains(&format!("listening on port {port}")) {
+                        return Ok(());
+                    }
+                    last = line;
+                }
+                Err(())
+            })
+            .await;
+            if listening == Ok(Ok(())) {
+                // Keep draining stderr so the server never blocks on a full pipe.
+                tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+                return Self {
+                    child,
+                    pid,
+                    url: format!("http://127.0.0.1:{port}/mcp"),
+                };
+            }
+            let _ = child.kill().await;
+        }
+        panic!("server-everything did not start in streamableHttp mode: {last}");
+    }
+
+    /// Kills the server's group and reaps it.
+    async fn stop(mut self) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = self.child.wait().await;
+    }
+}
+
+#[tokio::test]
+async fn the_reference_server_over_streamable_http() {
+    let Some(entry) = entry() else { return };
+    let server = HttpServer::start(&entry).await;
+    // Configured as a user would write it in .mcp.json.
+    let config = parse_server(
+        "everything",
+        &json!({"type": "http", "url": server.url}),
+        &McpSource::FlagInline(0),
+        &std::env::temp_dir(),
+        &process_env,
+    )
+    .expect("an http server definition");
+    assert!(matches!(config.transport, McpTransport::Http { .. }));
+    let conn = McpConnection::connect(&config, timeouts())
+        .await
+        .expect("connect to server-everything over HTTP");
+    assert_eq!(conn.server_pid().await, None, "no process of fleet's own");
+    exercise(&conn).await;
+    conn.shutdown().await;
+
+    let pid = server.pid;
+    server.stop().await;
+    assert!(wait_gone(pid).await, "the node process is gone");
 }

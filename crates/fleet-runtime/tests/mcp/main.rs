@@ -9,4 +9,5 @@ mod faults;
 mod lifecycle;
 mod live;
 mod sse;
+mod resources;
 mod support;

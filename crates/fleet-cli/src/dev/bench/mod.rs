@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`, `fork`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork`, `mcp`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -18,6 +18,8 @@ use std::time::Instant;
 
 mod fork;
 mod fork_report;
+mod mcp;
+mod mcp_raw;
 mod sandbox;
 mod session;
 mod team;
@@ -31,6 +33,9 @@ pub enum BenchCommand {
     /// K forks of a parent that read H KiB, against K fresh subagents given the same text;
     /// reports prompt-cache reuse and billed input tokens.
     Fork(fork::ForkArgs),
+    /// fleet's MCP client: overhead per tool call against raw JSON-RPC on the same stdio
+    /// server, and a session's start with servers of different start times.
+    Mcp(mcp::McpArgs),
     /// The cost of the OS sandbox per Bash call: sandboxed (read-only, writable) against
     /// unsandboxed, median and 90th percentile.
     Sandbox(sandbox::SandboxArgs),
@@ -62,6 +67,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Fanout(args) => fanout(args).await,
         BenchCommand::Fork(args) => fork::fork(args).await,
+        BenchCommand::Mcp(args) => mcp::mcp(args).await,
         BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
         BenchCommand::Team(args) => team::team(args).await,
         BenchCommand::Worktrees(args) => worktrees::worktrees(args).await,
