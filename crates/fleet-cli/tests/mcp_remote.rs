@@ -1,6 +1,7 @@
-//! Remote MCP servers through the real binary: the fault server listening on loopback over
-//! streamable HTTP (`"type": "http"`) and the legacy SSE transport (`"type": "sse"`), each
-//! configured with a `${VAR}` header, its tool offered and called in a `-p` session.
+//! Servers beyond the fault server's stdio, through the real binary: the fault server listening
+//! on loopback over streamable HTTP (`"type": "http"`) and the legacy SSE transport (`"type":
+//! "sse"`), each configured with a `${VAR}` header, its tool offered and called in a `-p`
+//! session; and the reference server's resources read through the resource tools.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -91,4 +92,67 @@ async fn a_streamable_http_server_is_used_like_a_local_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_sse_server_is_used_like_a_local_one() {
     run_against("sse", "--sse").await;
+}
+
+/// server-everything's entry point (installed under the target folder by
+/// `scripts/mcp-everything.sh`); `None`, saying so, when node or npm is missing.
+fn everything_entry() -> Option<String> {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
+    let out = Command::new("bash").arg(&script).output().ok()?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if path.is_empty() {
+        eprintln!(
+            "skipped: server-everything is not installed (node/npm missing): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_lists_and_reads_a_servers_resources() {
+    let Some(entry) = everything_entry() else {
+        return;
+    };
+    let project = Project::new(&[("README.md", "mcp\n")]);
+    let config =
+        json!({"mcpServers": {"everything": {"command": "node", "args": [entry, "stdio"]}}})
+            .to_string();
+    let uri = "demo://resource/static/document/architecture.md";
+    let server = server(Scenario::with_rules([
+        Rule::text("READ-IT").when_tool_result_contains("[resource demo://"),
+        Rule::tool_use(
+            "ReadMcpResourceTool",
+            json!({"server": "everything", "uri": uri}),
+        )
+        .when_tool_result_contains("architecture.md"),
+        Rule::tool_use("ListMcpResourcesTool", json!({})).when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "read the docs",
+                "--mcp-config",
+                &config,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "20000")],
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    let tools = lines[0]["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().any(|t| t == "ListMcpResourcesTool"),
+        "{tools:?}"
+    );
+    let result = lines.iter().rfind(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "READ-IT", "{lines:#?}");
 }

@@ -92,7 +92,11 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text).await;
     let mcp = setup::McpTools {
-        tools: servers.servers.tools().await,
+        tools: {
+            let mut tools = servers.servers.tools().await;
+            tools.extend(servers.servers.resource_tools().await);
+            tools
+        },
         instructions: servers.servers.instructions().await,
         statuses: servers
             .servers

@@ -94,7 +94,25 @@ pub enum McpError {
 /// list changes, which the connection checks before the agent's next request.
 #[derive(Debug, Clone, Default)]
 pub struct FleetClientHandler {
-    pub tools_changed: Arc<AtomicBool>,
+    pub signals: Arc<ServerSignals>,
+}
+
+/// What a server tells fleet between answers, kept across its restarts.
+#[derive(Debug)]
+pub struct ServerSignals {
+    /// Set by `notifications/tools/list_changed`, taken before the next model request.
+    pub tools_changed: AtomicBool,
+    /// Counts `notifications/progress`: a call still making progress is not timed out.
+    pub progress: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for ServerSignals {
+    fn default() -> Self {
+        Self {
+            tools_changed: AtomicBool::new(false),
+            progress: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl ClientHandler for FleetClientHandler {
@@ -106,7 +124,15 @@ impl ClientHandler for FleetClientHandler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.tools_changed.store(true, Ordering::SeqCst);
+        self.signals.tools_changed.store(true, Ordering::SeqCst);
+    }
+
+    async fn on_progress(
+        &self,
+        _params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.signals.progress.send_modify(|n| *n += 1);
     }
 }
 

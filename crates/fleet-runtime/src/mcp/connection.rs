@@ -5,7 +5,7 @@
 //! connection failed, and the next call restarts the server, once per connection; after that
 //! the connection stays failed and says why.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use fleet_tools::ToolOutput;
@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use super::client::{open_session, FleetClientHandler, McpError, McpTimeouts, Session};
+use super::client::{
+    open_session, FleetClientHandler, McpError, McpTimeouts, ServerSignals, Session,
+};
 use super::config::McpServerConfig;
 use super::output::{map_call_result, max_output_tokens_from_env};
 
@@ -62,7 +64,7 @@ pub struct McpConnection {
     config: McpServerConfig,
     pub(super) timeouts: McpTimeouts,
     pub(super) max_output_tokens: usize,
-    tools_changed: Arc<AtomicBool>,
+    signals: Arc<ServerSignals>,
     /// Held while a `list_changed` is being acted on, so agents asking at once list the
     /// tools once and all see the new list.
     syncing: Mutex<()>,
@@ -75,7 +77,7 @@ impl McpConnection {
         config: &McpServerConfig,
         timeouts: McpTimeouts,
     ) -> Result<Self, McpError> {
-        let tools_changed = Arc::new(AtomicBool::new(false));
+        let signals = Arc::new(ServerSignals::default());
         let mut inner = Inner {
             session: None,
             status: McpStatus::Connected,
@@ -85,12 +87,12 @@ impl McpConnection {
             restarted: false,
             generation: 0,
         };
-        start(config, timeouts, &tools_changed, &mut inner).await?;
+        start(config, timeouts, &signals, &mut inner).await?;
         Ok(Self {
             config: config.clone(),
             timeouts,
             max_output_tokens: max_output_tokens_from_env(),
-            tools_changed,
+            signals,
             syncing: Mutex::new(()),
             inner: Mutex::new(inner),
         })
@@ -138,7 +140,36 @@ impl McpConnection {
     /// True once after the server sent `notifications/tools/list_changed`: the caller then
     /// calls [`Self::refresh_tools`] before building the agent's next request.
     pub fn take_tools_changed(&self) -> bool {
-        self.tools_changed.swap(false, Ordering::SeqCst)
+        self.signals.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// How many `notifications/progress` the server has sent, for diagnostics and tests.
+    pub fn progress_notifications(&self) -> u64 {
+        *self.signals.progress.borrow()
+    }
+
+    /// Runs `request` under `MCP_TOOL_TIMEOUT`, counted from the last sign of life: a
+    /// long operation that keeps reporting progress is not cut off. `None` on timeout.
+    pub(super) async fn within_call_timeout<F: std::future::Future>(
+        &self,
+        request: F,
+    ) -> Option<F::Output> {
+        let Some(timeout) = self.timeouts.call else {
+            return Some(request.await);
+        };
+        let mut progress = self.signals.progress.subscribe();
+        tokio::pin!(request);
+        loop {
+            tokio::select! {
+                outcome = &mut request => return Some(outcome),
+                () = tokio::time::sleep(timeout) => return None,
+                changed = progress.changed() => {
+                    if changed.is_err() {
+                        return tokio::time::timeout(timeout, request).await.ok();
+                    }
+                }
+            }
+        }
     }
 
     /// Lists the server's tools again and returns the new list.
@@ -205,7 +236,7 @@ impl McpConnection {
             () = cancel.cancelled() => {
                 return Err(McpError::Cancelled { server, tool: tool.to_string() });
             }
-            outcome = with_timeout(self.timeouts.call, request) => outcome,
+            outcome = self.within_call_timeout(request) => outcome,
         };
         match outcome {
             None => Err(McpError::CallTimeout {
@@ -287,7 +318,7 @@ impl McpConnection {
             return Err(self.failed_error(reason));
         }
         inner.restarted = true;
-        match start(&self.config, self.timeouts, &self.tools_changed, &mut inner).await {
+        match start(&self.config, self.timeouts, &self.signals, &mut inner).await {
             Ok(()) => match &inner.session {
                 Some(session) => Ok(session.service.peer().clone()),
                 None => Err(self.failed_error(reason)),
@@ -324,11 +355,11 @@ impl McpConnection {
 async fn start(
     config: &McpServerConfig,
     timeouts: McpTimeouts,
-    tools_changed: &Arc<AtomicBool>,
+    signals: &Arc<ServerSignals>,
     inner: &mut Inner,
 ) -> Result<(), McpError> {
     let handler = FleetClientHandler {
-        tools_changed: tools_changed.clone(),
+        signals: signals.clone(),
     };
     let session = open_session(config, timeouts, handler).await?;
     let peer = session.service.peer().clone();
@@ -356,7 +387,7 @@ async fn start(
     inner.generation += 1;
     inner.session = Some(session);
     inner.status = McpStatus::Connected;
-    tools_changed.store(false, Ordering::SeqCst);
+    signals.tools_changed.store(false, Ordering::SeqCst);
     Ok(())
 }
 
@@ -389,16 +420,6 @@ pub(super) fn is_transport_error(e: &ServiceError) -> bool {
         e,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
-}
-
-pub(super) async fn with_timeout<F: std::future::Future>(
-    timeout: Option<std::time::Duration>,
-    future: F,
-) -> Option<F::Output> {
-    match timeout {
-        Some(timeout) => tokio::time::timeout(timeout, future).await.ok(),
-        None => Some(future.await),
-    }
 }
 
 /// Every tool the server lists, split into those fleet can offer and those it leaves out.

@@ -25,7 +25,7 @@ use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 use super::client::McpError;
-use super::connection::{is_transport_error, with_timeout, McpConnection, McpStatus};
+use super::connection::{is_transport_error, McpConnection, McpStatus};
 use super::output::cap_text;
 
 /// The most pages one listing follows.
@@ -159,7 +159,7 @@ impl McpConnection {
                     operation: operation.to_string(),
                 });
             }
-            outcome = with_timeout(self.timeouts.call, request) => outcome,
+            outcome = self.within_call_timeout(request) => outcome,
         };
         match outcome {
             None => Err(McpResourceError::Timeout {

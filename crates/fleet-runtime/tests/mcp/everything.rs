@@ -4,7 +4,7 @@
 //! long-running operation that reports progress before it answers, and its resources listed
 //! and read (text shown, binary described). Skipped, saying so, where node or npm is missing.
 
-use super::support::{is_gone, timeouts, wait_gone};
+use super::support::{everything_entry, is_gone, timeouts, wait_gone};
 use fleet_runtime::mcp::config::{parse_server, process_env};
 use fleet_runtime::mcp::{
     McpConnection, McpServerConfig, McpSource, McpTransport, ResourceServers,
@@ -18,26 +18,6 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
-
-/// The server's entry point, installing it first if needed; `None` (with a message) when node
-/// or npm is missing.
-fn entry() -> Option<String> {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .output()
-        .ok()?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if path.is_empty() {
-        eprintln!(
-            "skipped: server-everything is not installed (node/npm missing): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(path)
-}
 
 fn stdio_config(entry: &str) -> McpServerConfig {
     McpServerConfig {
@@ -99,6 +79,11 @@ async fn exercise(conn: &McpConnection) {
         .expect("long-running operation");
     assert!(!long.is_error, "{}", long.content);
     assert!(long.content.contains("Steps: 3"), "{}", long.content);
+    assert!(
+        conn.progress_notifications() >= 2,
+        "the operation reported its progress: {}",
+        conn.progress_notifications()
+    );
 
     assert!(conn.offers_resources().await);
     let resources = conn.list_resources(&cancel).await.expect("resources/list");
@@ -131,7 +116,9 @@ async fn exercise(conn: &McpConnection) {
 
 #[tokio::test]
 async fn the_reference_server_over_stdio() {
-    let Some(entry) = entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let conn = Arc::new(
         McpConnection::connect(&stdio_config(&entry), timeouts())
             .await
@@ -245,7 +232,9 @@ impl HttpServer {
 
 #[tokio::test]
 async fn the_reference_server_over_streamable_http() {
-    let Some(entry) = entry() else { return };
+    let Some(entry) = everything_entry() else {
+        return;
+    };
     let server = HttpServer::start(&entry).await;
     // Configured as a user would write it in .mcp.json.
     let config = parse_server(
@@ -267,4 +256,41 @@ async fn the_reference_server_over_streamable_http() {
     let pid = server.pid;
     server.stop().await;
     assert!(wait_gone(pid).await, "the node process is gone");
+}
+
+/// A call that reports progress is not cut off by `MCP_TOOL_TIMEOUT` while it does: the
+/// timeout counts from the last progress notification, not from the start.
+#[tokio::test]
+async fn progress_keeps_a_long_call_alive_past_the_call_timeout() {
+    let Some(entry) = everything_entry() else {
+        return;
+    };
+    let timeouts = fleet_runtime::mcp::McpTimeouts {
+        connect: Duration::from_secs(60),
+        call: Some(Duration::from_millis(1200)),
+    };
+    let conn = McpConnection::connect(&stdio_config(&entry), timeouts)
+        .await
+        .expect("connect");
+    let cancel = CancellationToken::new();
+    // Four steps over 2.4 s: twice the timeout, with progress every 0.6 s.
+    let long = conn
+        .call(
+            "trigger-long-running-operation",
+            json!({"duration": 2.4, "steps": 4}),
+            &cancel,
+        )
+        .await
+        .expect("kept alive by its progress");
+    assert!(long.content.contains("Steps: 4"), "{}", long.content);
+    // Without progress the same timeout ends a quiet call.
+    let quiet = conn
+        .call(
+            "trigger-long-running-operation",
+            json!({"duration": 2.4, "steps": 1}),
+            &cancel,
+        )
+        .await;
+    assert!(quiet.is_err(), "a silent call over the timeout is cut off");
+    conn.shutdown().await;
 }

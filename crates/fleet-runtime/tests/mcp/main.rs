@@ -8,6 +8,6 @@ mod everything;
 mod faults;
 mod lifecycle;
 mod live;
-mod sse;
 mod resources;
+mod sse;
 mod support;

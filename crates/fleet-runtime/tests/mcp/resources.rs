@@ -373,7 +373,7 @@ async fn a_session_offers_the_tools_only_when_a_server_has_resources() {
     let session = McpServers::start(
         &McpConfig {
             servers: vec![with, without.clone()],
-            errors: Vec::new(),
+            ..McpConfig::default()
         },
         super::support::timeouts(),
     )
@@ -389,7 +389,7 @@ async fn a_session_offers_the_tools_only_when_a_server_has_resources() {
     let session = McpServers::start(
         &McpConfig {
             servers: vec![without],
-            errors: Vec::new(),
+            ..McpConfig::default()
         },
         super::support::timeouts(),
     )

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::wait_for_line;
+use crate::support::{everything_entry, wait_for_line};
 
 /// A `fleet-mcp-fault --sse` process and where it listens.
 struct SseServer {
@@ -398,26 +398,6 @@ async fn sse_shutdown_closes_the_stream() {
         wait_for_line(&log, &format!("sse session closed {session}")).await,
         "the server still holds the stream"
     );
-}
-
-/// server-everything's entry point, as `everything.rs` finds it (installed once under the
-/// target folder by `scripts/mcp-everything.sh`); `None`, saying so, without node or npm.
-fn everything_entry() -> Option<String> {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .output()
-        .ok()?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if path.is_empty() {
-        eprintln!(
-            "skipped: server-everything is not installed (node/npm missing): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(path)
 }
 
 /// The reference server in `sse` mode — the TypeScript SDK's own `SSEServerTransport` — so the

@@ -66,3 +66,22 @@ pub async fn wait_for_line(path: &Path, line: &str) -> bool {
     }
     false
 }
+
+/// server-everything's entry point, installing it first if needed (pinned, under the target
+/// folder, by `scripts/mcp-everything.sh`); `None`, saying so, when node or npm is missing.
+pub fn everything_entry() -> Option<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .output()
+        .ok()?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if path.is_empty() {
+        eprintln!(
+            "skipped: server-everything is not installed (node/npm missing): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(path)
+}

@@ -365,7 +365,7 @@ async fn startup(args: &McpArgs, server: &ServerCmd, cwd: &Path) -> anyhow::Resu
         }
         let config = McpConfig {
             servers: configs.clone(),
-            errors: Vec::new(),
+            ..McpConfig::default()
         };
         let started = Instant::now();
         let session = McpServers::start(&config, timeouts()).await;
