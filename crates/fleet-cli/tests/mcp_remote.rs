@@ -94,26 +94,9 @@ async fn a_legacy_sse_server_is_used_like_a_local_one() {
     run_against("sse", "--sse").await;
 }
 
-/// server-everything's entry point (installed under the target folder by
-/// `scripts/mcp-everything.sh`); `None`, saying so, when node or npm is missing.
-fn everything_entry() -> Option<String> {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
-    let out = Command::new("bash").arg(&script).output().ok()?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if path.is_empty() {
-        eprintln!(
-            "skipped: server-everything is not installed (node/npm missing): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(path)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_lists_and_reads_a_servers_resources() {
-    let Some(entry) = everything_entry() else {
+    let Some(entry) = fleet_testkit::mcp_everything_entry() else {
         return;
     };
     let project = Project::new(&[("README.md", "mcp\n")]);

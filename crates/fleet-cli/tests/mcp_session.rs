@@ -144,18 +144,7 @@ async fn an_agents_own_server_lives_as_long_as_the_agent_and_a_missing_one_fails
         .await;
     let lines = json_lines(&out);
     assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
-    let results: Vec<String> = lines
-        .iter()
-        .filter(|l| l["type"] == "user")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect();
+    let results = common::tool_result_texts(&lines, |_| true);
     let pids = results
         .iter()
         .find(|r| r.contains("\\\"pid\\\"") || r.contains("\"pid\""))
@@ -307,18 +296,7 @@ async fn a_deny_rule_on_an_mcp_tool_binds_subagents_too() {
         .await;
     let lines = json_lines(&out);
     assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
-    let child_results: Vec<String> = lines
-        .iter()
-        .filter(|l| l["type"] == "user" && !l["parent_tool_use_id"].is_null())
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect();
+    let child_results = common::tool_result_texts(&lines, |l| !l["parent_tool_use_id"].is_null());
     assert_eq!(child_results.len(), 1, "{child_results:#?}");
     assert!(
         child_results[0].contains("denied") && !child_results[0].contains('5'),
@@ -389,7 +367,7 @@ async fn an_agents_own_server_is_stopped_when_the_agent_ends_while_the_session_g
         .await;
     let lines = json_lines(&out);
     assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
-    let results = tool_results(&lines);
+    let results = common::tool_result_texts(&lines, |_| true);
     assert!(
         results.iter().any(|r| r.contains("probing")),
         "the child called its own server while it ran: {results:#?}"
@@ -496,7 +474,7 @@ async fn a_list_changed_shows_the_new_tool_in_the_very_next_request() {
         "the request right after the change offers the new tool: {:?}",
         offered(1)
     );
-    let results = tool_results(&lines);
+    let results = common::tool_result_texts(&lines, |_| true);
     assert!(
         results
             .last()
@@ -539,20 +517,4 @@ async fn a_coordinators_worker_context_names_the_connected_servers() {
         "only the connected server is named: {system}"
     );
     assert!(system.contains("mcp__faulty__echo"), "{system}");
-}
-
-/// Every tool result's content in the stream, in order, as JSON text.
-fn tool_results(lines: &[Value]) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| l["type"] == "user")
-        .flat_map(|l| {
-            l["message"]["content"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect()
 }

@@ -36,6 +36,26 @@ fn hostile_repo(marker_mcp: &str, marker_agent: &str, extra: &[(&str, &str)]) ->
     project
 }
 
+/// `fleet -p` in the repository, with a model that hands the work to the repository's agent.
+async fn summarize(project: &Project) -> std::process::Output {
+    let server = server(scenario()).await;
+    project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "summarize the repo",
+                "--permission-mode",
+                "bypassPermissions",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("MCP_TIMEOUT", "1500")],
+        )
+        .await
+}
+
 fn scenario() -> Scenario {
     Scenario::with_rules([
         Rule::text("DONE").when_tool_result(true),
@@ -57,22 +77,7 @@ async fn a_cloned_repositorys_servers_do_not_start_unapproved() {
         agent_marker.to_str().unwrap(),
         &[],
     );
-    let server = server(scenario()).await;
-    let out = project
-        .run_with_env(
-            &server,
-            &[
-                "-p",
-                "summarize the repo",
-                "--permission-mode",
-                "bypassPermissions",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ],
-            &[("MCP_TIMEOUT", "3000")],
-        )
-        .await;
+    let out = summarize(&project).await;
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert!(
@@ -111,21 +116,7 @@ async fn the_users_own_approval_lets_them_start() {
         r#"{"enabledMcpjsonServers": ["helper", "tools"]}"#,
     )
     .unwrap();
-    let server = server(scenario()).await;
-    let out = project
-        .run_with_env(
-            &server,
-            &[
-                "-p",
-                "summarize the repo",
-                "--permission-mode",
-                "bypassPermissions",
-                "--output-format",
-                "json",
-            ],
-            &[("MCP_TIMEOUT", "1500")],
-        )
-        .await;
+    let out = summarize(&project).await;
     assert!(out.status.success(), "{}", stderr(&out));
     // Neither speaks MCP, so both fail to connect; what matters is that they were started.
     assert!(

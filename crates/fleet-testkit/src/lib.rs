@@ -116,7 +116,7 @@ mod validate;
 mod view;
 
 pub use error::TestkitError;
-pub use mcp_fault::mcp_fault_server;
+pub use mcp_fault::{mcp_everything_entry, mcp_fault_server};
 pub use mcp_sse::{serve_mcp_sse, McpSseOptions};
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{

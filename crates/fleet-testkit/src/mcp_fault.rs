@@ -60,3 +60,21 @@ fn build() -> Result<PathBuf, String> {
         Err(format!("{} was not built", path.display()))
     }
 }
+
+/// The entry point of the reference server `@modelcontextprotocol/server-everything`, installed
+/// (pinned, once, under the target folder) by the project's `scripts/mcp-everything.sh`; `None`,
+/// saying so on stderr, when node or npm is missing and cannot be installed.
+pub fn mcp_everything_entry() -> Option<String> {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
+    let out = Command::new("bash").arg(&script).output().ok()?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if path.is_empty() {
+        eprintln!(
+            "skipped: server-everything is not installed (node/npm missing): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(path)
+}

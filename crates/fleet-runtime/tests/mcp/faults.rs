@@ -4,7 +4,7 @@ use fleet_runtime::mcp::{McpConnection, McpError, McpStatus, McpTimeouts};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{connect, fault_config, wait_for_line, wait_gone};
+use crate::support::{connect, fault_config, wait_for_line, wait_gone, wait_tools_changed};
 
 async fn pids(conn: &McpConnection) -> (i32, Option<i32>) {
     let out = conn
@@ -137,16 +137,10 @@ async fn list_changed_raises_the_flag_and_refresh_shows_the_new_tool() {
     conn.call("change_tools", json!({}), &CancellationToken::new())
         .await
         .unwrap();
-    // The notification travels beside the result; wait for it rather than race it.
-    let mut seen = false;
-    for _ in 0..600 {
-        if conn.take_tools_changed() {
-            seen = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(seen, "list_changed never arrived");
+    assert!(
+        wait_tools_changed(&conn).await,
+        "list_changed never arrived"
+    );
     let tools = conn.refresh_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "extra"));
     conn.shutdown().await;

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{everything_entry, wait_for_line};
+use crate::support::{everything_entry, wait_for_line, wait_tools_changed};
 
 /// A `fleet-mcp-fault --sse` process and where it listens.
 struct SseServer {
@@ -368,16 +368,10 @@ async fn sse_notifications_and_big_results_travel_the_stream() {
 
     assert!(!conn.take_tools_changed());
     call(&conn, "change_tools", json!({})).await.unwrap();
-    // The notification is its own event beside the result; wait for it rather than race it.
-    let mut seen = false;
-    for _ in 0..600 {
-        if conn.take_tools_changed() {
-            seen = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(seen, "list_changed never arrived");
+    assert!(
+        wait_tools_changed(&conn).await,
+        "list_changed never arrived"
+    );
     let tools = conn.refresh_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "extra"));
     conn.shutdown().await;

@@ -67,21 +67,19 @@ pub async fn wait_for_line(path: &Path, line: &str) -> bool {
     false
 }
 
-/// server-everything's entry point, installing it first if needed (pinned, under the target
-/// folder, by `scripts/mcp-everything.sh`); `None`, saying so, when node or npm is missing.
+/// server-everything's entry point (see `fleet_testkit::mcp_everything_entry`).
 pub fn everything_entry() -> Option<String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-everything.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .output()
-        .ok()?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if path.is_empty() {
-        eprintln!(
-            "skipped: server-everything is not installed (node/npm missing): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        return None;
+    fleet_testkit::mcp_everything_entry()
+}
+
+/// Waits for the server's `list_changed` to reach `conn`: the notification travels beside the
+/// call's result, so a test waits for it rather than racing it.
+pub async fn wait_tools_changed(conn: &McpConnection) -> bool {
+    for _ in 0..600 {
+        if conn.take_tools_changed() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    Some(path)
+    false
 }
