@@ -86,8 +86,15 @@ pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
     for tool in row["tools"].as_array().into_iter().flatten() {
         println!(
             "  {}  {}",
-            tool["name"].as_str().unwrap_or_default(),
+            crate::visible::visible_line(tool["name"].as_str().unwrap_or_default()),
             crate::visible::visible_line(tool["description"].as_str().unwrap_or_default())
+        );
+    }
+    for tool in row["skipped"].as_array().into_iter().flatten() {
+        println!(
+            "  left out: {} ({})",
+            crate::visible::visible_line(tool["name"].as_str().unwrap_or_default()),
+            crate::visible::visible_line(tool["why"].as_str().unwrap_or_default())
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -121,6 +128,15 @@ async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
                 .collect(),
             None => Vec::new(),
         };
+        let skipped: Vec<Value> = match &entry.connection {
+            Some(connection) => connection
+                .skipped_tools()
+                .await
+                .into_iter()
+                .map(|(name, why)| json!({"name": name, "why": why}))
+                .collect(),
+            None => Vec::new(),
+        };
         rows.push(json!({
             "name": entry.name,
             "source": configured.map(|c| c.source.to_string()),
@@ -128,6 +144,7 @@ async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
             "status": entry.status,
             "error": entry.error,
             "tools": tools,
+            "skipped": skipped,
         }));
     }
     // Listed, not started: the user sees what the repository asks for and how to allow it.
@@ -139,6 +156,7 @@ async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
             "status": "not approved",
             "error": config.approval.refusal(&server.name, &server.source.to_string()),
             "tools": [],
+            "skipped": [],
         }));
     }
     rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));

@@ -186,7 +186,7 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
     std::fs::write(
         project.repo.join(".mcp.json"),
         json!({"mcpServers": {
-            "faulty": {"command": fault},
+            "faulty": {"command": fault, "args": ["--bad-schema"]},
             "broken": {"command": "/nonexistent/mcp-server"},
             "sneaky": {"command": fault}
         }})
@@ -233,10 +233,11 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
         )
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
+    let said = common::stdout(&out);
+    assert!(said.contains("echo"), "{said}");
     assert!(
-        common::stdout(&out).contains("echo"),
-        "{}",
-        common::stdout(&out)
+        said.contains("left out: broken (its input schema is not an object schema"),
+        "{said}"
     );
     let out = project
         .run_with_env(&server, &["mcp", "get", "nosuch"], &[])

@@ -422,6 +422,17 @@ pub(super) fn is_transport_error(e: &ServiceError) -> bool {
     )
 }
 
+/// The most of a tool's description the model is shown: every request carries every tool's
+/// description, so one server's essay must not crowd out the conversation.
+const MAX_DESCRIPTION_CHARS: usize = 2_048;
+
+fn capped_description(text: &str) -> String {
+    match text.char_indices().nth(MAX_DESCRIPTION_CHARS) {
+        Some((cut, _)) => format!("{}… [description cut]", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Every tool the server lists, split into those fleet can offer and those it leaves out.
 async fn list_tools(
     server: &str,
@@ -444,11 +455,29 @@ async fn list_tools(
             ));
             continue;
         }
+        let offered = super::mcp_tool_name(server, &name);
+        if offered.len() > super::tool::MAX_TOOL_NAME {
+            skipped.push((
+                name,
+                format!(
+                    "{offered} is longer than the {} characters a tool name may have",
+                    super::tool::MAX_TOOL_NAME
+                ),
+            ));
+            continue;
+        }
+        if let Some(first) = tools
+            .iter()
+            .find(|t: &&McpToolInfo| super::mcp_tool_name(server, &t.name) == offered)
+        {
+            skipped.push((
+                name.clone(),
+                format!("it would be offered as {offered}, like {:?}", first.name),
+            ));
+            continue;
+        }
         tools.push(McpToolInfo {
-            description: value["description"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
+            description: capped_description(value["description"].as_str().unwrap_or_default()),
             input_schema: schema,
             read_only_hint: value["annotations"]["readOnlyHint"]
                 .as_bool()
@@ -457,4 +486,22 @@ async fn list_tools(
         });
     }
     Ok((tools, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_descriptions_are_cut_on_a_character_boundary() {
+        assert_eq!(capped_description("short"), "short");
+        let long = "é".repeat(MAX_DESCRIPTION_CHARS + 10);
+        let cut = capped_description(&long);
+        assert!(cut.starts_with(&"é".repeat(MAX_DESCRIPTION_CHARS)));
+        assert!(cut.ends_with("[description cut]"));
+        assert_eq!(
+            cut.chars().count(),
+            MAX_DESCRIPTION_CHARS + " [description cut]".len() + 1
+        );
+    }
 }

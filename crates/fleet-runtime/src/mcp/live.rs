@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use fleet_tools::{Tool, ToolPool};
 
-use super::{McpConnection, McpTool, McpToolInfo};
+use super::{mcp_tool_name, McpConnection, McpTool, McpToolInfo};
 
 /// Which of a server's tools an agent may hold.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ enum Grant {
     Unknown,
     /// Every tool the server lists, now and later.
     Whole,
-    /// These tools (the server's own names), while the server lists them.
+    /// These tools (their `mcp__…` names), while the server lists them.
     Named(HashSet<String>),
 }
 
@@ -95,13 +95,15 @@ impl McpLive {
                 .cloned()
                 .collect();
             if matches!(seen.grant, Grant::Unknown) {
-                seen.grant = grant_of(&held, &prefix, &listing);
+                seen.grant = grant_of(&held, seen.connection.name(), &listing);
             }
             let fresh: Vec<McpTool> = listing
                 .iter()
                 .filter(|info| match &seen.grant {
                     Grant::Whole => true,
-                    Grant::Named(names) => names.contains(&info.name),
+                    Grant::Named(names) => {
+                        names.contains(&mcp_tool_name(seen.connection.name(), &info.name))
+                    }
                     Grant::Unknown => false,
                 })
                 .filter(|info| !self.read_only_only || info.read_only_hint)
@@ -128,12 +130,12 @@ impl McpLive {
 
 /// What the agent was given of a server, judged from the tools it holds: all of them (as
 /// far as the current listing shows) means the whole server.
-fn grant_of(held: &[Arc<dyn Tool>], prefix: &str, listing: &[McpToolInfo]) -> Grant {
-    let names: HashSet<String> = held
-        .iter()
-        .filter_map(|tool| tool.name().strip_prefix(prefix).map(str::to_string))
-        .collect();
-    let whole = !names.is_empty() && listing.iter().all(|info| names.contains(&info.name));
+fn grant_of(held: &[Arc<dyn Tool>], server: &str, listing: &[McpToolInfo]) -> Grant {
+    let names: HashSet<String> = held.iter().map(|tool| tool.name().to_string()).collect();
+    let whole = !names.is_empty()
+        && listing
+            .iter()
+            .all(|info| names.contains(&mcp_tool_name(server, &info.name)));
     if whole {
         Grant::Whole
     } else {

@@ -9,8 +9,23 @@ use serde_json::Value;
 use super::client::McpError;
 use super::connection::{McpConnection, McpToolInfo};
 
-/// The name the model sees for `tool` on `server`.
+/// The longest tool name the Messages API accepts.
+pub const MAX_TOOL_NAME: usize = 64;
+
+/// The name the model sees for `tool` on `server`. The API takes only `[A-Za-z0-9_-]` in tool
+/// names, so anything else a server uses becomes `_` (as Claude Code does); one odd name must
+/// not make every request of the session fail. Server names are checked when configured.
 pub fn mcp_tool_name(server: &str, tool: &str) -> String {
+    let tool: String = tool
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     format!("mcp__{server}__{tool}")
 }
 
@@ -77,5 +92,17 @@ impl Tool for McpTool {
                 Err(e) => Err(ToolError::failed(e.to_string())),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_keep_what_the_api_accepts_and_replace_the_rest() {
+        assert_eq!(mcp_tool_name("db", "run-query_2"), "mcp__db__run-query_2");
+        assert_eq!(mcp_tool_name("db", "run query!"), "mcp__db__run_query_");
+        assert_eq!(mcp_tool_name("db", "été/\u{1b}[31m"), "mcp__db___t____31m");
     }
 }

@@ -192,3 +192,49 @@ async fn a_missing_command_is_a_spawn_error_naming_the_server() {
     assert!(matches!(err, McpError::Spawn { .. }), "{err}");
     assert!(err.to_string().contains("ghost"));
 }
+
+/// Tool names the API would refuse (a space, `!`, 80 characters) must not make every request of
+/// the session fail: odd characters become `_`, and a name that then collides with another or
+/// is still too long is left out and named.
+#[tokio::test]
+async fn odd_tool_names_are_offered_safely_or_left_out_saying_why() {
+    use fleet_runtime::mcp::McpTool;
+    use fleet_tools::{Tool, ToolContext, Workspace};
+    let conn = std::sync::Arc::new(connect("fault", &["--odd-names"]).await);
+    let offered: Vec<String> = McpTool::all(&conn)
+        .await
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
+    assert!(offered.contains(&"mcp__fault__odd_name_".to_string()));
+    let pattern_ok = |n: &str| {
+        n.len() <= 64
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    assert!(offered.iter().all(|n| pattern_ok(n)), "{offered:?}");
+    let skipped = conn.skipped_tools().await;
+    assert!(
+        skipped
+            .iter()
+            .any(|(name, why)| name == "odd_name_" && why.contains("odd name!")),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped
+            .iter()
+            .any(|(name, why)| name.len() == 80 && why.contains("longer than")),
+        "{skipped:?}"
+    );
+    // The renamed tool still reaches the server under its own name.
+    let tool = McpTool::all(&conn)
+        .await
+        .into_iter()
+        .find(|t| t.name() == "mcp__fault__odd_name_")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let ctx = ToolContext::new(root.clone(), std::sync::Arc::new(Workspace::new(&root)));
+    let out = tool.call(json!({}), &ctx).await.unwrap();
+    assert_eq!(out.content, "odd answered");
+}

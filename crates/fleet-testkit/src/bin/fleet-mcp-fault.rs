@@ -2,7 +2,7 @@
 //! client. It behaves well or badly on demand, so each failure mode the client must survive can
 //! be produced by a real process speaking the real protocol.
 //!
-//! Usage: `fleet-mcp-fault [--start-delay-ms N] [--bad-schema] [--spawn-child] [--log FILE]
+//! Usage: `fleet-mcp-fault [--start-delay-ms N] [--bad-schema] [--odd-names] [--spawn-child] [--log FILE]
 //! [--instructions TEXT] [--http 127.0.0.1:0 | --sse 127.0.0.1:0 [--sse-no-endpoint]]`
 //!
 //! - stdio by default; with `--http ADDR` it serves streamable HTTP at `/mcp` and prints
@@ -15,6 +15,8 @@
 //!   server back starts another on the same address.
 //! - `--start-delay-ms`: sleeps before answering anything (a slow start).
 //! - `--bad-schema`: lists one more tool, `broken`, whose input schema is not an object schema.
+//! - `--odd-names`: lists `odd name!`, `odd_name_` and an 80-character name (names the
+//!   Messages API would refuse as they are).
 //! - `--spawn-child`: starts a `sleep 600` grandchild, to prove the client kills the whole group.
 //! - `--log FILE`: appends one line per notable event (`cancelled hang`), so a test can see what
 //!   the server saw.
@@ -40,6 +42,7 @@ use std::time::Duration;
 struct Options {
     start_delay_ms: u64,
     bad_schema: bool,
+    odd_names: bool,
     spawn_child: bool,
     log: Option<PathBuf>,
     instructions: Option<String>,
@@ -60,6 +63,7 @@ fn parse_args() -> Result<Options, String> {
                     .map_err(|e| format!("--start-delay-ms: {e}"))?;
             }
             "--bad-schema" => options.bad_schema = true,
+            "--odd-names" => options.odd_names = true,
             "--spawn-child" => options.spawn_child = true,
             "--log" => options.log = Some(PathBuf::from(value(&arg)?)),
             "--instructions" => options.instructions = Some(value(&arg)?),
@@ -117,6 +121,14 @@ impl Fault {
             json!({"name": "change_tools", "description": "Adds `extra` and says the list changed.", "inputSchema": object(json!({}), &[])}),
             json!({"name": "pids", "description": "This process's pid and its child's.", "inputSchema": object(json!({}), &[])}),
         ];
+        if self.options.odd_names {
+            // Names the API would refuse as they are: one to rename, one that collides with
+            // it once renamed, one too long for any renaming.
+            for name in ["odd name!", "odd_name_", &"long".repeat(20)] {
+                tools.push(json!({"name": name, "description": "An oddly named tool.",
+                                  "inputSchema": object(json!({}), &[])}));
+            }
+        }
         if self.options.bad_schema {
             tools.push(
                 json!({"name": "broken", "description": "Its schema is not an object schema.",
@@ -229,6 +241,7 @@ impl ServerHandler for Fault {
                 )
             }
             "extra" if self.extra.load(Ordering::SeqCst) => text_result("extra", false),
+            "odd name!" if self.options.odd_names => text_result("odd answered", false),
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
