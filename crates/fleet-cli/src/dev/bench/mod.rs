@@ -12,7 +12,7 @@ use fleet_runtime::{SpawnLimits, SpawnerConfig};
 use fleet_store::FleetHome;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
@@ -55,6 +55,10 @@ pub struct FanoutArgs {
     /// Delay before every model response, in milliseconds (0: as fast as the server goes).
     #[arg(long, default_value_t = 0)]
     latency_ms: u64,
+    /// Each subagent first does real work: Reads a 20 KB file and Greps a 50-file project, as
+    /// the "bytes per agent" figure asks.
+    #[arg(long)]
+    work: bool,
     /// Print the figures as one JSON object.
     #[arg(long)]
     json: bool,
@@ -81,9 +85,15 @@ async fn fanout(args: FanoutArgs) -> anyhow::Result<()> {
     raise_file_limit();
     let dir = tempfile::tempdir().context("creating a temporary folder")?;
     let scenario = dir.path().join("fanout.json");
+    let project = dir.path().join("project");
+    let work = if args.work {
+        Some(write_work_project(&project)?)
+    } else {
+        None
+    };
     std::fs::write(
         &scenario,
-        scenario_json(args.agents, args.latency_ms).to_string(),
+        scenario_json(args.agents, args.latency_ms, work.as_deref()).to_string(),
     )
     .context("writing the scenario")?;
     let (mut server, base_url) = start_server(&scenario)?;
@@ -95,8 +105,13 @@ async fn fanout(args: FanoutArgs) -> anyhow::Result<()> {
         println!("{figures}");
     } else {
         println!(
-            "fanout: {} agents, {} ms model latency\n  wall time      {:.3} s\n  peak RSS       {:.1} MB (baseline {:.1} MB)\n  RSS per agent  {:.1} KB\n  completed      {} of {}",
+            "fanout: {} agents{}, {} ms model latency\n  wall time      {:.3} s\n  peak RSS       {:.1} MB (baseline {:.1} MB)\n  RSS per agent  {:.1} KB\n  completed      {} of {}",
             args.agents,
+            if args.work {
+                " (each Reads 20 KB and Greps 50 files)"
+            } else {
+                ""
+            },
             args.latency_ms,
             figures["wall_s"].as_f64().unwrap_or_default(),
             figures["peak_rss_mb"].as_f64().unwrap_or_default(),
@@ -109,8 +124,28 @@ async fn fanout(args: FanoutArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The parent asks for N agents at once, each child answers at once, the parent sums up.
-fn scenario_json(agents: usize, latency_ms: u64) -> Value {
+/// A project for `--work`: a 20 KB file to Read and 50 source files to Grep. Returns the
+/// file to read.
+fn write_work_project(project: &Path) -> anyhow::Result<PathBuf> {
+    let src = project.join("src");
+    std::fs::create_dir_all(&src).context("creating the project folder")?;
+    for i in 0..50 {
+        let body: String = (0..40)
+            .map(|line| format!("fn item_{i}_{line}() -> u32 {{ {line} }} // needle {line}\n"))
+            .collect();
+        std::fs::write(src.join(format!("m{i}.rs")), body).context("writing the project")?;
+    }
+    let big = project.join("notes.txt");
+    let text: String = (0..400)
+        .map(|n| format!("{n:04} a line of notes that fills the file to twenty kilobytes\n"))
+        .collect();
+    std::fs::write(&big, &text[..20_000.min(text.len())]).context("writing the project")?;
+    Ok(big)
+}
+
+/// The parent asks for N agents at once, each child answers at once (or, with `work`, first
+/// Reads `work` and Greps the project), the parent sums up.
+fn scenario_json(agents: usize, latency_ms: u64, work: Option<&Path>) -> Value {
     let calls: Vec<Value> = (0..agents)
         .map(|i| {
             json!({"tool_use": {"name": "Agent", "input": {
@@ -123,14 +158,33 @@ fn scenario_json(agents: usize, latency_ms: u64) -> Value {
         "validate_requests": false,
         "request_log": "count_only",
         "cache": {"enabled": false},
-        "rules": [
-            {"name": "child", "when": {"system_contains": CHILD_MARK}, "delay_ms": latency_ms,
-             "respond": [{"text": "job done"}]},
-            {"name": "summary", "when": {"has_tool_result": true}, "delay_ms": latency_ms,
-             "respond": [{"text": "all jobs done"}]},
-            {"name": "fanout", "delay_ms": latency_ms, "respond": calls},
-        ]
+        "rules": child_rules(latency_ms, work).into_iter().chain([
+            json!({"name": "summary", "when": {"has_tool_result": true}, "delay_ms": latency_ms,
+             "respond": [{"text": "all jobs done"}]}),
+            json!({"name": "fanout", "delay_ms": latency_ms, "respond": calls}),
+        ]).collect::<Vec<Value>>()
     })
+}
+
+/// What a child does: answer at once, or first read a file and search the project.
+fn child_rules(latency_ms: u64, work: Option<&Path>) -> Vec<Value> {
+    let done = json!({"name": "child", "when": {"system_contains": CHILD_MARK, "has_tool_result": work.is_some()},
+                      "delay_ms": latency_ms, "respond": [{"text": "job done"}]});
+    let Some(file) = work else {
+        return vec![done];
+    };
+    let root = file
+        .parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    vec![
+        done,
+        json!({"name": "child-work", "when": {"system_contains": CHILD_MARK, "has_tool_result": false},
+        "delay_ms": latency_ms, "respond": [
+            {"tool_use": {"name": "Read", "input": {"file_path": file.display().to_string()}}},
+            {"tool_use": {"name": "Grep", "input": {"pattern": "needle 3", "path": root, "output_mode": "content"}}}
+        ]}),
+    ]
 }
 
 /// Runs `fleet dev fake-model` and reads the URL it prints.
