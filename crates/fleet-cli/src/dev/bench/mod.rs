@@ -253,6 +253,15 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
         );
     }
     let per_agent = (peak.saturating_sub(baseline)) as f64 / args.agents as f64;
+    // The subagents' tool calls: 0 plain, two each with `--work` (proof the work was done).
+    let child_tool_uses: u64 = spawner
+        .ledger()
+        .report()
+        .agents
+        .iter()
+        .filter(|a| a.agent_id != "main")
+        .map(|a| a.tool_uses)
+        .sum();
     Ok(json!({
         "agents": args.agents,
         "latency_ms": args.latency_ms,
@@ -261,6 +270,7 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
         "baseline_rss_mb": baseline as f64 / 1024.0,
         "rss_per_agent_kb": per_agent,
         "completed": stats.completed,
+        "child_tool_uses": child_tool_uses,
     }))
 }
 
