@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{server, stderr, stdout, Project};
+use common::{json_lines, result_of, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use serde_json::{json, Value};
 
@@ -67,9 +67,24 @@ async fn skills_are_listed_and_loaded_through_the_skill_tool() {
             .when_tool_result(false),
     ]))
     .await;
-    let out = project.run(&server, &["-p", "say hi to Ada"], "").await;
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "say hi to Ada",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            "",
+        )
+        .await;
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    assert_eq!(stdout(&out).trim(), "GREETED", "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(result_of(&lines)["result"], "GREETED", "{}", stderr(&out));
+    // The init line names them, as Claude Code's does.
+    assert_eq!(lines[0]["skills"], json!(["greet", "deploy"]));
 
     // The broken skill is named in a warning; the others still load.
     let broken = project.home.join(".claude/skills/broken/SKILL.md");

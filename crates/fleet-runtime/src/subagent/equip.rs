@@ -10,6 +10,16 @@ use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolError;
 
 impl Spawner {
+    /// The session's skills by name, for the `init` line.
+    pub fn skill_names(&self) -> Vec<String> {
+        self.config
+            .skills
+            .names()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
     /// Opens the definition's memory folder (making it the first time) and lets the child
     /// read and write there without being asked. `None` when the definition has no memory.
     pub(crate) fn open_memory(
