@@ -96,6 +96,7 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
         "NAME".to_string(),
         "SOURCE".into(),
         "MODEL".into(),
+        "EFFORT".into(),
         "TOOLS".into(),
         "PATH".into(),
     ]];
@@ -104,11 +105,11 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
     for hidden in catalog.shadowed() {
         let mut cells = row(hidden);
         if let Some(winner) = catalog.agents().iter().find(|d| d.name == hidden.name) {
-            cells[4] = format!("{}  (shadowed by {})", cells[4], describe_source(winner));
+            cells[5] = format!("{}  (shadowed by {})", cells[5], describe_source(winner));
         }
         rows.push(cells);
     }
-    let widths: Vec<usize> = (0..4)
+    let widths: Vec<usize> = (0..5)
         .map(|col| {
             rows.iter()
                 .map(|r| r[col].chars().count())
@@ -122,7 +123,7 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
         }
         let mut line = String::new();
         for (col, cell) in cells.iter().enumerate() {
-            if col < 4 {
+            if col < 5 {
                 line.push_str(&format!("{cell:<width$}  ", width = widths[col]));
             } else {
                 line.push_str(cell);
@@ -133,7 +134,7 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn row(def: &AgentDefinition) -> [String; 5] {
+fn row(def: &AgentDefinition) -> [String; 6] {
     [
         def.name.clone(),
         def.source.label().to_string(),
@@ -141,6 +142,10 @@ fn row(def: &AgentDefinition) -> [String; 5] {
             Some(ModelSetting::Named(name)) => name.clone(),
             Some(ModelSetting::Inherit) | None => "inherit".into(),
         },
+        def.effort
+            .as_ref()
+            .map(fleet_runtime::effort::effort_label)
+            .unwrap_or_else(|| "-".into()),
         tools_cell(def),
         def.source
             .path()
@@ -187,6 +192,16 @@ fn to_json(def: &AgentDefinition, shadowed: bool) -> Value {
         "disallowedTools": rules(&def.disallowed_tools),
         "permissionMode": def.permission_mode.map(|m| m.as_str()),
         "maxTurns": def.max_turns,
+        "effort": def.effort.as_ref().map(|e| match e {
+            fleet_runtime::definitions::Effort::Level(level) => json!(level),
+            fleet_runtime::definitions::Effort::Tokens(n) => json!(n),
+        }),
+        "skills": def.skills,
+        "memory": def.memory.map(|m| match m {
+            fleet_runtime::definitions::MemoryScope::User => "user",
+            fleet_runtime::definitions::MemoryScope::Project => "project",
+            fleet_runtime::definitions::MemoryScope::Local => "local",
+        }),
         "background": def.background,
         "isolation": def.isolation.map(|i| match i {
             Isolation::Worktree => "worktree",

@@ -40,6 +40,8 @@ pub struct Settings {
     pub sandbox: Vec<SandboxSource>,
     /// `shellEnvironmentPolicy`, merged over every file.
     pub env_policy: EnvPolicy,
+    /// `effort`: `low`, `medium`, `high`, `max` or a number of thinking tokens.
+    pub effort: Option<fleet_runtime::definitions::Effort>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -73,6 +75,8 @@ struct File {
     sandbox: Option<SandboxSettings>,
     #[serde(default, rename = "shellEnvironmentPolicy")]
     shell_environment_policy: Option<EnvPolicy>,
+    #[serde(default)]
+    effort: Option<serde_json::Value>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
@@ -169,6 +173,15 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
         }
         if let Some(model) = file.model.filter(|m| !m.trim().is_empty()) {
             settings.model = Some(model);
+        }
+        if let Some(effort) = &file.effort {
+            let text = effort
+                .as_str()
+                .map_or_else(|| effort.to_string(), str::to_string);
+            settings.effort = Some(
+                fleet_runtime::effort::parse_effort(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: `effort`: {e}", path.display()))?,
+            );
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;

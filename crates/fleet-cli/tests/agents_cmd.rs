@@ -238,6 +238,9 @@ fn json_shape_and_command_line_agents() {
             "disallowedTools",
             "permissionMode",
             "maxTurns",
+            "effort",
+            "skills",
+            "memory",
             "background",
             "isolation",
             "shadowed"

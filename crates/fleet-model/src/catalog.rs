@@ -48,6 +48,9 @@ pub struct ModelInfo {
     pub pricing: Pricing,
     /// False when nothing in the catalogue matched and the figures are guesses.
     pub known: bool,
+    /// Whether the model takes extended thinking (`thinking.budget_tokens`), which is how
+    /// fleet sends an effort setting; for other models the setting is dropped.
+    pub thinking: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -62,6 +65,7 @@ struct Entry {
     context: u64,
     max_output: u64,
     pricing: Pricing,
+    thinking: bool,
 }
 
 const BUILTIN: &[Entry] = &[
@@ -70,48 +74,56 @@ const BUILTIN: &[Entry] = &[
         context: 200_000,
         max_output: 64_000,
         pricing: Pricing::anthropic(5.0, 25.0),
+        thinking: true,
     },
     Entry {
         id: "claude-opus-4-1",
         context: 200_000,
         max_output: 32_000,
         pricing: Pricing::anthropic(15.0, 75.0),
+        thinking: true,
     },
     Entry {
         id: "claude-opus-4",
         context: 200_000,
         max_output: 32_000,
         pricing: Pricing::anthropic(15.0, 75.0),
+        thinking: true,
     },
     Entry {
         id: "claude-sonnet-4-5",
         context: 200_000,
         max_output: 64_000,
         pricing: Pricing::anthropic(3.0, 15.0),
+        thinking: true,
     },
     Entry {
         id: "claude-sonnet-4",
         context: 200_000,
         max_output: 64_000,
         pricing: Pricing::anthropic(3.0, 15.0),
+        thinking: true,
     },
     Entry {
         id: "claude-3-7-sonnet",
         context: 200_000,
         max_output: 64_000,
         pricing: Pricing::anthropic(3.0, 15.0),
+        thinking: true,
     },
     Entry {
         id: "claude-haiku-4-5",
         context: 200_000,
         max_output: 64_000,
         pricing: Pricing::anthropic(1.0, 5.0),
+        thinking: true,
     },
     Entry {
         id: "claude-3-5-haiku",
         context: 200_000,
         max_output: 8_192,
         pricing: Pricing::anthropic(0.8, 4.0),
+        thinking: false,
     },
 ];
 
@@ -148,6 +160,7 @@ impl Catalog {
                     max_output_tokens: e.max_output,
                     pricing: e.pricing,
                     known: true,
+                    thinking: e.thinking,
                 })
                 .collect(),
         }
@@ -225,6 +238,7 @@ impl Catalog {
                 max_output_tokens: 8_192,
                 pricing: Pricing::default(),
                 known: false,
+                thinking: false,
             },
         }
     }
@@ -265,6 +279,17 @@ mod tests {
         assert!(!guess.known);
         assert_eq!(guess.pricing.input, 1.0);
         assert_eq!(c.info("qwen2.5-coder").pricing, Pricing::default());
+    }
+
+    #[test]
+    fn the_catalogue_knows_which_models_think() {
+        let c = Catalog::builtin();
+        assert!(c.info("sonnet").thinking);
+        assert!(c.info("claude-opus-4-1-20250805").thinking);
+        assert!(!c.info("claude-3-5-haiku-20241022").thinking);
+        assert!(!c.info("llama3.1:8b").thinking);
+        // An unknown Claude borrows its family's figures, thinking included.
+        assert!(c.info("claude-sonnet-9").thinking);
     }
 
     #[test]

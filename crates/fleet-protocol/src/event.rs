@@ -132,6 +132,9 @@ pub struct SessionInfo {
     /// Each MCP server of the session and how its start went (`connected`, `failed`).
     #[serde(default)]
     pub mcp_servers: Vec<McpServerStatus>,
+    /// The skills the session's agents can load (empty without skills).
+    #[serde(default)]
+    pub skills: Vec<String>,
 }
 
 /// One MCP server in the `init` line, as Claude Code reports it.

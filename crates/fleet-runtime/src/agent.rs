@@ -184,6 +184,7 @@ impl Agent {
                 .collect(),
             agents: Vec::new(),
             mcp_servers: self.config.mcp_servers.clone(),
+            skills: Vec::new(),
         }
     }
 

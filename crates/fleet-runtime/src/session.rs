@@ -155,6 +155,7 @@ fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::SessionInfo
             .into_iter()
             .map(str::to_string)
             .collect();
+        info.skills = spawner.skill_names();
     }
     info
 }

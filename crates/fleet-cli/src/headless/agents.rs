@@ -3,12 +3,13 @@
 
 use crate::settings::repo_root;
 use anyhow::Context;
-use fleet_runtime::definitions::{AgentCatalog, AgentSources};
+use fleet_runtime::definitions::{AgentCatalog, AgentSources, LoadWarning};
+use fleet_runtime::skills::{unknown_skill_warnings, SkillSet};
 use fleet_store::FleetHome;
 use std::path::{Path, PathBuf};
 
-pub fn load(cwd: &Path, command_line: Option<String>) -> anyhow::Result<AgentCatalog> {
-    let sources = AgentSources {
+fn sources(cwd: &Path, command_line: Option<String>) -> AgentSources {
+    AgentSources {
         cwd: cwd.to_path_buf(),
         repo_root: repo_root(cwd),
         fleet_home: FleetHome::from_env().ok().map(|h| h.root().to_path_buf()),
@@ -16,13 +17,29 @@ pub fn load(cwd: &Path, command_line: Option<String>) -> anyhow::Result<AgentCat
             .filter(|h| !h.is_empty())
             .map(PathBuf::from),
         command_line,
-    };
-    let catalog = AgentCatalog::load(&sources).context("--agents")?;
-    for warning in catalog.warnings() {
+    }
+}
+
+pub fn load(cwd: &Path, command_line: Option<String>) -> anyhow::Result<AgentCatalog> {
+    let catalog = AgentCatalog::load(&sources(cwd, command_line)).context("--agents")?;
+    warn(catalog.warnings());
+    Ok(catalog)
+}
+
+/// The skills of `cwd`'s project and the user; warnings name the skill files that could not
+/// be loaded and the agent files preloading a skill that does not exist.
+pub fn skills(cwd: &Path, agents: &AgentCatalog) -> SkillSet {
+    let skills = SkillSet::load(&sources(cwd, None));
+    warn(skills.warnings());
+    warn(&unknown_skill_warnings(agents, &skills));
+    skills
+}
+
+fn warn(warnings: &[LoadWarning]) {
+    for warning in warnings {
         eprintln!(
             "fleet: warning: {}",
             crate::visible::visible(&warning.to_string())
         );
     }
-    Ok(catalog)
 }

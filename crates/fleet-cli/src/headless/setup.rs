@@ -94,7 +94,7 @@ pub fn agent(
         .unwrap_or_else(|| default_prompt.to_string());
     let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
     // Subagents get the same environment and instruction files after their own prompt.
-    let shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
+    let mut shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
         .environment(environment)
         .build()
         .into_iter()
@@ -104,6 +104,15 @@ pub fn agent(
     let catalog = Arc::new(choice.catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let agents = agents::load(cwd, args.agents.clone())?;
+    let skills = Arc::new(agents::skills(cwd, &agents));
+    if let Some(listing) = fleet_runtime::skills::listing(&skills) {
+        shared_system.push(listing.clone());
+        // The coordinator only directs workers; they are the ones who use skills.
+        if mode != Orchestration::Coordinator {
+            system = system.append(listing);
+        }
+    }
+    let effort = args.effort.clone().or_else(|| settings.effort.clone());
     let spawner = Spawner::new(
         SpawnerConfig {
             shared_system,
@@ -133,8 +142,15 @@ pub fn agent(
                 .then(|| FleetHome::from_env().ok())
                 .flatten()
                 .map(|home| Arc::new(fleet_runtime::isolation::WorktreeManager::new(&home))),
+            skills: skills.clone(),
+            effort: effort.clone(),
             base_tools: {
                 let mut base = ToolPool::builtin();
+                if !skills.is_empty() {
+                    base.insert(Arc::new(fleet_runtime::skills::SkillTool::new(
+                        skills.clone(),
+                    )));
+                }
                 for tool in &mcp.tools {
                     base.insert(tool.clone());
                 }
@@ -195,6 +211,7 @@ pub fn agent(
         false,
     );
     config.max_turns = args.max_turns;
+    fleet_runtime::effort::apply(&mut config, effort.as_ref(), &catalog);
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
@@ -255,6 +272,7 @@ fn tool_filter(args: &PrintArgs) -> anyhow::Result<impl Fn(&str) -> bool> {
         .collect();
     known.extend(ORCHESTRATION_TOOLS.iter().map(|t| t.to_string()));
     known.extend(TEAM_TOOLS.iter().map(|t| t.to_string()));
+    known.push(fleet_runtime::skills::SKILL_TOOL.to_string());
     let wanted: Option<Vec<String>> = match &args.tools {
         None => None,
         Some(list) => {

@@ -156,6 +156,7 @@ impl Encoder {
             "permissionMode": info.permission_mode,
             "additional_directories": info.additional_directories,
             "agents": info.agents,
+            "skills": info.skills,
             "fleet_version": env!("CARGO_PKG_VERSION"),
             "uuid": new_uuid(),
         })

@@ -132,6 +132,7 @@ pub fn started() -> EventKind {
         additional_directories: Vec::new(),
         agents: Vec::new(),
         mcp_servers: Vec::new(),
+        skills: Vec::new(),
     })
 }
 

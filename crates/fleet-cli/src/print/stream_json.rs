@@ -207,6 +207,7 @@ mod tests {
                 "permissionMode",
                 "additional_directories",
                 "agents",
+                "skills",
                 "fleet_version",
                 "uuid"
             ]

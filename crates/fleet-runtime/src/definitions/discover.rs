@@ -77,8 +77,8 @@ impl AgentSources {
 
     /// `cwd` and its parents up to the repository root, nearest first; only `cwd` when there
     /// is no root above it. The user's home never counts as a project (its `.claude/` is the
-    /// user's own configuration).
-    fn project_dirs(&self) -> Vec<PathBuf> {
+    /// user's own configuration). Skills are looked up the same way.
+    pub(crate) fn project_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = Vec::new();
         match &self.repo_root {
             Some(root) if self.cwd.starts_with(root) => {

@@ -21,6 +21,9 @@ pub use discover::{find_agent_files, AgentFolder, AgentSources, FolderScope};
 pub use json::parse_command_line_agents;
 pub use loader::{scan_file, scan_folder, AgentCatalog, LoadWarning, ScannedFile};
 pub use parse::{parse_agent_file, ParseError};
+// Skills are Markdown with the same loose frontmatter, read by the same code.
+pub(crate) use frontmatter::{read_fields, split};
+pub(crate) use values::{text as scalar_text, tool_tokens};
 
 use fleet_tools::permissions::PermissionMode;
 use serde_json::Value;

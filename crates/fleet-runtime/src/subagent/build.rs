@@ -121,6 +121,10 @@ impl Spawner {
             })?,
             Kind::Fork(_) => Permissions::clone(&parent.permissions),
         };
+        let memory = match &bp.kind {
+            Kind::Defined(def) => self.open_memory(def, &mut permissions)?,
+            Kind::Fork(_) => None,
+        };
         // An isolated child's boundary is its worktree: writes into the caller's checkout are
         // outside it, and its sandbox's writable root is the worktree.
         let workspace = match &bp.worktree {
@@ -206,6 +210,7 @@ impl Spawner {
                 if let Some(wt) = &bp.worktree {
                     config.system.insert(2, super::isolate::note(wt, bp));
                 }
+                self.equip(def, memory.as_ref(), &mut config);
                 config.max_turns = def.max_turns;
                 config.tool_definitions = Some(definitions);
                 config.mcp_live = self.child_mcp_live(&bp.mcp, def);

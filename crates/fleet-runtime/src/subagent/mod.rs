@@ -8,6 +8,7 @@
 
 mod build;
 mod directory;
+mod equip;
 mod fork;
 mod input;
 mod isolate;
@@ -96,6 +97,10 @@ pub struct SpawnerConfig {
     pub worktrees: Option<Arc<crate::isolation::WorktreeManager>>,
     /// The session's MCP configuration and started servers, for agents that name servers.
     pub mcp: Option<Arc<McpSession>>,
+    /// The session's skills: listed to agents holding the Skill tool, preloaded by `skills`.
+    pub skills: Arc<crate::skills::SkillSet>,
+    /// The session's effort, for children whose definition sets none.
+    pub effort: Option<crate::definitions::Effort>,
 }
 
 /// The session's MCP servers as children need them: what is configured, and what started.
@@ -132,6 +137,8 @@ impl SpawnerConfig {
             teams: None,
             worktrees: None,
             mcp: None,
+            skills: Arc::default(),
+            effort: None,
         }
     }
 }
