@@ -96,6 +96,9 @@ pub struct SpawnerConfig {
     pub worktrees: Option<Arc<crate::isolation::WorktreeManager>>,
     /// The session's MCP configuration and started servers, for agents that name servers.
     pub mcp: Option<Arc<McpSession>>,
+    /// The session's hooks (from settings files); every agent runs them, and an agent started
+    /// from a definition adds its own.
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 /// The session's MCP servers as children need them: what is configured, and what started.
@@ -132,6 +135,7 @@ impl SpawnerConfig {
             teams: None,
             worktrees: None,
             mcp: None,
+            hooks: None,
         }
     }
 }
@@ -388,6 +392,7 @@ impl Spawner {
     pub fn attach_main(&self, config: &mut AgentConfig) {
         config.inbox = Some(self.main_inbox.clone());
         config.ledger = Some(self.ledger.clone());
+        config.hooks = self.config.hooks.clone();
         if self.config.features.fork() {
             config.fork_source = Some(self.main_fork_source.clone());
         }
