@@ -318,3 +318,114 @@ async fn a_malformed_hooks_entry_is_an_error_naming_the_file() {
     );
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn user_prompt_submit_adds_context_and_exit_2_blocks_the_prompt() {
+    let project = project_with_hooks(json!({
+        "UserPromptSubmit": [{"hooks": [{"type": "command",
+            "command": "cat > prompt-input.json; echo 'today is launch day'"}]}]
+    }));
+    let server = server(Scenario::with_rules([
+        Rule::text("SAW CONTEXT").when_last_user_contains("today is launch day")
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "what day is it", "--output-format", "json"],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(result_of(&json_lines(&out))["result"], "SAW CONTEXT");
+    let input: Value = serde_json::from_str(&project.read("prompt-input.json")).unwrap();
+    assert_eq!(input["prompt"], "what day is it");
+    assert_eq!(input["hook_event_name"], "UserPromptSubmit");
+
+    let project = project_with_hooks(json!({
+        "UserPromptSubmit": command_hook("", "echo 'no secrets in prompts' >&2; exit 2")
+    }));
+    let server = common::server(Scenario::with_rules([Rule::text("never")])).await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "my password is hunter2", "--output-format", "json"],
+            "",
+        )
+        .await;
+    assert!(!out.status.success());
+    let result = result_of(&json_lines(&out)).clone();
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap()
+            .contains("no secrets in prompts"),
+        "{result}"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "the blocked prompt reached the model"
+    );
+}
+
+#[tokio::test]
+async fn session_start_context_post_tool_use_feedback_and_session_end() {
+    let lint = json!({"decision": "block", "reason": "lint failed on line 3"});
+    let project = project_with_hooks(json!({
+        "SessionStart": command_hook("startup", "echo 'this project indents with tabs'"),
+        "PostToolUse": command_hook("Bash", &format!("echo '{lint}'")),
+        "SessionEnd": command_hook("", "cat > end-input.json")
+    }));
+    let server = server(Scenario::with_rules([
+        Rule::text("FIXING").when_tool_result_contains("PostToolUse hook feedback: lint failed"),
+        Rule::tool_use("Bash", json!({"command": "true"}))
+            .when_last_user_contains("this project indents with tabs"),
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "go",
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(result_of(&json_lines(&out))["result"], "FIXING");
+    let end: Value = serde_json::from_str(&project.read("end-input.json")).unwrap();
+    assert_eq!(end["hook_event_name"], "SessionEnd");
+    assert_eq!(end["reason"], "other");
+}
+
+#[tokio::test]
+async fn a_failing_hook_is_shown_to_the_user_and_does_not_block() {
+    let project = project_with_hooks(json!({
+        "PreToolUse": command_hook("Bash", "echo 'linter missing' >&2; exit 1")
+    }));
+    let server = server(Scenario::with_rules([
+        Rule::text("RAN").when_tool_result(true),
+        Rule::tool_use("Bash", json!({"command": "echo ok > ok.txt"})),
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &["-p", "go", "--permission-mode", "bypassPermissions"],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "RAN");
+    assert!(project.repo.join("ok.txt").exists());
+    assert!(
+        stderr(&out).contains("PreToolUse:Bash hook failed: linter missing"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -239,6 +239,7 @@ fn first_line(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn run(code: i32, stdout: &str, stderr: &str) -> HookRun {

@@ -16,7 +16,7 @@
 
 pub mod config;
 pub mod decision;
-mod events;
+pub(crate) mod events;
 pub mod matcher;
 pub mod run;
 pub(crate) mod tool;

@@ -84,3 +84,47 @@ fn add_text(prompt: &mut Message, text: String) {
     };
     prompt.content = MessageContent::Blocks(blocks);
 }
+
+/// When a session starts (`startup`, or `resume` when it carries on an earlier conversation).
+/// Returns the hooks' context, for the session's first prompt.
+pub(crate) async fn session_start(
+    agent: &crate::agent::Agent,
+    sink: &EventSink,
+    cancel: &CancellationToken,
+) -> Option<String> {
+    let hooks = agent.config().hooks.as_ref()?;
+    if !hooks.has(HookEvent::SessionStart) {
+        return None;
+    }
+    let source = if agent.messages().is_empty() {
+        "startup"
+    } else {
+        "resume"
+    };
+    hooks
+        .session_start(&agent.hook_caller(), source, sink, cancel)
+        .await
+        .context_text()
+}
+
+/// When a session ends. Runs even after an interrupt (on a token of its own; each hook still
+/// has its timeout), since that is when cleanup hooks matter most.
+pub(crate) async fn session_end(agent: &crate::agent::Agent, reason: &str, sink: &EventSink) {
+    let Some(hooks) = agent.config().hooks.as_ref() else {
+        return;
+    };
+    if hooks.has(HookEvent::SessionEnd) {
+        let cancel = CancellationToken::new();
+        hooks
+            .session_end(&agent.hook_caller(), reason, sink, &cancel)
+            .await;
+    }
+}
+
+/// Adds the session's start context to its first prompt.
+pub(crate) fn with_context(mut prompt: Message, context: Option<String>) -> Message {
+    if let Some(context) = context {
+        add_text(&mut prompt, context);
+    }
+    prompt
+}
