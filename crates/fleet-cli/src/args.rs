@@ -24,6 +24,10 @@ pub struct PrintArgs {
     /// With stream-json output, also print partial messages as they stream.
     #[arg(long)]
     pub include_partial_messages: bool,
+    /// With stream-json output, also print a `hook_started` and a `hook_response` line for
+    /// each hook that runs.
+    #[arg(long)]
+    pub include_hook_events: bool,
     /// Model id or alias (`opus`, `sonnet`, `haiku`).
     #[arg(long)]
     pub model: Option<String>,

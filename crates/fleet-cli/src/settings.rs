@@ -11,6 +11,7 @@
 //!    directory up to the repository root that holds a `.fleet/` or `.claude/` folder (the home
 //!    folder itself never counts as a project).
 //!
+//! `hooks` from every file run, in this order (Claude Code's shape; see `fleet_runtime::hooks`).
 //! `sandbox` (see `fleet_tools::sandbox::settings`) and `shellEnvironmentPolicy` (see
 //! `fleet_tools::sandbox::env`) configure the OS sandbox and the environment of tool
 //! processes.
@@ -42,6 +43,9 @@ pub struct Settings {
     pub env_policy: EnvPolicy,
     /// `effort`: `low`, `medium`, `high`, `max` or a number of thinking tokens.
     pub effort: Option<fleet_runtime::definitions::Effort>,
+    /// The `hooks` object of each file, lowest precedence first, with the file it came from;
+    /// every file's hooks run (see `headless/hooks.rs`).
+    pub hooks: Vec<(serde_json::Value, PathBuf)>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -77,6 +81,7 @@ struct File {
     shell_environment_policy: Option<EnvPolicy>,
     #[serde(default)]
     effort: Option<serde_json::Value>,
+    hooks: Option<serde_json::Value>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
@@ -195,6 +200,9 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
         }
         if let Some(policy) = file.shell_environment_policy {
             settings.env_policy.merge(policy);
+        }
+        if let Some(hooks) = file.hooks {
+            settings.hooks.push((hooks, path.clone()));
         }
         if let Some(permissions) = file.permissions {
             settings.permissions.push(PermissionSource {

@@ -115,6 +115,8 @@ pub enum EventKind {
     /// The agent tree's final totals, sent once by a session with subagents as it ends, after
     /// anything that could still change them (tasks killed on the way out).
     TreeTotals(TreeReport),
+    /// A hook started or ended (see `hook.rs`).
+    Hook(crate::hook::HookNote),
 }
 
 /// What the `system`/`init` event reports.

@@ -8,6 +8,7 @@ pub mod agent_message;
 pub mod env;
 pub mod error;
 pub mod event;
+pub mod hook;
 mod markup;
 pub mod message;
 pub mod notification;
@@ -26,6 +27,7 @@ pub use event::{
     PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo,
     SubagentLabel, ToolResultEvent,
 };
+pub use hook::HookNote;
 pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
     ToolResultContent, ToolUse,

@@ -202,12 +202,32 @@ impl Agent {
         let mut last_stop_reason = None;
         let origin = self.origin.take();
         let mail_ids = std::mem::take(&mut self.prompt_mail_ids);
-        self.commit_mail(sink, prompt, mail_ids).await;
+        let mut prompt = prompt;
+        let mut refused = match self.config.hooks.clone() {
+            Some(hooks) => {
+                let typed = origin.is_none() && mail_ids.is_empty();
+                let caller = self.hook_caller();
+                crate::hooks::turn::on_run_start(&hooks, &caller, &mut prompt, typed, sink, cancel)
+                    .await
+            }
+            None => None,
+        };
+        if refused.is_none() {
+            self.commit_mail(sink, prompt, mail_ids).await;
+        }
         if let Some(ack) = self.prompt_ack.take() {
             ack();
         }
+        let mut stop_hook_active = false;
 
         let outcome = loop {
+            if let Some(reason) = refused.take() {
+                break Err(Stop {
+                    subtype: ResultSubtype::ErrorDuringExecution,
+                    message: format!("UserPromptSubmit hook blocked the prompt: {reason}"),
+                    status: None,
+                });
+            }
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
@@ -254,6 +274,26 @@ impl Agent {
             self.commit(sink, sendable(reply.content), Some(meta), Vec::new())
                 .await;
             if calls.is_empty() {
+                if let Some(hooks) = self.config.hooks.clone() {
+                    let caller = self.hook_caller();
+                    let active = &mut stop_hook_active;
+                    let more = crate::hooks::turn::on_stop(
+                        &hooks,
+                        &caller,
+                        active,
+                        &final_text,
+                        sink,
+                        cancel,
+                    )
+                    .await;
+                    if let Some(more) = more {
+                        if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
+                            break Err(stop);
+                        }
+                        self.commit(sink, more, None, Vec::new()).await;
+                        continue;
+                    }
+                }
                 break Ok(final_text);
             }
 
@@ -512,6 +552,7 @@ impl Agent {
         cancel: &CancellationToken,
         denials: &mut Vec<PermissionDenial>,
     ) {
+        let caller = self.hook_caller();
         let dispatcher = Dispatcher {
             tools: &self.config.tools,
             permissions: &self.config.permissions,
@@ -521,6 +562,14 @@ impl Agent {
             concurrency: self.config.tool_concurrency,
             approver: self.config.approver.as_deref(),
             request_id,
+            hooks: self
+                .config
+                .hooks
+                .as_deref()
+                .map(|hooks| crate::hooks::tool::ToolHooks {
+                    hooks,
+                    caller: &caller,
+                }),
         };
         let outcomes = dispatcher.run(calls).await;
         let mut blocks = Vec::with_capacity(outcomes.len());
@@ -541,6 +590,15 @@ impl Agent {
             structured,
         )
         .await;
+    }
+
+    /// This agent as hook inputs describe it.
+    pub(crate) fn hook_caller(&self) -> crate::hooks::Caller {
+        crate::hooks::Caller::current(
+            &self.session_id,
+            self.ctx.cwd.clone(),
+            self.config.permissions.mode.as_str(),
+        )
     }
 
     async fn commit(

@@ -48,6 +48,9 @@ pub struct AgentConfig {
     /// The MCP servers whose tools this agent may hold, watched for `list_changed` before
     /// each request. `None` for agents without MCP servers.
     pub mcp_live: Option<crate::mcp::McpLive>,
+    /// The hooks this agent runs: the session's, plus its definition's own. `None` when there
+    /// are none.
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -83,6 +86,7 @@ impl AgentConfig {
             end_after_tools: None,
             mcp_servers: Vec::new(),
             mcp_live: None,
+            hooks: None,
         }
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct Dispatcher<'a> {
     pub approver: Option<&'a dyn Approver>,
     /// The API request id of the reply whose calls these are.
     pub request_id: Option<&'a str>,
+    /// The agent's hooks (PreToolUse, PostToolUse, PermissionRequest, …), if it has any.
+    pub hooks: Option<crate::hooks::tool::ToolHooks<'a>>,
 }
 
 impl Dispatcher<'_> {
@@ -152,6 +154,29 @@ impl Dispatcher<'_> {
                 false,
             );
         }
+        let hooked = match &self.hooks {
+            Some(hooks) => Some(
+                hooks
+                    .before(&call.name, &call.input, &call.id, self.sink, self.cancel)
+                    .await,
+            ),
+            None => None,
+        };
+        if let Some(reason) = hooked.as_ref().and_then(|v| v.refusal()) {
+            let err = ToolError::Failed(format!("PreToolUse hook refused this call: {reason}"));
+            return (Err(err), note("reject", "hook", None), true);
+        }
+        // A hook's `updatedInput` replaces the model's input for the check and the call.
+        let rewritten = hooked
+            .as_ref()
+            .and_then(|v| v.updated_input.clone())
+            .map(|input| Call {
+                input,
+                ..call.clone()
+            });
+        let call = rewritten.as_ref().unwrap_or(call);
+        let hook_allows = hooked.as_ref().is_some_and(|v| v.allows());
+        let pre_context = hooked.and_then(|v| v.context_text());
         let access = tool.access(&call.input, self.ctx);
         let read_only = tool.is_read_only_call(&call.input, self.ctx);
         let sandboxed = !read_only && tool.is_sandboxed_call(&call.input, self.ctx);
@@ -159,14 +184,32 @@ impl Dispatcher<'_> {
             self.permissions
                 .check_call(tool.name(), read_only, sandboxed, &access, &self.ctx.cwd);
         let reason = note_for(&decision.reason);
+        let run = |call| self.call_hooked(tool, call, pre_context.clone());
+        // A hook's allow answers the question a prompt would ask; it never lifts a deny.
+        if hook_allows && decision.behavior == Behavior::Ask {
+            return (run(call).await, note("accept", "hook", None), false);
+        }
+        let hook_answer = match (&self.hooks, decision.behavior) {
+            (Some(hooks), Behavior::Ask) => {
+                let will_ask = self.approver.is_some();
+                hooks
+                    .on_ask(&call.name, &call.input, will_ask, self.sink, self.cancel)
+                    .await
+            }
+            _ => None,
+        };
+        match hook_answer {
+            Some(Ok(())) => return (run(call).await, note("accept", "hook", None), false),
+            Some(Err(why)) => {
+                let err = ToolError::Failed(format!("PermissionRequest hook refused: {why}"));
+                return (Err(err), note("reject", "hook", None), true);
+            }
+            None => {}
+        }
         match decision.behavior {
-            Behavior::Allow => (self.call_tool(tool, call).await, reason("accept"), false),
+            Behavior::Allow => (run(call).await, reason("accept"), false),
             Behavior::Ask => match self.ask(call, &decision).await {
-                Some(true) => (
-                    self.call_tool(tool, call).await,
-                    note("accept", "user", None),
-                    false,
-                ),
+                Some(true) => (run(call).await, note("accept", "user", None), false),
                 Some(false) => {
                     let err = ToolError::Failed(format!(
                         "The user refused this {} call. Do not retry it; ask the user what to do instead.",
@@ -202,6 +245,32 @@ impl Dispatcher<'_> {
             biased;
             _ = self.cancel.cancelled() => Some(false),
             answer = approver.approve(request) => Some(answer),
+        }
+    }
+
+    /// Runs the tool, then its PostToolUse hooks, whose feedback joins the result.
+    async fn call_hooked(
+        &self,
+        tool: &Arc<dyn Tool>,
+        call: &Call,
+        pre_context: Option<String>,
+    ) -> Result<fleet_tools::ToolOutput, ToolError> {
+        let result = self.call_tool(tool, call).await;
+        match &self.hooks {
+            Some(hooks) => {
+                hooks
+                    .after(
+                        &call.name,
+                        &call.input,
+                        &call.id,
+                        result,
+                        pre_context,
+                        self.sink,
+                        self.cancel,
+                    )
+                    .await
+            }
+            None => result,
         }
     }
 

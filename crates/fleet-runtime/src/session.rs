@@ -81,6 +81,7 @@ impl Session {
         let task = tokio::spawn(async move {
             sink.emit(EventKind::Started(info(&agent, spawner.as_deref())))
                 .await;
+            let mut start_context = crate::hooks::turn::session_start(&agent, &sink, &token).await;
             loop {
                 let prompt = tokio::select! {
                     biased;
@@ -88,6 +89,7 @@ impl Session {
                     prompt = prompts.recv() => prompt,
                 };
                 let Some(prompt) = prompt else { break };
+                let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
                 agent.run(prompt, &sink, &token).await;
                 if let Some(spawner) = &spawner {
                     settle(&mut agent, spawner, &sink, &token).await;
@@ -104,6 +106,7 @@ impl Session {
                 sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
                     .await;
             }
+            crate::hooks::turn::session_end(&agent, "other", &sink).await;
             agent
         });
         SessionHandle {

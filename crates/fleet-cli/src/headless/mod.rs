@@ -4,6 +4,7 @@
 
 mod agents;
 mod approve;
+mod hooks;
 mod orchestration;
 mod session_file;
 pub(crate) mod setup;
@@ -160,6 +161,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         include_partial_messages: args.include_partial_messages,
         session_id: Some(session.id().to_string()),
         results_as_they_come: stream_input,
+        include_hook_events: args.include_hook_events,
     };
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;

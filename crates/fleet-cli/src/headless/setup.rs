@@ -137,6 +137,7 @@ pub fn agent(
             sandbox: sandbox.clone(),
             teams: team_settings(mode, session_id, persist)?,
             mcp: mcp.session.clone(),
+            hooks: super::hooks::session_hooks(settings, cwd, session_id)?,
             // Worktrees live under the fleet home, outside the repository.
             worktrees: persist
                 .then(|| FleetHome::from_env().ok())

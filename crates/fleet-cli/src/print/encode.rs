@@ -29,6 +29,8 @@ pub(super) struct Encoder {
     block_index: HashMap<String, usize>,
     /// The main agent's results, printed only when the session is over.
     results: HeldResults,
+    /// `--include-hook-events`: print `hook_started` / `hook_response` lines.
+    hook_events: bool,
 }
 
 impl Encoder {
@@ -38,6 +40,12 @@ impl Encoder {
             partial,
             ..Self::default()
         }
+    }
+
+    /// Prints hook runs too (`--include-hook-events`).
+    pub(super) fn with_hook_events(mut self, on: bool) -> Self {
+        self.hook_events = on;
+        self
     }
 
     /// The object for one event, or `None` for events with no line of their own (committed
@@ -112,6 +120,7 @@ impl Encoder {
                 }
                 Some(self.team(agent, team))
             }
+            EventKind::Hook(note) => self.hook_events.then(|| self.hook(agent, note)),
             EventKind::Finished(result) => {
                 if self.session_id.is_empty() {
                     self.session_id.clone_from(&result.session_id);
@@ -126,6 +135,20 @@ impl Encoder {
     /// tree's final figures; called once the session is over.
     pub(super) fn take_results(&mut self) -> Vec<Value> {
         self.results.take()
+    }
+
+    /// A hook run: a `system` line, `hook_started` or `hook_response`, with the note's fields
+    /// (Claude Code's names).
+    fn hook(&self, agent: &AgentRef, note: &fleet_protocol::HookNote) -> Value {
+        let mut line = json!({"type": "system"});
+        if let (Some(map), Ok(Value::Object(fields))) =
+            (line.as_object_mut(), serde_json::to_value(note))
+        {
+            map.extend(fields);
+            map.insert("uuid".into(), Value::String(new_uuid()));
+            map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        }
+        Line::new(line).subagent(agent).into_value()
     }
 
     /// A team event: a `system` line whose `subtype` names it, with the event's own fields.

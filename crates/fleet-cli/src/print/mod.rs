@@ -94,6 +94,8 @@ pub struct PrintOptions {
     /// them all to the end. Set when the prompts themselves come as stream-json, since the
     /// caller then waits for each result before sending its next message.
     pub results_as_they_come: bool,
+    /// `--include-hook-events`: `stream-json` also prints `hook_started` / `hook_response`.
+    pub include_hook_events: bool,
 }
 
 /// The printer for `format`, writing to `out`.

@@ -17,7 +17,8 @@ impl StreamJsonPrinter {
     pub fn new(out: Box<dyn Write + Send>, options: &PrintOptions) -> Self {
         Self {
             out,
-            encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages),
+            encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages)
+                .with_hook_events(options.include_hook_events),
             results_as_they_come: options.results_as_they_come,
         }
     }

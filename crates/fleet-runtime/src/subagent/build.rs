@@ -232,6 +232,11 @@ impl Spawner {
                 config
             }
         };
+        let definition = match &bp.kind {
+            Kind::Defined(def) => Some(def.as_ref()),
+            Kind::Fork(_) => None,
+        };
+        config.hooks = crate::hooks::for_child(self.config.hooks.as_ref(), definition)?;
         config.inbox = Some(run.inbox.clone());
         config.ledger = Some(self.ledger.clone());
         config.approver = parent.approver.clone();

@@ -61,6 +61,24 @@ impl Spawner {
         }
     }
 
+    /// Tells the session's hooks about a worktree made or removed.
+    async fn worktree_hook(&self, event: crate::hooks::HookEvent, worktree: &Worktree) {
+        let session = self
+            .config
+            .transcripts
+            .as_ref()
+            .map(|t| t.session_id.as_str())
+            .unwrap_or_default();
+        crate::hooks::events::worktree_event(
+            self.config.hooks.as_ref(),
+            event,
+            session,
+            worktree,
+            &self.sink,
+        )
+        .await;
+    }
+
     fn worktree_manager(&self) -> Result<&crate::isolation::WorktreeManager, ToolError> {
         self.config.worktrees.as_deref().ok_or_else(|| {
             ToolError::failed(
@@ -84,7 +102,11 @@ impl Spawner {
             Isolate::Snapshot => manager.create_snapshot(caller_cwd, agent_id).await,
         };
         match made {
-            Ok(worktree) => Ok(Some(Arc::new(worktree))),
+            Ok(worktree) => {
+                self.worktree_hook(crate::hooks::HookEvent::WorktreeCreate, &worktree)
+                    .await;
+                Ok(Some(Arc::new(worktree)))
+            }
             Err(err) if isolate == Isolate::Snapshot => {
                 tracing::info!("the verifier runs without a snapshot: {err}");
                 Ok(None)
@@ -105,7 +127,11 @@ impl Spawner {
             WorktreeKind::Agent => manager.finish(worktree).await,
         };
         match settled {
-            Ok(Outcome::Removed) => None,
+            Ok(Outcome::Removed) => {
+                self.worktree_hook(crate::hooks::HookEvent::WorktreeRemove, worktree)
+                    .await;
+                None
+            }
             Ok(Outcome::Kept(report)) => Some(report),
             Err(err) => {
                 tracing::warn!(path = %worktree.path.display(), "worktree left in place: {err}");

@@ -101,6 +101,9 @@ pub struct SpawnerConfig {
     pub skills: Arc<crate::skills::SkillSet>,
     /// The session's effort, for children whose definition sets none.
     pub effort: Option<crate::definitions::Effort>,
+    /// The session's hooks (from settings files); every agent runs them, and an agent started
+    /// from a definition adds its own.
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }
 
 /// The session's MCP servers as children need them: what is configured, and what started.
@@ -139,6 +142,7 @@ impl SpawnerConfig {
             mcp: None,
             skills: Arc::default(),
             effort: None,
+            hooks: None,
         }
     }
 }
@@ -395,6 +399,7 @@ impl Spawner {
     pub fn attach_main(&self, config: &mut AgentConfig) {
         config.inbox = Some(self.main_inbox.clone());
         config.ledger = Some(self.ledger.clone());
+        config.hooks = self.config.hooks.clone();
         if self.config.features.fork() {
             config.fork_source = Some(self.main_fork_source.clone());
         }

@@ -1,0 +1,129 @@
+//! The hooks around one tool call, for the dispatcher: `PreToolUse` before the permission
+//! check, `PostToolUse` / `PostToolUseFailure` after the call, `PermissionRequest` and
+//! `Notification` when the user would be asked.
+
+use super::{Caller, Hooks, Verdict};
+use crate::sink::EventSink;
+use fleet_tools::{ToolError, ToolOutput};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// An agent's hooks, bound to the agent for one reply's calls.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolHooks<'a> {
+    pub hooks: &'a Hooks,
+    pub caller: &'a Caller,
+}
+
+impl ToolHooks<'_> {
+    pub async fn before(
+        &self,
+        name: &str,
+        input: &Value,
+        id: &str,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        self.hooks
+            .pre_tool_use(self.caller, name, input, id, sink, cancel)
+            .await
+    }
+
+    /// Whether a `PermissionRequest` hook answers for the user: `Some(Ok(()))` to run,
+    /// `Some(Err(reason))` to refuse, `None` to ask as usual. A `Notification` goes out first
+    /// when someone will be asked.
+    pub async fn on_ask(
+        &self,
+        name: &str,
+        input: &Value,
+        will_ask: bool,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Option<Result<(), String>> {
+        let verdict = self
+            .hooks
+            .permission_request(self.caller, name, input, sink, cancel)
+            .await;
+        if let Some(reason) = verdict.refusal() {
+            return Some(Err(reason));
+        }
+        if verdict.allows() {
+            return Some(Ok(()));
+        }
+        if will_ask {
+            let message = format!("fleet needs your permission to use {name}");
+            self.hooks
+                .notification(self.caller, &message, "permission_prompt", sink, cancel)
+                .await;
+        }
+        None
+    }
+
+    /// Runs the post-call hooks and adds what they tell the model to the result: a
+    /// `PostToolUse` block reason, and any `additionalContext` (`pre_context` is the
+    /// PreToolUse hooks').
+    #[allow(clippy::too_many_arguments)]
+    pub async fn after(
+        &self,
+        name: &str,
+        input: &Value,
+        id: &str,
+        result: Result<ToolOutput, ToolError>,
+        pre_context: Option<String>,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        if cancel.is_cancelled() {
+            return result;
+        }
+        let failed = match &result {
+            Ok(output) if !output.is_error => None,
+            Ok(output) => Some(output.content.clone()),
+            Err(err) => Some(err.to_string()),
+        };
+        let verdict = match (&failed, &result) {
+            (Some(error), _) => {
+                self.hooks
+                    .post_tool_use_failure(self.caller, name, input, id, error, sink, cancel)
+                    .await
+            }
+            (None, Ok(output)) => {
+                let response = output
+                    .structured
+                    .clone()
+                    .unwrap_or_else(|| Value::String(output.content.clone()));
+                self.hooks
+                    .post_tool_use(self.caller, name, input, id, response, sink, cancel)
+                    .await
+            }
+            (None, Err(_)) => Verdict::default(),
+        };
+        let mut notes: Vec<String> = pre_context.into_iter().collect();
+        if let Some(reason) = &verdict.blocked {
+            notes.push(format!(
+                "{} hook feedback: {reason}",
+                hook_name(failed.is_some())
+            ));
+        }
+        notes.extend(verdict.context);
+        if notes.is_empty() {
+            return result;
+        }
+        let extra = notes.join("\n");
+        match result {
+            Ok(mut output) => {
+                output.content = format!("{}\n\n{extra}", output.content);
+                Ok(output)
+            }
+            Err(err) => Err(ToolError::Failed(format!("{err}\n\n{extra}"))),
+        }
+    }
+}
+
+fn hook_name(failed: bool) -> &'static str {
+    if failed {
+        "PostToolUseFailure"
+    } else {
+        "PostToolUse"
+    }
+}
