@@ -429,3 +429,59 @@ async fn a_failing_hook_is_shown_to_the_user_and_does_not_block() {
         stderr(&out)
     );
 }
+
+#[tokio::test]
+async fn task_hooks_can_refuse_a_new_task_and_see_a_completion() {
+    let project = project_with_hooks(json!({
+        "TaskCreated": command_hook(
+            "",
+            "input=$(cat); case \"$input\" in *FORBIDDEN*) echo 'no such tasks here' >&2; exit 2;; esac"
+        ),
+        "TaskCompleted": command_hook("", "cat > task-completed.json")
+    }));
+    let server = server(Scenario::with_rules([
+        Rule::text("TASKS-DONE").when_tool_result_contains("no such tasks here"),
+        Rule::tool_use(
+            "TaskCreate",
+            json!({"subject": "FORBIDDEN work", "description": "refused"}),
+        )
+        .when_tool_result_contains("Updated task #1"),
+        Rule::tool_use("TaskUpdate", json!({"taskId": "1", "status": "completed"}))
+            .when_tool_result_contains("created successfully"),
+        Rule::tool_use(
+            "TaskCreate",
+            json!({"subject": "write notes", "description": "fine"}),
+        )
+        .when_tool_result(false),
+    ]))
+    .await;
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "plan tasks",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            "",
+        )
+        .await;
+    let lines = json_lines(&out);
+    assert!(out.status.success(), "{}\n{lines:#?}", stderr(&out));
+    assert_eq!(result_of(&lines)["result"], "TASKS-DONE", "{lines:#?}");
+    let completed: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.repo.join("task-completed.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(completed["hook_event_name"], "TaskCompleted");
+    assert_eq!(completed["task_id"], "1");
+    let tasks = std::fs::read_dir(project.fleet_home.join("tasks"))
+        .unwrap()
+        .flatten()
+        .flat_map(|team| std::fs::read_dir(team.path()).unwrap().flatten())
+        .filter(|f| f.path().extension().is_some_and(|e| e == "json"))
+        .count();
+    assert_eq!(tasks, 1, "the refused task was never written");
+}

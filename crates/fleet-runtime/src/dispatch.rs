@@ -255,6 +255,16 @@ impl Dispatcher<'_> {
         call: &Call,
         pre_context: Option<String>,
     ) -> Result<fleet_tools::ToolOutput, ToolError> {
+        if let Some(hooks) = &self.hooks {
+            let refused = hooks
+                .task_gate(&call.name, &call.input, self.sink, self.cancel)
+                .await;
+            if let Some(reason) = refused {
+                return Err(ToolError::Failed(format!(
+                    "A task hook refused this change: {reason}"
+                )));
+            }
+        }
         let result = self.call_tool(tool, call).await;
         match &self.hooks {
             Some(hooks) => {

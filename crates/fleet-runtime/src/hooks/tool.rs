@@ -59,6 +59,41 @@ impl ToolHooks<'_> {
         None
     }
 
+    /// `TaskCreated` / `TaskCompleted` for a task-list call about to change the list: a
+    /// TaskCreate, or a TaskUpdate that marks a task completed. `Some(reason)` when a hook
+    /// refuses the change (exit 2), which then does not happen.
+    pub async fn task_gate(
+        &self,
+        name: &str,
+        input: &Value,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let text = |key: &str| input.get(key).cloned().unwrap_or(Value::Null);
+        let verdict = match name {
+            "TaskCreate" => {
+                let task = serde_json::json!({
+                    "task_subject": text("subject"),
+                    "task_description": text("description"),
+                });
+                self.hooks
+                    .task_created(self.caller, task, sink, cancel)
+                    .await
+            }
+            "TaskUpdate" if input.get("status").and_then(Value::as_str) == Some("completed") => {
+                let task = serde_json::json!({
+                    "task_id": text("taskId"),
+                    "task_subject": text("subject"),
+                });
+                self.hooks
+                    .task_completed(self.caller, task, sink, cancel)
+                    .await
+            }
+            _ => return None,
+        };
+        verdict.refusal()
+    }
+
     /// Runs the post-call hooks and adds what they tell the model to the result: a
     /// `PostToolUse` block reason, and any `additionalContext` (`pre_context` is the
     /// PreToolUse hooks').
