@@ -115,6 +115,8 @@ pub enum EventKind {
     /// The agent tree's final totals, sent once by a session with subagents as it ends, after
     /// anything that could still change them (tasks killed on the way out).
     TreeTotals(TreeReport),
+    /// The conversation was compacted to stay inside the model's context window.
+    CompactBoundary(crate::compact::CompactBoundary),
 }
 
 /// What the `system`/`init` event reports.

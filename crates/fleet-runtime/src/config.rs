@@ -48,6 +48,9 @@ pub struct AgentConfig {
     /// The MCP servers whose tools this agent may hold, watched for `list_changed` before
     /// each request. `None` for agents without MCP servers.
     pub mcp_live: Option<crate::mcp::McpLive>,
+    /// How the agent keeps its conversation inside the model's window, and the `PreCompact`
+    /// hook slot (see [`crate::compact`]).
+    pub compact: crate::compact::CompactSettings,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -83,6 +86,7 @@ impl AgentConfig {
             end_after_tools: None,
             mcp_servers: Vec::new(),
             mcp_live: None,
+            compact: crate::compact::CompactSettings::from_env(),
         }
     }
 }
