@@ -1,0 +1,103 @@
+//! Compaction through the real binary: `/compact [focus]` as a prompt compacts a resumed
+//! session, stream-json prints the `compact_boundary` line, the transcript records it, and the
+//! next `--resume` starts from the summary instead of the whole history.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use fleet_runtime::compact::COMPACT_REQUEST_MARKER;
+use fleet_testkit::{Rule, Scenario};
+
+#[tokio::test]
+async fn compact_as_a_prompt_compacts_the_session_and_resume_starts_from_the_boundary() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("SUMMARY-OF-SESSION: the user asked about a.txt.")
+            .when_last_user_contains(COMPACT_REQUEST_MARKER)
+            .named("summary"),
+        Rule::text("carrying on").when_last_user_contains("what next"),
+        Rule::text("first answer"),
+    ]))
+    .await;
+    let id = "5e0c2f9e-3c1d-4d5e-9f00-1234567890ab";
+    let out = project
+        .run(&server, &["-p", "first question", "--session-id", id], "")
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = project
+        .run(
+            &server,
+            &[
+                "-p",
+                "/compact keep the file names",
+                "--resume",
+                id,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            "",
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let boundary = lines
+        .iter()
+        .find(|l| l["type"] == "system" && l["subtype"] == "compact_boundary")
+        .unwrap_or_else(|| panic!("no compact_boundary line: {lines:?}"));
+    assert_eq!(boundary["session_id"], id);
+    assert_eq!(boundary["compact_metadata"]["trigger"], "manual");
+    assert!(boundary["compact_metadata"]["pre_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(result_of(&lines)["subtype"], "success");
+
+    // The summary request: the conversation, then the instruction with the user's focus; the
+    // command itself never reaches the model.
+    let summary = server.last_request().unwrap().body;
+    let sent = summary["messages"].to_string();
+    assert!(sent.contains(COMPACT_REQUEST_MARKER));
+    assert!(sent.contains("keep the file names"));
+    assert!(!sent.contains("/compact"));
+
+    // The transcript holds the boundary, and a resumed session reads from it.
+    let transcript = std::fs::read_to_string(&project.transcripts()[0]).unwrap();
+    assert!(transcript.contains("\"subtype\":\"compact_boundary\""));
+    assert!(transcript.contains("\"isCompactSummary\":true"));
+    let out = project
+        .run(&server, &["-p", "what next", "--resume", id], "")
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "carrying on\n");
+    let messages = server.last_request().unwrap().body["messages"].clone();
+    let messages = messages.as_array().unwrap();
+    assert!(messages[0].to_string().contains("SUMMARY-OF-SESSION"));
+    assert!(
+        !messages
+            .iter()
+            .any(|m| m.to_string().contains("first question")),
+        "the history before the boundary was sent again: {messages:?}"
+    );
+    assert!(messages.last().unwrap().to_string().contains("what next"));
+}
+
+#[tokio::test]
+async fn compacting_an_empty_session_is_a_clear_error() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::text("unused")])).await;
+    let out = project
+        .run(&server, &["-p", "/compact", "--output-format", "json"], "")
+        .await;
+    assert!(!out.status.success());
+    let lines = json_lines(&out);
+    let result = result_of(&lines);
+    assert_eq!(result["is_error"], true);
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap()
+            .contains("nothing to compact"),
+        "{result}"
+    );
+    assert_eq!(server.request_count(), 0, "no summary request for nothing");
+}
