@@ -6,6 +6,8 @@
 //! stops it, the conversation is left valid for the API: a reply's tool calls are always
 //! answered before the loop looks at its limits.
 
+mod context_fit;
+
 use crate::accounting::Accounting;
 use crate::config::AgentConfig;
 use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
@@ -530,63 +532,6 @@ impl Agent {
         }
     }
 
-    /// The conversation, borrowed for keeping it inside the model's window.
-    fn conversation<'a>(
-        &'a mut self,
-        sink: &'a EventSink,
-        cancel: &'a CancellationToken,
-    ) -> crate::compact::Conversation<'a> {
-        let frame = self.request_frame();
-        let window = crate::compact::Window::new(
-            &self.catalog.info(&self.config.model),
-            self.config.max_tokens,
-            self.config.compact.trigger_pct,
-        );
-        crate::compact::Conversation {
-            client: self.client.as_ref(),
-            frame,
-            window,
-            settings: &self.config.compact,
-            messages: &mut self.messages,
-            tracker: &mut self.context,
-            sink,
-            cancel,
-        }
-    }
-
-    /// Makes room for the next request when it would not fit (see [`crate::compact`]).
-    async fn fit_context(
-        &mut self,
-        need: crate::compact::Need,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-        totals: &mut Accounting,
-    ) -> Result<(), Stop> {
-        let spent = self.conversation(sink, cancel).fit(need).await;
-        if let Some(response) = spent.map_err(compact_error)? {
-            self.account(&response, sink, totals);
-        }
-        Ok(())
-    }
-
-    /// `/compact [focus]`: compacts the conversation now; the result says by how much.
-    async fn compact_now(
-        &mut self,
-        focus: &str,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-        totals: &mut Accounting,
-    ) -> Result<String, Stop> {
-        let focus = Some(focus).filter(|f| !f.is_empty());
-        let mut conversation = self.conversation(sink, cancel);
-        let response = conversation
-            .compact(fleet_protocol::CompactTrigger::Manual, focus)
-            .await
-            .map_err(compact_error)?;
-        self.account(&response, sink, totals);
-        Ok("Conversation compacted.".to_string())
-    }
-
     fn build_request(&self) -> MessagesRequest {
         let mut body = self.request_frame();
         body.messages = self.messages.clone();
@@ -709,23 +654,6 @@ fn api_error(err: &ModelError) -> Stop {
         message: format!("API error: {err}"),
         status: err.status(),
         too_long: crate::compact::TooLong::from_error(err),
-    }
-}
-
-/// A compaction that could not make room.
-fn compact_error(err: crate::compact::CompactError) -> Stop {
-    match err {
-        crate::compact::CompactError::Interrupted => interrupted(),
-        crate::compact::CompactError::Model(err) => Stop {
-            message: format!("Compaction failed: {}", api_error(&err).message),
-            ..api_error(&err)
-        },
-        other => Stop {
-            subtype: ResultSubtype::ErrorDuringExecution,
-            message: format!("Compaction failed: {other}"),
-            status: None,
-            too_long: None,
-        },
     }
 }
 
