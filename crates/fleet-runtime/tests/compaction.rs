@@ -9,7 +9,9 @@ mod common;
 use common::*;
 use fleet_model::{Catalog, ModelInfo, Pricing};
 use fleet_protocol::{AgentEvent, CompactTrigger, EventKind, ResultSubtype, Usage};
-use fleet_runtime::compact::{clear::CLEARED_PREFIX, CompactSettings, COMPACT_REQUEST_MARKER};
+use fleet_runtime::compact::{
+    clear::CLEARED_PREFIX, CompactSettings, PreCompactHook, PreCompactInput, COMPACT_REQUEST_MARKER,
+};
 use fleet_runtime::Agent;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use fleet_tools::permissions::PermissionMode;
@@ -18,7 +20,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 const MODEL: &str = "claude-small-window";
 
@@ -50,6 +52,17 @@ impl TypedTool for Blob {
 
 /// An agent on a model whose window the catalogue says is `window` tokens.
 fn agent(server: &FakeModelServer, dir: &Path, window: u64, system: String) -> Agent {
+    agent_hooked(server, dir, window, system, None)
+}
+
+/// [`agent`] with a PreCompact hook in its slot.
+fn agent_hooked(
+    server: &FakeModelServer,
+    dir: &Path,
+    window: u64,
+    system: String,
+    hook: Option<PreCompactHook>,
+) -> Agent {
     let mut catalog = Catalog::builtin();
     catalog.insert(ModelInfo {
         id: MODEL.into(),
@@ -63,7 +76,10 @@ fn agent(server: &FakeModelServer, dir: &Path, window: u64, system: String) -> A
     config.max_tokens = 4_000;
     config.system = vec![system];
     // Whatever the environment running the tests says.
-    config.compact = CompactSettings::default();
+    config.compact = CompactSettings {
+        pre_compact: hook,
+        ..CompactSettings::default()
+    };
     let ctx = ToolContext::new(dir.to_path_buf(), Arc::new(Workspace::new(dir)));
     Agent::new(
         client(server),
@@ -222,7 +238,20 @@ async fn a_prompt_too_long_is_recovered_from_by_compacting() {
     )
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let agent = agent(&server, dir.path(), 200_000, "You read blobs.".into());
+    // The PreCompact slot: told before the compaction, its text joins the instructions.
+    let seen: Arc<Mutex<Vec<PreCompactInput>>> = Arc::default();
+    let hook_seen = seen.clone();
+    let hook: PreCompactHook = Arc::new(move |input: PreCompactInput| {
+        hook_seen.lock().unwrap().push(input);
+        Box::pin(async { Some("HOOK-SAYS keep the blob sizes".to_string()) })
+    });
+    let agent = agent_hooked(
+        &server,
+        dir.path(),
+        200_000,
+        "You read blobs.".into(),
+        Some(hook),
+    );
     let (events, agent) = run(agent, "read two blobs").await;
 
     let result = result(&events);
@@ -232,6 +261,20 @@ async fn a_prompt_too_long_is_recovered_from_by_compacting() {
     let refused: Vec<_> = requests.iter().filter(|r| r.status == 400).collect();
     assert_eq!(refused.len(), 1, "one refusal, then room was made");
     assert_eq!(boundaries(&events).len(), 1);
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].trigger, CompactTrigger::Auto);
+        assert_eq!(seen[0].agent_id, "main");
+        assert!(seen[0].pre_tokens > 8_000, "{}", seen[0].pre_tokens);
+    }
+    let summary = requests
+        .iter()
+        .find(|r| is_summary_request(&r.body))
+        .unwrap();
+    assert!(summary.body["messages"]
+        .to_string()
+        .contains("HOOK-SAYS keep the blob sizes"));
     assert!(agent.messages()[0]
         .text()
         .contains("Summary: two blobs were read."));

@@ -224,13 +224,13 @@ impl Conversation<'_> {
             self.tracker.limit = Some(self.tracker.limit.map_or(limit, |l| l.min(limit)));
         }
         self.window = self.window.capped(self.tracker.limit);
+        let before = self.tracker.estimate(&self.frame, self.messages);
         if !forced {
             let waiting = self
                 .tracker
                 .failed_at
                 .is_some_and(|at| self.messages.len() < at + RETRY_AFTER_MESSAGES);
-            let size = self.tracker.estimate(&self.frame, self.messages);
-            if !self.settings.auto || waiting || size <= self.window.threshold {
+            if !self.settings.auto || waiting || before <= self.window.threshold {
                 return Ok(None);
             }
         }
@@ -248,7 +248,7 @@ impl Conversation<'_> {
                 return Ok(None);
             }
         }
-        match self.compact(CompactTrigger::Auto, None).await {
+        match self.compact_from(CompactTrigger::Auto, None, before).await {
             Ok(response) => Ok(Some(response)),
             Err(CompactError::Interrupted) => Err(CompactError::Interrupted),
             Err(err) if forced => Err(err),
@@ -267,7 +267,20 @@ impl Conversation<'_> {
         focus: Option<&str>,
     ) -> Result<ModelResponse, CompactError> {
         self.window = self.window.capped(self.tracker.limit);
-        let outcome = self.compact_once(trigger, focus).await;
+        let before = self.tracker.estimate(&self.frame, self.messages);
+        self.compact_from(trigger, focus, before).await
+    }
+
+    /// [`Self::compact`] of a conversation that measured `pre_tokens` before anything was
+    /// done to it (clearing tool results comes first, and the boundary reports the size
+    /// before both).
+    async fn compact_from(
+        &mut self,
+        trigger: CompactTrigger,
+        focus: Option<&str>,
+        pre_tokens: u64,
+    ) -> Result<ModelResponse, CompactError> {
+        let outcome = self.compact_once(trigger, focus, pre_tokens).await;
         self.tracker.failed_at = match &outcome {
             Err(CompactError::Interrupted) | Ok(_) => None,
             Err(_) => Some(self.messages.len()),
@@ -279,8 +292,8 @@ impl Conversation<'_> {
         &mut self,
         trigger: CompactTrigger,
         focus: Option<&str>,
+        pre_tokens: u64,
     ) -> Result<ModelResponse, CompactError> {
-        let pre_tokens = self.tracker.estimate(&self.frame, self.messages);
         let start = summarize::suffix_start(self.messages, self.window.recent_budget())
             .ok_or(CompactError::NothingToCompact)?;
         let mut focus = focus.map(str::to_string).filter(|f| !f.is_empty());
