@@ -101,3 +101,51 @@ async fn compacting_an_empty_session_is_a_clear_error() {
     );
     assert_eq!(server.request_count(), 0, "no summary request for nothing");
 }
+
+#[tokio::test]
+async fn a_session_past_its_autocompact_threshold_compacts_on_its_own() {
+    let big = "a line of the big file, read again and again by the agent\n".repeat(700);
+    let project = Project::new(&[("big.txt", big.as_str())]);
+    let path = project.path("big.txt");
+    let server = server(Scenario::with_rules([
+        Rule::text("SUMMARY: big.txt was read twice.")
+            .when_last_user_contains(COMPACT_REQUEST_MARKER)
+            .named("summary"),
+        Rule::tool_use("Read", serde_json::json!({"file_path": path}))
+            .times(3)
+            .named("read"),
+        Rule::text("read it three times").named("done"),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "read big.txt three times",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("FLEET_AUTOCOMPACT_PCT", "10")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let first_size = server.requests()[0].body.to_string().len() / 4;
+    let boundary = lines
+        .iter()
+        .find(|l| l["subtype"] == "compact_boundary")
+        .unwrap_or_else(|| panic!("no compaction (first request ~{first_size} tokens)"));
+    assert_eq!(boundary["compact_metadata"]["trigger"], "auto");
+    assert!(boundary["compact_metadata"]["pre_tokens"].as_u64().unwrap() > 16_000);
+    let result = result_of(&lines);
+    assert_eq!(result["result"], "read it three times", "{result}");
+    // The request after the compaction starts with the summary.
+    let last = server.last_request().unwrap().body;
+    assert!(last["messages"][0]
+        .to_string()
+        .contains("SUMMARY: big.txt was read twice."));
+    let transcript = std::fs::read_to_string(&project.transcripts()[0]).unwrap();
+    assert!(transcript.contains("\"trigger\":\"auto\""));
+}
