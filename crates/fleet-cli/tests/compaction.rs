@@ -149,3 +149,87 @@ async fn a_session_past_its_autocompact_threshold_compacts_on_its_own() {
     let transcript = std::fs::read_to_string(&project.transcripts()[0]).unwrap();
     assert!(transcript.contains("\"trigger\":\"auto\""));
 }
+
+/// Every file under `dir` whose text contains `needle`.
+fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_containing(&path, needle));
+        } else if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(needle)) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_subagent_compacts_its_own_conversation() {
+    let big = "a line of the big file, read again and again by the agent\n".repeat(700);
+    let project = Project::new(&[("big.txt", big.as_str())]);
+    let path = project.path("big.txt");
+    let server = server(Scenario::with_rules([
+        Rule::text("SUMMARY: the subagent read big.txt.")
+            .when_last_user_contains(COMPACT_REQUEST_MARKER)
+            .named("summary"),
+        Rule::tool_use("Read", serde_json::json!({"file_path": path}))
+            .when_marker("SUB-JOB")
+            .times(3)
+            .named("sub-read"),
+        Rule::text("sub done")
+            .when_marker("SUB-JOB")
+            .named("sub-done"),
+        Rule::text("main done")
+            .when_tool_result(true)
+            .named("main-done"),
+        Rule::tool_use(
+            "Agent",
+            serde_json::json!({"description": "read", "prompt": "SUB-JOB: read big.txt three times",
+                               "subagent_type": "general-purpose"}),
+        )
+        .named("main-start"),
+    ]))
+    .await;
+    let out = project
+        .run_with_env(
+            &server,
+            &[
+                "-p",
+                "delegate the reading",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            &[("FLEET_AUTOCOMPACT_PCT", "10")],
+        )
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(result_of(&lines)["result"], "main done");
+    let boundaries: Vec<_> = lines
+        .iter()
+        .filter(|l| l["subtype"] == "compact_boundary")
+        .collect();
+    assert!(!boundaries.is_empty(), "the subagent never compacted");
+    for boundary in &boundaries {
+        assert!(
+            boundary["parent_tool_use_id"].is_string(),
+            "not marked as the subagent's: {boundary}"
+        );
+    }
+    // Its own transcript records the boundary; the session's does not (the main agent never
+    // compacted).
+    let recorded = files_containing(&project.fleet_home, "\"subtype\":\"compact_boundary\"");
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let sessions: Vec<_> = project
+        .transcripts()
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(!sessions.is_empty());
+    assert!(
+        sessions.iter().all(|s| !recorded.contains(s)),
+        "{recorded:?} {sessions:?}"
+    );
+}
