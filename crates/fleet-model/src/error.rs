@@ -101,6 +101,32 @@ impl ModelError {
         }
     }
 
+    /// Whether the server refused the request because the conversation does not fit the
+    /// model's context window: Anthropic's 400 "prompt is too long", or an OpenAI-compatible
+    /// server's `context_length_exceeded` / "maximum context length". The agent answers it by
+    /// compacting its conversation and asking again, instead of failing the run.
+    pub fn is_prompt_too_long(&self) -> bool {
+        match self.root() {
+            Self::Api {
+                status,
+                error_type,
+                message,
+                ..
+            } => {
+                let message = message.to_ascii_lowercase();
+                (*status == 400 || *status == 413)
+                    && (message.contains("prompt is too long")
+                        || message.contains("maximum context length")
+                        || message.contains("context_length_exceeded")
+                        || error_type == "context_length_exceeded")
+            }
+            Self::StreamError { message, .. } => {
+                message.to_ascii_lowercase().contains("prompt is too long")
+            }
+            _ => false,
+        }
+    }
+
     /// The error without the retry wrapper.
     pub fn root(&self) -> &ModelError {
         match self {
@@ -113,4 +139,43 @@ impl ModelError {
 /// 408 timeout, 409 conflict, 429 rate limit, every 5xx and Anthropic's 529 overloaded.
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || (500..600).contains(&status)
+}
+
+#[cfg(test)]
+mod prompt_too_long_tests {
+    use super::*;
+
+    fn api(status: u16, error_type: &str, message: &str) -> ModelError {
+        ModelError::Api {
+            provider: "anthropic",
+            status,
+            error_type: error_type.into(),
+            message: message.into(),
+            request_id: None,
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn the_apis_ways_of_saying_the_prompt_is_too_long_are_recognised() {
+        assert!(api(
+            400,
+            "invalid_request_error",
+            "prompt is too long: 215000 tokens > 200000 maximum"
+        )
+        .is_prompt_too_long());
+        assert!(api(
+            400,
+            "invalid_request_error",
+            "This model's maximum context length is 8192 tokens. However, you requested 9000"
+        )
+        .is_prompt_too_long());
+        assert!(!api(
+            400,
+            "invalid_request_error",
+            "messages: at least one message"
+        )
+        .is_prompt_too_long());
+        assert!(!api(500, "api_error", "prompt is too long").is_prompt_too_long());
+    }
 }

@@ -217,6 +217,12 @@ pub const DISABLE_PROMPT_CACHING: FlagVar = FlagVar::new("DISABLE_PROMPT_CACHING
 /// Characters of Bash output kept per call (Claude Code's variable and its ceiling).
 pub const BASH_MAX_OUTPUT_LENGTH: CountVar = CountVar::new("BASH_MAX_OUTPUT_LENGTH", 1, 150_000);
 
+/// The percentage of a model's context window at which an agent compacts its conversation
+/// (it can only make compaction come earlier: the reply always keeps its reserve).
+pub const FLEET_AUTOCOMPACT_PCT: CountVar = CountVar::new("FLEET_AUTOCOMPACT_PCT", 1, 100);
+/// Never compact on its own (a prompt the API finds too long is still recovered from).
+pub const FLEET_DISABLE_AUTO_COMPACT: FlagVar = FlagVar::new("FLEET_DISABLE_AUTO_COMPACT");
+
 /// Every typed variable, in the order they are checked.
 pub const ALL: &[Var] = &[
     Var::Count(FLEET_MAX_RETRIES),
@@ -233,6 +239,8 @@ pub const ALL: &[Var] = &[
     Var::Flag(FLEET_TEAM_AUTO_APPROVE_PLANS),
     Var::Flag(DISABLE_PROMPT_CACHING),
     Var::Count(BASH_MAX_OUTPUT_LENGTH),
+    Var::Count(FLEET_AUTOCOMPACT_PCT),
+    Var::Flag(FLEET_DISABLE_AUTO_COMPACT),
 ];
 
 /// Checks every variable in [`ALL`]; the errors of all the invalid ones, so a user fixes them

@@ -117,6 +117,8 @@ pub enum EventKind {
     TreeTotals(TreeReport),
     /// A hook started or ended (see `hook.rs`).
     Hook(crate::hook::HookNote),
+    /// The conversation was compacted to stay inside the model's context window.
+    CompactBoundary(crate::compact::CompactBoundary),
 }
 
 /// What the `system`/`init` event reports.

@@ -5,6 +5,7 @@
 //! users' scripts parse what fleet prints.
 
 pub mod agent_message;
+pub mod compact;
 pub mod env;
 pub mod error;
 pub mod event;
@@ -21,6 +22,7 @@ pub mod tree;
 pub mod usage;
 
 pub use agent_message::AgentMessage;
+pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
     AgentEvent, AgentRef, CommittedMessage, EventKind, McpServerStatus, ModelUsage,

@@ -6,6 +6,8 @@
 //! stops it, the conversation is left valid for the API: a reply's tool calls are always
 //! answered before the loop looks at its limits.
 
+mod context_fit;
+
 use crate::accounting::Accounting;
 use crate::config::AgentConfig;
 use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
@@ -45,6 +47,8 @@ pub struct Agent {
     prompt_ack: Option<Box<dyn FnOnce() + Send + Sync>>,
     /// The team mail the next run's prompt delivers, recorded with it.
     prompt_mail_ids: Vec<String>,
+    /// The conversation's size as the API last reported it (see [`crate::compact`]).
+    context: crate::compact::ContextTracker,
 }
 
 impl std::fmt::Debug for Agent {
@@ -74,6 +78,8 @@ struct Stop {
     message: String,
     /// The HTTP status of the API error that stopped it, if one did.
     status: Option<u16>,
+    /// The API refused the request as longer than the model's window.
+    too_long: Option<crate::compact::TooLong>,
 }
 
 impl Agent {
@@ -105,6 +111,7 @@ impl Agent {
             fork_base,
             prompt_ack: None,
             prompt_mail_ids: Vec::new(),
+            context: Default::default(),
             config,
             ctx,
             messages: Vec::new(),
@@ -202,23 +209,27 @@ impl Agent {
         let mut last_stop_reason = None;
         let origin = self.origin.take();
         let mail_ids = std::mem::take(&mut self.prompt_mail_ids);
+        // `/compact [focus]` is a command to the session, never sent to the model (nor to the
+        // UserPromptSubmit hooks, which see prompts).
+        let mut manual_compact = crate::compact::manual_command(&prompt.text()).map(str::to_owned);
         let mut prompt = prompt;
-        let mut refused = match self.config.hooks.clone() {
-            Some(hooks) => {
+        let mut refused = match (self.config.hooks.clone(), &manual_compact) {
+            (Some(hooks), None) => {
                 let typed = origin.is_none() && mail_ids.is_empty();
                 let caller = self.hook_caller();
                 crate::hooks::turn::on_run_start(&hooks, &caller, &mut prompt, typed, sink, cancel)
                     .await
             }
-            None => None,
+            _ => None,
         };
-        if refused.is_none() {
+        if manual_compact.is_none() && refused.is_none() {
             self.commit_mail(sink, prompt, mail_ids).await;
         }
         if let Some(ack) = self.prompt_ack.take() {
             ack();
         }
         let mut stop_hook_active = false;
+        let mut recovering: Option<(crate::compact::TooLong, Stop)> = None;
 
         let outcome = loop {
             if let Some(reason) = refused.take() {
@@ -226,28 +237,44 @@ impl Agent {
                     subtype: ResultSubtype::ErrorDuringExecution,
                     message: format!("UserPromptSubmit hook blocked the prompt: {reason}"),
                     status: None,
+                    too_long: None,
                 });
+            }
+            if let Some(focus) = manual_compact.take() {
+                break self.compact_now(&focus, sink, cancel, &mut totals).await;
             }
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
             self.deliver_inbox(sink).await;
             self.refresh_mcp_tools().await;
+            let need = match &recovering {
+                Some((refusal, _)) => crate::compact::Need::TooLong(*refusal),
+                None => crate::compact::Need::Check,
+            };
+            if let Err(stop) = self.fit_context(need, sink, cancel, &mut totals).await {
+                // After a refusal, the API's error is what the user needs to see.
+                break Err(match recovering.take() {
+                    Some((_, refused)) if stop.status.is_none() => Stop {
+                        message: format!("{} ({})", refused.message, stop.message),
+                        ..refused
+                    },
+                    _ => stop,
+                });
+            }
             let response = match self.request_with_retries(sink, cancel).await {
                 Ok(response) => response,
+                // Once per turn: make room and ask again rather than fail the run.
+                Err(stop) if recovering.is_none() && stop.too_long.is_some() => {
+                    recovering = stop.too_long.map(|refusal| (refusal, stop));
+                    continue;
+                }
                 Err(stop) => break Err(stop),
             };
+            recovering = None;
             turns += 1;
+            self.account(&response, sink, &mut totals);
             let reply = response.message;
-            totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
-            if let Some(ledger) = &self.config.ledger {
-                ledger.record_reply(
-                    &self.catalog,
-                    &sink.agent().agent_id,
-                    &reply.model,
-                    &reply.usage,
-                );
-            }
             let request_id = response.request_id.clone();
             last_stop_reason = reply.stop_reason.as_ref().map(|r| r.as_str().to_string());
             let final_text = reply.text();
@@ -271,8 +298,10 @@ impl Agent {
                 usage: reply.usage.clone(),
                 stop_reason: last_stop_reason.clone(),
             };
+            let usage = reply.usage.clone();
             self.commit(sink, sendable(reply.content), Some(meta), Vec::new())
                 .await;
+            self.context.observe(&usage, self.messages.len());
             if calls.is_empty() {
                 if let Some(hooks) = self.config.hooks.clone() {
                     let caller = self.hook_caller();
@@ -365,6 +394,7 @@ impl Agent {
                 subtype: ResultSubtype::ErrorMaxTurns,
                 message: format!("Reached the maximum number of turns ({max})."),
                 status: None,
+                too_long: None,
             });
         }
         let budget = self
@@ -375,6 +405,7 @@ impl Agent {
             subtype: ResultSubtype::ErrorMaxBudgetUsd,
             message: format!("Reached the budget of ${budget:.4} (spent ${spent:.4})."),
             status: None,
+            too_long: None,
         })
     }
 
@@ -528,11 +559,33 @@ impl Agent {
         }
     }
 
+    /// Counts a reply's usage in the run's totals and the tree's ledger.
+    fn account(&self, response: &ModelResponse, sink: &EventSink, totals: &mut Accounting) {
+        let reply = &response.message;
+        totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
+        if let Some(ledger) = &self.config.ledger {
+            ledger.record_reply(
+                &self.catalog,
+                &sink.agent().agent_id,
+                &reply.model,
+                &reply.usage,
+            );
+        }
+    }
+
     fn build_request(&self) -> MessagesRequest {
+        let mut body = self.request_frame();
+        body.messages = self.messages.clone();
+        body
+    }
+
+    /// The request without its messages: what stays byte-identical from turn to turn (and
+    /// across a compaction), so the prompt cache holds it.
+    fn request_frame(&self) -> MessagesRequest {
         let mut body = MessagesRequest::new(
             self.config.model.clone(),
             u64::from(self.config.max_tokens),
-            self.messages.clone(),
+            Vec::new(),
         );
         if !self.config.system.is_empty() {
             body.system = Some(SystemPrompt::Blocks(
@@ -650,6 +703,7 @@ fn interrupted() -> Stop {
         subtype: ResultSubtype::ErrorDuringExecution,
         message: "Interrupted: the run was cancelled.".into(),
         status: None,
+        too_long: None,
     }
 }
 
@@ -658,6 +712,7 @@ fn api_error(err: &ModelError) -> Stop {
         subtype: ResultSubtype::ErrorDuringExecution,
         message: format!("API error: {err}"),
         status: err.status(),
+        too_long: crate::compact::TooLong::from_error(err),
     }
 }
 

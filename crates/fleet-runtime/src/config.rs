@@ -51,6 +51,9 @@ pub struct AgentConfig {
     /// The hooks this agent runs: the session's, plus its definition's own. `None` when there
     /// are none.
     pub hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// How the agent keeps its conversation inside the model's window, and the `PreCompact`
+    /// hook slot (see [`crate::compact`]).
+    pub compact: crate::compact::CompactSettings,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -87,6 +90,7 @@ impl AgentConfig {
             mcp_servers: Vec::new(),
             mcp_live: None,
             hooks: None,
+            compact: crate::compact::CompactSettings::from_env(),
         }
     }
 }

@@ -35,6 +35,32 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
     entry
 }
 
+/// What a compaction leaves in a transcript: the `compact_boundary` record, then the
+/// conversation from there on (the summary marked `isCompactSummary`, then the turns kept),
+/// which is all a resumed session reads (see [`fleet_store::LoadedTranscript::messages`]).
+/// The kept turns are written again after the boundary so that the file reads on its own
+/// from there, at the cost of a few repeated lines.
+pub fn boundary_entries(boundary: &fleet_protocol::CompactBoundary) -> Vec<TranscriptEntry> {
+    let record = TranscriptEntry::system(fleet_store::COMPACT_BOUNDARY, "Conversation compacted")
+        .with_extra(
+            "compactMetadata",
+            json!({
+                "trigger": boundary.trigger.as_str(),
+                "preTokens": boundary.pre_tokens,
+                "postTokens": boundary.post_tokens,
+            }),
+        );
+    let mut entries = vec![record];
+    for (index, message) in boundary.messages.iter().enumerate() {
+        let entry = TranscriptEntry::message(message.clone());
+        entries.push(match index {
+            0 => entry.with_extra("isCompactSummary", true),
+            _ => entry,
+        });
+    }
+    entries
+}
+
 /// Every team-mail `msg_id` a transcript says was delivered (see
 /// [`fleet_protocol::CommittedMessage::mail_ids`]).
 pub fn delivered_mail(loaded: &fleet_store::LoadedTranscript) -> std::collections::HashSet<String> {

@@ -68,5 +68,5 @@ pub use tasklist::{TaskList, TaskListError};
 pub use team::{Member, MemberStatus, TeamConfig, TeamError, TeamStore};
 pub use transcript::{
     EntryKind, LoadedTranscript, SidechainWriter, SkippedLine, Transcript, TranscriptEntry,
-    TranscriptWriter, INTERRUPTED_TOOL_RESULT,
+    TranscriptWriter, COMPACT_BOUNDARY, INTERRUPTED_TOOL_RESULT,
 };

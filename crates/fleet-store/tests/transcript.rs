@@ -332,7 +332,7 @@ fn meta_messages_are_replayed_and_system_records_are_not() {
         Path::new("/w"),
         vec![
             user("<task-notification>done</task-notification>").meta(),
-            TranscriptEntry::system("compact_boundary", "compacted"),
+            TranscriptEntry::system("api_error", "overloaded, retried"),
             user("next"),
         ],
     );
@@ -406,4 +406,29 @@ fn every_entry_can_be_synced_to_disk() {
     writer.append(user("durable")).unwrap();
     writer.sync().unwrap();
     assert_eq!(Transcript::load(writer.path()).unwrap().entries.len(), 1);
+}
+
+#[test]
+fn a_compacted_session_continues_from_its_last_boundary() {
+    let (_dir, store) = temp_store();
+    let mut writer = store.create_session(Path::new("/work/app")).unwrap();
+    writer.append(user("the long story, part one")).unwrap();
+    writer.append(assistant_calling(&["tu_1"])).unwrap();
+    writer.append(results(&["tu_1"])).unwrap();
+    writer
+        .append(
+            TranscriptEntry::system(fleet_store::COMPACT_BOUNDARY, "Conversation compacted")
+                .with_extra(
+                    "compactMetadata",
+                    json!({"trigger": "auto", "preTokens": 9000}),
+                ),
+        )
+        .unwrap();
+    writer.append(user("summary of part one")).unwrap();
+    writer.append(user("part two")).unwrap();
+
+    let loaded = Transcript::load(writer.path()).unwrap();
+    assert!(loaded.entries[3].is_compact_boundary());
+    let texts: Vec<String> = loaded.messages().iter().map(Message::text).collect();
+    assert_eq!(texts, ["summary of part one", "part two"]);
 }

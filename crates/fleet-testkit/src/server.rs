@@ -421,15 +421,34 @@ fn check(
             if s.scenario.validate_requests {
                 validate::anthropic(&req).map_err(ApiError::invalid_request)?;
             }
+            if let Some(window) = s.scenario.context_window {
+                let tokens = cache::prefixes(&req).total_tokens;
+                if tokens > window {
+                    return Err(ApiError::invalid_request(format!(
+                        "prompt is too long: {tokens} tokens > {window} maximum"
+                    )));
+                }
+            }
             let view = RequestView::from_anthropic(&req);
             Ok(Checked::Anthropic(Box::new(req), view))
         }
         Protocol::OpenAi => {
             validate::openai(body, s.scenario.validate_requests)
                 .map_err(ApiError::invalid_request)?;
+            let input = openai_input(body);
+            if let Some(window) = s
+                .scenario
+                .context_window
+                .filter(|w| input.input_tokens > *w)
+            {
+                return Err(ApiError::invalid_request(format!(
+                    "This model's maximum context length is {window} tokens. However, your messages resulted in {} tokens. Please reduce the length of the messages.",
+                    input.input_tokens
+                )));
+            }
             Ok(Checked::OpenAi {
                 view: RequestView::from_openai(body),
-                input: openai_input(body),
+                input,
                 include_usage: openai_include_usage(body),
             })
         }

@@ -184,6 +184,12 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
                 failed.get_or_insert(err);
             }
         }
+        if let (EventKind::CompactBoundary(boundary), true) = (&event.kind, main) {
+            if let Err(err) = session.record_boundary(boundary) {
+                handle.cancel.cancel();
+                failed.get_or_insert(err);
+            }
+        }
         if let (EventKind::Finished(result), true) = (&event.kind, main) {
             last_error = result.is_error();
         }

@@ -111,6 +111,21 @@ impl SessionFile {
     }
 
     pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
+        self.append(fleet_runtime::transcript::entry(committed))
+    }
+
+    /// Records a compaction: a resumed session starts from it.
+    pub fn record_boundary(
+        &mut self,
+        boundary: &fleet_protocol::CompactBoundary,
+    ) -> anyhow::Result<()> {
+        for entry in fleet_runtime::transcript::boundary_entries(boundary) {
+            self.append(entry)?;
+        }
+        Ok(())
+    }
+
+    fn append(&mut self, entry: fleet_store::TranscriptEntry) -> anyhow::Result<()> {
         if let Some((home, cwd)) = self.pending.take() {
             let path = SessionStore::new(home.clone()).session_path(&cwd, &self.id)?;
             self.lock = Some(SessionLock::acquire(&path, &self.id)?);
@@ -122,7 +137,7 @@ impl SessionFile {
         let Some(writer) = &mut self.writer else {
             return Ok(());
         };
-        writer.append(fleet_runtime::transcript::entry(committed))?;
+        writer.append(entry)?;
         Ok(())
     }
 

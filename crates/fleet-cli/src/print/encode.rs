@@ -105,6 +105,7 @@ impl Encoder {
                 self.block_index.remove(&agent.agent_id);
                 None
             }
+            EventKind::CompactBoundary(boundary) => Some(self.compact_boundary(agent, boundary)),
             EventKind::TreeTotals(tree) => {
                 self.results.set_tree(tree);
                 None
@@ -279,6 +280,27 @@ impl Encoder {
             "error": reason,
             "session_id": self.session_id,
             "uuid": new_uuid(),
+        }))
+        .subagent(agent)
+        .into_value()
+    }
+
+    /// A compaction, as Claude Code reports it: `compact_metadata` with what started it and
+    /// the conversation's size before.
+    fn compact_boundary(
+        &self,
+        agent: &AgentRef,
+        boundary: &fleet_protocol::CompactBoundary,
+    ) -> Value {
+        Line::new(json!({
+            "type": "system",
+            "subtype": "compact_boundary",
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+            "compact_metadata": {
+                "trigger": boundary.trigger.as_str(),
+                "pre_tokens": boundary.pre_tokens,
+            },
         }))
         .subagent(agent)
         .into_value()

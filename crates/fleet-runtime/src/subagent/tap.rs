@@ -49,6 +49,11 @@ impl EventTap for ChildTap {
                     tasks.update_progress(id, |p| p.last_activity = Some(activity));
                 }
             }
+            EventKind::CompactBoundary(boundary) => {
+                for entry in transcript::boundary_entries(boundary) {
+                    self.append(entry);
+                }
+            }
             EventKind::ToolResult(_) => {
                 if let Some((tasks, id)) = self.task.get() {
                     tasks.update_progress(id, |p| p.tool_uses += 1);
@@ -62,11 +67,15 @@ impl EventTap for ChildTap {
 impl ChildTap {
     /// Appends one message to the transcript; the first failure is kept for the result.
     pub fn record(&self, committed: &CommittedMessage) {
+        self.append(transcript::entry(committed));
+    }
+
+    fn append(&self, entry: fleet_store::TranscriptEntry) {
         let Some(writer) = &self.transcript else {
             return;
         };
         let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(err) = writer.append(transcript::entry(committed)) {
+        if let Err(err) = writer.append(entry) {
             tracing::warn!(path = %writer.path().display(), "subagent transcript: {err}");
             let mut slot = self
                 .transcript_error

@@ -6,6 +6,9 @@ use fleet_protocol::{Message, Role};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// The `subtype` of the `system` record a compaction leaves, as Claude Code names it.
+pub const COMPACT_BOUNDARY: &str = "compact_boundary";
+
 /// What a line records. The names match Claude Code's transcript `type` field; kinds fleet does
 /// not know (Claude Code writes more, such as `file-history-snapshot`) are kept by name so that
 /// reading and rewriting a line loses nothing.
@@ -87,6 +90,13 @@ impl TranscriptEntry {
         Self::new(EntryKind::System)
             .with_extra("subtype", subtype.into())
             .with_extra("content", content.into())
+    }
+
+    /// Whether this is the record of a compaction, after which the conversation starts again
+    /// from a summary (see [`COMPACT_BOUNDARY`]).
+    pub fn is_compact_boundary(&self) -> bool {
+        self.kind == EntryKind::System
+            && self.extra.get("subtype").and_then(Value::as_str) == Some(COMPACT_BOUNDARY)
     }
 
     /// Adds or replaces one extra field.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use fleet_protocol::Message;
 
-pub use entry::{EntryKind, TranscriptEntry};
+pub use entry::{EntryKind, TranscriptEntry, COMPACT_BOUNDARY};
 pub(crate) use lines::Lines;
 pub use repair::INTERRUPTED_TOOL_RESULT;
 pub use sidechain::SidechainWriter;
@@ -114,9 +114,17 @@ impl LoadedTranscript {
     /// Entries marked `isMeta` are included: they were sent to the model (a task notification,
     /// an instruction file), and a resumed session must show the model what it saw before.
     /// `system`, `summary` and other kinds are records about the session and are left out.
+    ///
+    /// A compacted session continues from its last `compact_boundary` record: the summary and
+    /// kept turns written after it are the whole conversation the model has, and what came
+    /// before is history for people, never sent again.
     pub fn messages(&self) -> Vec<Message> {
-        let conversation = self
+        let start = self
             .entries
+            .iter()
+            .rposition(TranscriptEntry::is_compact_boundary)
+            .map_or(0, |at| at + 1);
+        let conversation = self.entries[start..]
             .iter()
             .filter(|e| matches!(e.kind, EntryKind::User | EntryKind::Assistant))
             .filter_map(|e| e.message.clone())

@@ -52,6 +52,11 @@ pub struct Scenario {
     /// What the server keeps of each request: everything (the default) or only the count.
     #[serde(default)]
     pub request_log: RequestLog,
+    /// The model's context window in (estimated) tokens: a request whose input is larger is
+    /// refused with the API's 400 "prompt is too long" before any rule is consulted, as the
+    /// real API does. Absent: any size is accepted.
+    #[serde(default)]
+    pub context_window: Option<u64>,
     #[serde(default)]
     pub rules: Vec<Rule>,
 }
@@ -137,6 +142,7 @@ impl Default for Scenario {
             cache: CacheConfig::default(),
             openai: OpenAiOptions::default(),
             request_log: RequestLog::default(),
+            context_window: None,
             rules: Vec::new(),
         }
     }
@@ -228,6 +234,12 @@ impl Scenario {
     /// What the server keeps of each request (see [`RequestLog`]).
     pub fn request_log(mut self, log: RequestLog) -> Self {
         self.request_log = log;
+        self
+    }
+
+    /// Refuses requests larger than `tokens` as the API does (see [`Scenario::context_window`]).
+    pub fn context_window(mut self, tokens: u64) -> Self {
+        self.context_window = Some(tokens);
         self
     }
 

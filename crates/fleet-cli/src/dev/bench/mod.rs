@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`, `fork`, `mcp`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork`, `long`, `mcp`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -18,6 +18,7 @@ use std::time::Instant;
 
 mod fork;
 mod fork_report;
+mod long;
 mod mcp;
 mod mcp_raw;
 mod sandbox;
@@ -33,6 +34,9 @@ pub enum BenchCommand {
     /// K forks of a parent that read H KiB, against K fresh subagents given the same text;
     /// reports prompt-cache reuse and billed input tokens.
     Fork(fork::ForkArgs),
+    /// One agent for N turns whose tool output is many times the context window: compaction
+    /// keeps it going; reports peak RSS, RSS along the run and the time per turn.
+    Long(long::LongArgs),
     /// fleet's MCP client: overhead per tool call against raw JSON-RPC on the same stdio
     /// server, and a session's start with servers of different start times.
     Mcp(mcp::McpArgs),
@@ -71,6 +75,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Fanout(args) => fanout(args).await,
         BenchCommand::Fork(args) => fork::fork(args).await,
+        BenchCommand::Long(args) => long::long(args).await,
         BenchCommand::Mcp(args) => mcp::mcp(args).await,
         BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
         BenchCommand::Team(args) => team::team(args).await,

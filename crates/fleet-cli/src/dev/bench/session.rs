@@ -35,6 +35,18 @@ pub(super) fn prepare(
     system: &str,
     shape: impl FnOnce(SpawnerConfig) -> SpawnerConfig,
 ) -> anyhow::Result<Prepared> {
+    prepare_with(base_url, project, system, Catalog::builtin(), shape)
+}
+
+/// [`prepare`] with the model figures of `catalog` (a benchmark may give the model a smaller
+/// window than the real one).
+pub(super) fn prepare_with(
+    base_url: &str,
+    project: &Path,
+    system: &str,
+    catalog: Catalog,
+    shape: impl FnOnce(SpawnerConfig) -> SpawnerConfig,
+) -> anyhow::Result<Prepared> {
     let workspace = Arc::new(Workspace::new(project));
     let permissions = Arc::new(Permissions::new(
         PermissionMode::BypassPermissions,
@@ -44,7 +56,7 @@ pub(super) fn prepare(
     let mut config = AnthropicConfig::new(base_url, Auth::ApiKey("bench".into()));
     config.http.idle_timeout = Duration::from_secs(120);
     let client = Arc::new(AnthropicClient::new(config)?);
-    let catalog = Arc::new(Catalog::builtin());
+    let catalog = Arc::new(catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let spawner = Spawner::new(
         shape(SpawnerConfig {
