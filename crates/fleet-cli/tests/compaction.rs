@@ -233,3 +233,35 @@ async fn a_subagent_compacts_its_own_conversation() {
         "{recorded:?} {sessions:?}"
     );
 }
+
+#[tokio::test]
+async fn a_pre_compact_hook_runs_and_its_words_reach_the_summary_request() {
+    let hooks = serde_json::json!({"hooks": {"PreCompact": [{"matcher": "", "hooks": [{
+        "type": "command",
+        "command": "cat > pre-compact.json; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreCompact\", \"additionalContext\": \"HOOK-SAYS: keep the test names\"}}'"
+    }]}]}})
+    .to_string();
+    let project = Project::new(&[("a.txt", "x\n"), (".claude/settings.json", hooks.as_str())]);
+    let server = server(Scenario::with_rules([
+        Rule::text("SUMMARY: about a.txt.").when_last_user_contains(COMPACT_REQUEST_MARKER),
+        Rule::text("first answer"),
+    ]))
+    .await;
+    let id = "6f1d3a0f-4d2e-4e6f-8a11-234567890abc";
+    let out = project
+        .run(&server, &["-p", "first question", "--session-id", id], "")
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = project
+        .run(&server, &["-p", "/compact", "--resume", id], "")
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.path("pre-compact.json")).unwrap())
+            .unwrap();
+    assert_eq!(input["hook_event_name"], "PreCompact");
+    assert_eq!(input["trigger"], "manual");
+    let sent = server.last_request().unwrap().body["messages"].to_string();
+    assert!(sent.contains(COMPACT_REQUEST_MARKER));
+    assert!(sent.contains("HOOK-SAYS: keep the test names"), "{sent}");
+}

@@ -209,6 +209,15 @@ impl Agent {
         let mut last_stop_reason = None;
         let origin = self.origin.take();
         let mail_ids = std::mem::take(&mut self.prompt_mail_ids);
+        if let Some(hooks) = self.config.hooks.clone() {
+            let slot = crate::hooks::turn::pre_compact_slot(
+                hooks,
+                self.hook_caller(),
+                sink.clone(),
+                cancel.clone(),
+            );
+            self.config.compact.pre_compact = Some(slot);
+        }
         // `/compact [focus]` is a command to the session, never sent to the model (nor to the
         // UserPromptSubmit hooks, which see prompts).
         let mut manual_compact = crate::compact::manual_command(&prompt.text()).map(str::to_owned);

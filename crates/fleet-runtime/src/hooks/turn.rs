@@ -128,3 +128,30 @@ pub(crate) fn with_context(mut prompt: Message, context: Option<String>) -> Mess
     }
     prompt
 }
+
+/// The compaction engine's `PreCompact` slot, filled from the agent's hooks for one run: the
+/// hooks see the trigger and the user's focus, and their output for the model joins the
+/// summary instructions. (A hook cannot stop a compaction: the conversation would not fit.)
+pub(crate) fn pre_compact_slot(
+    hooks: std::sync::Arc<Hooks>,
+    caller: Caller,
+    sink: EventSink,
+    cancel: CancellationToken,
+) -> crate::compact::PreCompactHook {
+    std::sync::Arc::new(move |input: crate::compact::PreCompactInput| {
+        let (hooks, caller, sink, cancel) =
+            (hooks.clone(), caller.clone(), sink.clone(), cancel.clone());
+        Box::pin(async move {
+            let verdict = hooks
+                .pre_compact(
+                    &caller,
+                    input.trigger.as_str(),
+                    input.custom_instructions.as_deref(),
+                    &sink,
+                    &cancel,
+                )
+                .await;
+            verdict.context_text()
+        })
+    })
+}
