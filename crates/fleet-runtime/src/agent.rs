@@ -7,6 +7,7 @@
 //! answered before the loop looks at its limits.
 
 mod context_fit;
+mod request;
 
 use crate::accounting::Accounting;
 use crate::config::AgentConfig;
@@ -418,44 +419,6 @@ impl Agent {
         })
     }
 
-    /// Like [`Self::request`], asking again when a reply broke off after it had started (the
-    /// transport only retries before the first content) or came with tool input that is not
-    /// JSON, which small local models produce now and then. Nothing of a broken reply was
-    /// committed, so asking again cannot duplicate anything in the conversation.
-    async fn request_with_retries(
-        &self,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Stop> {
-        let mut attempt = 1;
-        loop {
-            let err = match self.request(sink, cancel).await {
-                Ok(response) => return Ok(response),
-                Err(Failure::Interrupted) => return Err(interrupted()),
-                Err(Failure::Model(err)) => err,
-            };
-            let worth_retrying =
-                err.is_retryable() || matches!(err, ModelError::InvalidToolInput { .. });
-            if attempt >= TURN_ATTEMPTS || !worth_retrying {
-                return Err(api_error(&err));
-            }
-            attempt += 1;
-            let delay = TURN_RETRY_DELAY * (attempt - 1);
-            sink.emit(EventKind::Retry {
-                attempt,
-                max_attempts: TURN_ATTEMPTS,
-                delay_ms: millis(delay),
-                reason: format!("the reply broke off ({err}); asking again"),
-            })
-            .await;
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(interrupted()),
-                _ = tokio::time::sleep(delay) => {}
-            }
-        }
-    }
-
     /// Leaves a copy of the conversation (ending with the reply just committed) for the
     /// tools of this reply that want one — only then, since the copy costs the whole history.
     fn publish_fork_point(&self, calls: &[Call]) {
@@ -496,114 +459,6 @@ impl Agent {
         for message in inbox.drain() {
             self.commit(sink, message, None, Vec::new()).await;
         }
-    }
-
-    /// Sends the conversation and streams the reply, forwarding deltas and completed blocks.
-    async fn request(
-        &self,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, Failure> {
-        let mut request = ModelRequest::from(self.build_request());
-        // A subagent's first request names the parent request that started it.
-        if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
-            request
-                .headers
-                .push((INVOKING_REQUEST_HEADER.to_string(), id));
-        }
-        let mut stream = self.client.stream(request);
-        loop {
-            let next = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(Failure::Interrupted),
-                next = stream.next() => next,
-            };
-            let event = match next {
-                Some(Ok(event)) => event,
-                Some(Err(err)) => return Err(Failure::Model(err)),
-                None => {
-                    return Err(Failure::Model(ModelError::StreamInterrupted {
-                        when: "before the reply was complete",
-                        message: "the stream ended without a final message".into(),
-                    }))
-                }
-            };
-            match event {
-                ModelEvent::Retry {
-                    attempt,
-                    max_attempts,
-                    delay,
-                    reason,
-                } => {
-                    sink.emit(EventKind::Retry {
-                        attempt,
-                        max_attempts,
-                        delay_ms: millis(delay),
-                        reason,
-                    })
-                    .await
-                }
-                ModelEvent::TextDelta { text, .. } => sink.emit(EventKind::TextDelta(text)).await,
-                ModelEvent::ThinkingDelta { thinking, .. } => {
-                    sink.emit(EventKind::ThinkingDelta(thinking)).await
-                }
-                // Blocks are announced once the reply is complete, so that each carries the
-                // API's message id and final usage; text is already live through the deltas.
-                ModelEvent::BlockComplete { .. } => {}
-                ModelEvent::ToolUseStart { .. } | ModelEvent::ToolInputDelta { .. } => {}
-                ModelEvent::Completed(response) => {
-                    let reply = &response.message;
-                    for block in reply.content.iter().filter(|b| !is_empty_text(b)) {
-                        sink.emit(EventKind::AssistantBlock {
-                            message_id: reply.id.clone(),
-                            model: reply.model.clone(),
-                            block: block.clone(),
-                            usage: reply.usage.clone(),
-                        })
-                        .await;
-                    }
-                    return Ok(response);
-                }
-            }
-        }
-    }
-
-    /// Counts a reply's usage in the run's totals and the tree's ledger.
-    fn account(&self, response: &ModelResponse, sink: &EventSink, totals: &mut Accounting) {
-        let reply = &response.message;
-        totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
-        if let Some(ledger) = &self.config.ledger {
-            ledger.record_reply(
-                &self.catalog,
-                &sink.agent().agent_id,
-                &reply.model,
-                &reply.usage,
-            );
-        }
-    }
-
-    fn build_request(&self) -> MessagesRequest {
-        let mut body = self.request_frame();
-        body.messages = self.messages.clone();
-        body
-    }
-
-    /// The request without its messages: what stays byte-identical from turn to turn (and
-    /// across a compaction), so the prompt cache holds it.
-    fn request_frame(&self) -> MessagesRequest {
-        let mut body = MessagesRequest::new(
-            self.config.model.clone(),
-            u64::from(self.config.max_tokens),
-            Vec::new(),
-        );
-        if !self.config.system.is_empty() {
-            body.system = Some(SystemPrompt::Blocks(
-                self.config.system.iter().map(SystemBlock::text).collect(),
-            ));
-        }
-        body.tools = self.tool_definitions.as_ref().clone();
-        body.thinking = self.config.thinking.clone();
-        body
     }
 
     async fn answer(
