@@ -439,8 +439,6 @@ impl Agent {
         }
     }
 
-    /// Commits whatever arrived for this agent since its last request (task notifications),
-    /// one user message each, so the model reads them before it answers.
     /// Shows the model a server's new tools after its `list_changed`, before the request
     /// that follows it.
     async fn refresh_mcp_tools(&mut self) {
@@ -452,6 +450,8 @@ impl Agent {
         }
     }
 
+    /// Commits whatever arrived for this agent since its last request (task notifications),
+    /// one user message each, so the model reads them before it answers.
     async fn deliver_inbox(&mut self, sink: &EventSink) {
         let Some(inbox) = self.config.inbox.clone() else {
             return;

@@ -4,7 +4,7 @@
 
 use super::{api_error, interrupted, Agent, Stop};
 use crate::accounting::Accounting;
-use crate::compact::{CompactError, Conversation, Need, Window};
+use crate::compact::{CompactError, Conversation, LazyFrame, Need, Window};
 use crate::sink::EventSink;
 use fleet_protocol::{CompactTrigger, ResultSubtype};
 use tokio_util::sync::CancellationToken;
@@ -16,7 +16,8 @@ impl Agent {
         sink: &'a EventSink,
         cancel: &'a CancellationToken,
     ) -> Conversation<'a> {
-        let frame = self.request_frame();
+        let (config, tools) = (&self.config, &self.tool_definitions);
+        let frame = LazyFrame::new(move || super::request::frame_of(config, tools));
         let window = Window::new(
             &self.catalog.info(&self.config.model),
             self.config.max_tokens,
@@ -63,6 +64,7 @@ impl Agent {
             .compact(CompactTrigger::Manual, focus)
             .await
             .map_err(compact_error)?;
+        drop(conversation);
         self.account(&response, sink, totals);
         Ok("Conversation compacted.".to_string())
     }

@@ -141,18 +141,24 @@ impl Agent {
     /// The request without its messages: what stays byte-identical from turn to turn (and
     /// across a compaction), so the prompt cache holds it.
     pub(super) fn request_frame(&self) -> MessagesRequest {
-        let mut body = MessagesRequest::new(
-            self.config.model.clone(),
-            u64::from(self.config.max_tokens),
-            Vec::new(),
-        );
-        if !self.config.system.is_empty() {
-            body.system = Some(SystemPrompt::Blocks(
-                self.config.system.iter().map(SystemBlock::text).collect(),
-            ));
-        }
-        body.tools = self.tool_definitions.as_ref().clone();
-        body.thinking = self.config.thinking.clone();
-        body
+        frame_of(&self.config, &self.tool_definitions)
     }
+}
+
+/// [`Agent::request_frame`] from the fields it reads, so a check can borrow them beside the
+/// conversation it changes.
+pub(super) fn frame_of(config: &AgentConfig, tools: &[ToolDefinition]) -> MessagesRequest {
+    let mut body = MessagesRequest::new(
+        config.model.clone(),
+        u64::from(config.max_tokens),
+        Vec::new(),
+    );
+    if !config.system.is_empty() {
+        body.system = Some(SystemPrompt::Blocks(
+            config.system.iter().map(SystemBlock::text).collect(),
+        ));
+    }
+    body.tools = tools.to_vec();
+    body.thinking = config.thinking.clone();
+    body
 }

@@ -18,16 +18,18 @@
 //! `compact_boundary` line and the transcript records it, so `--resume` starts from it.
 
 pub mod clear;
+mod frame;
 pub mod prompt;
 pub mod summarize;
 pub mod window;
 
+pub use frame::LazyFrame;
 pub use prompt::{manual_command, COMPACT_REQUEST_MARKER, SUMMARY_PREFIX};
 pub use window::{ContextTracker, Window};
 
 use crate::sink::EventSink;
 use fleet_model::{ModelClient, ModelError, ModelResponse};
-use fleet_protocol::{env, CompactBoundary, CompactTrigger, EventKind, Message, MessagesRequest};
+use fleet_protocol::{env, CompactBoundary, CompactTrigger, EventKind, Message};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -198,7 +200,7 @@ const RETRY_AFTER_MESSAGES: usize = 6;
 pub struct Conversation<'a> {
     pub client: &'a dyn ModelClient,
     /// The agent's request without messages: model, system prompt, tools, thinking.
-    pub frame: MessagesRequest,
+    pub frame: LazyFrame<'a>,
     pub window: Window,
     pub settings: &'a CompactSettings,
     pub messages: &'a mut Vec<Message>,
@@ -313,7 +315,7 @@ impl Conversation<'_> {
         }
         let response = summarize::request_summary(
             self.client,
-            &self.frame,
+            self.frame.get(),
             self.window,
             self.messages,
             focus.as_deref(),
@@ -322,7 +324,7 @@ impl Conversation<'_> {
         .await?;
         let summary = summarize::summary_text(&response).ok_or(CompactError::NoSummary)?;
         let mut next = summarize::compacted(&summary, self.messages, start);
-        let frame_tokens = window::estimate_tokens(&self.frame);
+        let frame_tokens = window::estimate_tokens(self.frame.get());
         let mut post_tokens = frame_tokens + window::estimate_messages(&next);
         if post_tokens > self.window.threshold {
             clear::clear_all_results(&mut next[1..]);

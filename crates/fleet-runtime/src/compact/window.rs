@@ -8,7 +8,7 @@
 //! is estimated once until the next reply grounds it again.
 
 use fleet_model::ModelInfo;
-use fleet_protocol::{Message, MessagesRequest, Usage};
+use fleet_protocol::{Message, Usage};
 use serde::Serialize;
 
 /// The most a reply is given room for, however large `max_tokens` is: replies near that size
@@ -101,12 +101,12 @@ impl ContextTracker {
     }
 
     /// The size of the next request: `frame` (model, system prompt, tools) with `messages`.
-    pub fn estimate(&self, frame: &MessagesRequest, messages: &[Message]) -> u64 {
+    pub fn estimate(&self, frame: &super::LazyFrame<'_>, messages: &[Message]) -> u64 {
         match self.anchor {
             Some((tokens, covered)) if covered <= messages.len() => {
                 tokens + estimate_messages(&messages[covered..])
             }
-            _ => estimate_tokens(frame) + estimate_messages(messages),
+            _ => estimate_tokens(frame.get()) + estimate_messages(messages),
         }
     }
 }
@@ -166,7 +166,11 @@ mod tests {
 
     #[test]
     fn the_reported_size_is_topped_up_with_estimates_of_what_came_after() {
-        let frame = MessagesRequest::new("m", 100, Vec::new());
+        let frame = super::super::LazyFrame::ready(fleet_protocol::MessagesRequest::new(
+            "m",
+            100,
+            Vec::new(),
+        ));
         let mut messages = vec![Message::user_text("hello")];
         let mut tracker = ContextTracker::default();
         let unanchored = tracker.estimate(&frame, &messages);
@@ -185,5 +189,26 @@ mod tests {
         assert!((1_110..1_130).contains(&grown), "{grown}");
         tracker.forget();
         assert!(tracker.estimate(&frame, &messages) < 1_000);
+    }
+
+    #[test]
+    fn with_a_reported_size_the_frame_is_never_built() {
+        let frame = super::super::LazyFrame::new(|| {
+            fleet_protocol::MessagesRequest::new("m", 100, Vec::new())
+        });
+        let messages = vec![Message::user_text("hello")];
+        let mut tracker = ContextTracker::default();
+        tracker.observe(
+            &Usage {
+                input_tokens: 1_000,
+                ..Usage::default()
+            },
+            1,
+        );
+        assert_eq!(tracker.estimate(&frame, &messages), 1_000);
+        assert!(!frame.is_built(), "the tools were cloned for nothing");
+        tracker.forget();
+        assert!(tracker.estimate(&frame, &messages) > 0);
+        assert!(frame.is_built());
     }
 }
