@@ -6,58 +6,116 @@
 //! only appends messages — finds everything before its new tail already cached.
 
 use fleet_protocol::{
-    CacheControl, ContentBlock, MessageContent, MessagesRequest, SystemBlock, SystemPrompt,
+    CacheControl, ContentBlock, Message, MessageContent, MessagesRequest, SystemBlock,
+    SystemPrompt, ToolDefinition,
 };
 
 /// The API's limit on `cache_control` marks in one request.
 pub const MAX_BREAKPOINTS: usize = 4;
 
-/// Adds breakpoints on the last message, the last system block and the last tool, in that
-/// order of importance, without going over the API's limit when the caller placed marks of
-/// its own (a fork's copy of its parent's conversation carries two). The conversation's tail
-/// is the mark that saves the most, and a marked system block already covers the tools before
-/// it, so the tool mark is the one left out when slots run short.
-pub fn apply_breakpoints(request: &mut MessagesRequest) {
+/// Where a request's breakpoints go, without changing it: the request shares its
+/// conversation and tools with the agent (see [`fleet_protocol::Shared`]), so marking them in
+/// place would copy every message and tool to change one block.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Marked {
+    /// Mark the last message (see [`marked_message`]). Only a flag: the last message is
+    /// often a large tool result, so its marked copy is made just while it is written.
+    pub last_message: bool,
+    /// The system prompt as blocks, the last one marked.
+    pub system: Option<SystemPrompt>,
+    /// The last tool, marked.
+    pub last_tool: Option<ToolDefinition>,
+}
+
+/// Where breakpoints go: on the last message, the last system block and the last tool, in
+/// that order of importance, without going over the API's limit when the caller placed marks
+/// of its own (a fork's copy of its parent's conversation carries two). The conversation's
+/// tail is the mark that saves the most, and a marked system block already covers the tools
+/// before it, so the tool mark is the one left out when slots run short.
+pub fn breakpoints(request: &MessagesRequest) -> Marked {
     let mut budget = MAX_BREAKPOINTS.saturating_sub(count_breakpoints(request));
+    let mut marked = Marked::default();
+    if request.messages.last().is_some_and(markable) && budget > 0 {
+        marked.last_message = true;
+        budget -= 1;
+    }
     let mut mark = |slot: &mut Option<CacheControl>| {
-        if slot.is_none() && budget > 0 {
+        let marked = slot.is_none() && budget > 0;
+        if marked {
             *slot = Some(CacheControl::ephemeral());
             budget -= 1;
         }
+        marked
     };
-    if let Some(message) = request.messages.last_mut() {
-        if let MessageContent::Text(text) = &mut message.content {
-            if !text.is_empty() {
-                message.content =
-                    MessageContent::Blocks(vec![ContentBlock::text(std::mem::take(text))]);
-            }
-        }
-        if let MessageContent::Blocks(blocks) = &mut message.content {
-            if let Some(slot) = blocks
-                .iter_mut()
-                .rev()
-                .find_map(ContentBlock::cache_control_mut)
-            {
-                mark(slot);
-            }
+    // An empty text prompt is left alone: the API rejects an empty text block.
+    let system_blocks = match &request.system {
+        Some(SystemPrompt::Text(text)) if !text.is_empty() => Some(vec![SystemBlock::text(text)]),
+        Some(SystemPrompt::Blocks(blocks)) => Some(blocks.clone()),
+        _ => None,
+    };
+    if let Some(mut blocks) = system_blocks {
+        if blocks
+            .last_mut()
+            .is_some_and(|last| mark(&mut last.cache_control))
+        {
+            marked.system = Some(SystemPrompt::Blocks(blocks));
         }
     }
-    if let Some(system) = request.system.as_mut() {
-        if let SystemPrompt::Text(text) = system {
-            if text.is_empty() {
-                // An empty text block is rejected by the API; leave the empty prompt alone.
-            } else {
-                *system = SystemPrompt::Blocks(vec![SystemBlock::text(std::mem::take(text))]);
-            }
-        }
-        if let SystemPrompt::Blocks(blocks) = system {
-            if let Some(last) = blocks.last_mut() {
-                mark(&mut last.cache_control);
-            }
+    if let Some(last) = request.tools.last() {
+        let mut tool = last.clone();
+        if mark(&mut tool.cache_control) {
+            marked.last_tool = Some(tool);
         }
     }
-    if let Some(tool) = request.tools.last_mut() {
-        mark(&mut tool.cache_control);
+    marked
+}
+
+/// Whether a message's last cacheable block is still unmarked (a non-empty string content
+/// counts: it becomes a text block).
+fn markable(message: &Message) -> bool {
+    match &message.content {
+        MessageContent::Text(text) => !text.is_empty(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .rev()
+            .find_map(|block| block.cache_control_slot())
+            .is_some_and(|slot| slot.is_none()),
+    }
+}
+
+/// A copy of `message` with its last cacheable block marked (for a message [`Marked`] says
+/// to mark).
+pub fn marked_message(message: &Message) -> Message {
+    let mut message = message.clone();
+    if let MessageContent::Text(text) = &mut message.content {
+        message.content = MessageContent::Blocks(vec![ContentBlock::text(std::mem::take(text))]);
+    }
+    if let MessageContent::Blocks(blocks) = &mut message.content {
+        if let Some(slot) = blocks
+            .iter_mut()
+            .rev()
+            .find_map(ContentBlock::cache_control_mut)
+        {
+            *slot = Some(CacheControl::ephemeral());
+        }
+    }
+    message
+}
+
+/// [`breakpoints`], written into the request (which copies its shared lists if they are
+/// shared).
+pub fn apply_breakpoints(request: &mut MessagesRequest) {
+    let marked = breakpoints(request);
+    if marked.last_message {
+        if let Some(last) = request.messages.last_mut() {
+            *last = marked_message(last);
+        }
+    }
+    if let Some(system) = marked.system {
+        request.system = Some(system);
+    }
+    if let (Some(tool), Some(slot)) = (marked.last_tool, request.tools.last_mut()) {
+        *slot = tool;
     }
 }
 
@@ -91,7 +149,7 @@ pub fn count_breakpoints(request: &MessagesRequest) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fleet_protocol::{Message, Role, ToolDefinition};
+    use fleet_protocol::Role;
     use serde_json::json;
 
     fn request() -> MessagesRequest {

@@ -24,12 +24,12 @@ fn request(prompt: &str) -> ModelRequest {
     let mut body =
         MessagesRequest::new("claude-sonnet-4-5", 1024, vec![Message::user_text(prompt)]);
     body.system = Some(SystemPrompt::Text("You are a careful coding agent.".into()));
-    body.tools = vec![ToolDefinition {
+    body.tools = fleet_protocol::Shared::from(vec![ToolDefinition {
         name: "Read".into(),
         description: Some("Reads a file".into()),
         input_schema: json!({"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}),
         cache_control: None,
-    }];
+    }]);
     body.into()
 }
 

@@ -38,7 +38,7 @@ fn read_tool() -> ToolDefinition {
 fn request(prompt: &str) -> ModelRequest {
     let mut body = MessagesRequest::new("qwen3-coder", 1024, vec![Message::user_text(prompt)]);
     body.system = Some(SystemPrompt::Text("You are a careful coding agent.".into()));
-    body.tools = vec![read_tool()];
+    body.tools = vec![read_tool()].into();
     body.into()
 }
 
@@ -418,7 +418,7 @@ fn second_turn() -> ModelRequest {
         system,
         SystemBlock::text("Be brief."),
     ]));
-    body.tools = vec![read_tool()];
+    body.tools = vec![read_tool()].into();
     body.tool_choice = Some(json!({"type": "auto"}));
     body.temperature = Some(0.0);
     let mut req = ModelRequest::from(body);

@@ -10,6 +10,7 @@ use crate::usage::Usage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Which agent emitted an event. The main agent of a session has no parent tool use; a
 /// subagent's events carry the id of the Agent tool call that started it.
@@ -155,8 +156,9 @@ pub struct ToolResultEvent {
     /// The text the model receives.
     pub content: String,
     pub is_error: bool,
-    /// Structured detail for printers (`tool_use_result`); the model never sees it.
-    pub structured: Option<Value>,
+    /// Structured detail for printers (`tool_use_result`); the model never sees it. Shared
+    /// with the committed message's `tool_results`: it often holds a whole file.
+    pub structured: Option<Arc<Value>>,
     pub permission: PermissionNote,
 }
 
@@ -177,7 +179,7 @@ pub struct CommittedMessage {
     /// For assistant replies: the API's message id, model and usage.
     pub reply: Option<ReplyMeta>,
     /// Structured tool results of this message, by tool_use id (for transcripts).
-    pub tool_results: Vec<(String, Value)>,
+    pub tool_results: Vec<(String, Arc<Value>)>,
     /// The `msg_id`s of the team mail this message delivers: kept in the transcript, so that
     /// after a crash the same mail, still unacknowledged in the inbox, is not delivered again.
     pub mail_ids: Vec<String>,

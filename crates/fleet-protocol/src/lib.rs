@@ -15,6 +15,7 @@ pub mod message;
 pub mod notification;
 pub mod request;
 pub mod response;
+pub mod shared;
 pub mod stream;
 pub mod task;
 pub mod team;
@@ -37,6 +38,7 @@ pub use message::{
 pub use notification::{TaskNotification, TaskUsage};
 pub use request::{MessagesRequest, SystemBlock, SystemPrompt, ThinkingConfig, ToolDefinition};
 pub use response::{AssistantMessage, StopReason};
+pub use shared::Shared;
 pub use stream::{BlockDelta, MessageDeltaBody, StreamEvent};
 pub use task::{
     BackgroundTask, IllegalTransition, KilledBy, TaskProgress, TaskStarted, TaskStatus,

@@ -225,6 +225,18 @@ impl ContentBlock {
         }
     }
 
+    /// The block's breakpoint slot, for blocks that can carry one (`Some(&None)`: it can, and
+    /// has none yet).
+    pub fn cache_control_slot(&self) -> Option<&Option<CacheControl>> {
+        match self {
+            Self::Text { cache_control, .. }
+            | Self::ToolUse { cache_control, .. }
+            | Self::ToolResult { cache_control, .. }
+            | Self::Image { cache_control, .. } => Some(cache_control),
+            Self::Thinking { .. } | Self::RedactedThinking { .. } => None,
+        }
+    }
+
     /// The block's breakpoint, if it carries one.
     pub fn cache_control(&self) -> Option<&CacheControl> {
         match self {

@@ -2,6 +2,7 @@
 //! that reads it.
 
 use crate::message::{CacheControl, Message};
+use crate::shared::Shared;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -9,11 +10,12 @@ use serde_json::Value;
 pub struct MessagesRequest {
     pub model: String,
     pub max_tokens: u64,
-    pub messages: Vec<Message>,
+    /// Shared with the agent that sends it (see [`Shared`]).
+    pub messages: Shared<Message>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<SystemPrompt>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolDefinition>,
+    #[serde(default, skip_serializing_if = "Shared::is_empty")]
+    pub tools: Shared<ToolDefinition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,13 +31,17 @@ pub struct MessagesRequest {
 }
 
 impl MessagesRequest {
-    pub fn new(model: impl Into<String>, max_tokens: u64, messages: Vec<Message>) -> Self {
+    pub fn new(
+        model: impl Into<String>,
+        max_tokens: u64,
+        messages: impl Into<Shared<Message>>,
+    ) -> Self {
         Self {
             model: model.into(),
             max_tokens,
-            messages,
+            messages: messages.into(),
             system: None,
-            tools: Vec::new(),
+            tools: Shared::new(),
             tool_choice: None,
             thinking: None,
             temperature: None,

@@ -16,12 +16,12 @@ use crate::dispatch::{Call, Dispatcher};
 use crate::sink::EventSink;
 use crate::subagent::{ForkBase, ForkPoint};
 use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
-use fleet_protocol::TaskStatus;
 use fleet_protocol::{
     CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
     ReplyMeta, ResultSubtype, Role, RunOrigin, RunResult, SessionInfo, SystemBlock, SystemPrompt,
     ToolDefinition,
 };
+use fleet_protocol::{Shared, TaskStatus};
 use fleet_tools::ToolContext;
 use futures::StreamExt;
 use std::sync::Arc;
@@ -33,7 +33,8 @@ pub struct Agent {
     catalog: Arc<Catalog>,
     config: AgentConfig,
     ctx: ToolContext,
-    messages: Vec<Message>,
+    /// Shared with the request in flight, so that sending it copies nothing.
+    messages: Shared<Message>,
     session_id: String,
     /// The tools as the model is shown them, derived once: deriving every schema on every
     /// turn would be wasted work, and the bytes must not change between turns anyway or the
@@ -115,14 +116,14 @@ impl Agent {
             context: Default::default(),
             config,
             ctx,
-            messages: Vec::new(),
+            messages: Shared::new(),
             session_id: session_id.into(),
         }
     }
 
     /// Continues an earlier conversation (`--continue`, `--resume`).
     pub fn with_history(mut self, messages: Vec<Message>) -> Self {
-        self.messages = messages;
+        self.messages = messages.into();
         self
     }
 
@@ -197,6 +198,10 @@ impl Agent {
     }
 
     /// Runs `prompt` to the end and returns the result, which is also the last event sent.
+    ///
+    /// The larger steps are boxed where they are awaited: an async fn's state is as large as
+    /// its largest step, and every idle agent of a fan-out holds that state, so inline steps
+    /// made each agent carry the size of the biggest one for its whole life.
     pub async fn run(
         &mut self,
         prompt: Message,
@@ -227,8 +232,15 @@ impl Agent {
             (Some(hooks), None) => {
                 let typed = origin.is_none() && mail_ids.is_empty();
                 let caller = self.hook_caller();
-                crate::hooks::turn::on_run_start(&hooks, &caller, &mut prompt, typed, sink, cancel)
-                    .await
+                Box::pin(crate::hooks::turn::on_run_start(
+                    &hooks,
+                    &caller,
+                    &mut prompt,
+                    typed,
+                    sink,
+                    cancel,
+                ))
+                .await
             }
             _ => None,
         };
@@ -251,18 +263,19 @@ impl Agent {
                 });
             }
             if let Some(focus) = manual_compact.take() {
-                break self.compact_now(&focus, sink, cancel, &mut totals).await;
+                break Box::pin(self.compact_now(&focus, sink, cancel, &mut totals)).await;
             }
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
-            self.deliver_inbox(sink).await;
-            self.refresh_mcp_tools().await;
+            Box::pin(self.deliver_inbox(sink)).await;
+            Box::pin(self.refresh_mcp_tools()).await;
             let need = match &recovering {
                 Some((refusal, _)) => crate::compact::Need::TooLong(*refusal),
                 None => crate::compact::Need::Check,
             };
-            if let Err(stop) = self.fit_context(need, sink, cancel, &mut totals).await {
+            let fitted = Box::pin(self.fit_context(need, sink, cancel, &mut totals)).await;
+            if let Err(stop) = fitted {
                 // After a refusal, the API's error is what the user needs to see.
                 break Err(match recovering.take() {
                     Some((_, refused)) if stop.status.is_none() => Stop {
@@ -272,7 +285,7 @@ impl Agent {
                     _ => stop,
                 });
             }
-            let response = match self.request_with_retries(sink, cancel).await {
+            let response = match Box::pin(self.request_with_retries(sink, cancel)).await {
                 Ok(response) => response,
                 // Once per turn: make room and ask again rather than fail the run.
                 Err(stop) if recovering.is_none() && stop.too_long.is_some() => {
@@ -316,14 +329,14 @@ impl Agent {
                 if let Some(hooks) = self.config.hooks.clone() {
                     let caller = self.hook_caller();
                     let active = &mut stop_hook_active;
-                    let more = crate::hooks::turn::on_stop(
+                    let more = Box::pin(crate::hooks::turn::on_stop(
                         &hooks,
                         &caller,
                         active,
                         &final_text,
                         sink,
                         cancel,
-                    )
+                    ))
                     .await;
                     if let Some(more) = more {
                         if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
@@ -340,8 +353,7 @@ impl Agent {
                 ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
             }
             self.publish_fork_point(&calls);
-            self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials)
-                .await;
+            Box::pin(self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials)).await;
             if cancel.is_cancelled() {
                 break Err(interrupted());
             }
@@ -493,9 +505,9 @@ impl Agent {
         let mut structured = Vec::new();
         for outcome in outcomes {
             if let (ContentBlock::ToolResult { tool_use_id, .. }, Some(value)) =
-                (&outcome.block, &outcome.structured)
+                (&outcome.block, outcome.structured)
             {
-                structured.push((tool_use_id.clone(), value.clone()));
+                structured.push((tool_use_id.clone(), value));
             }
             denials.extend(outcome.denial);
             blocks.push(outcome.block);
@@ -523,7 +535,7 @@ impl Agent {
         sink: &EventSink,
         message: Message,
         reply: Option<ReplyMeta>,
-        tool_results: Vec<(String, serde_json::Value)>,
+        tool_results: Vec<(String, Arc<serde_json::Value>)>,
     ) {
         self.messages.push(message.clone());
         sink.emit(EventKind::MessageCommitted(CommittedMessage {

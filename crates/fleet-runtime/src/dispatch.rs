@@ -29,7 +29,7 @@ pub(crate) struct Call {
 #[derive(Debug)]
 pub(crate) struct Outcome {
     pub block: ContentBlock,
-    pub structured: Option<Value>,
+    pub structured: Option<Arc<Value>>,
     pub denial: Option<PermissionDenial>,
 }
 
@@ -93,11 +93,11 @@ impl Dispatcher<'_> {
     /// Answers one call.
     async fn answer(&self, call: Call) -> (Outcome, ToolResultEvent) {
         let (result, note, denied) = self.execute(&call).await;
-        let (content, is_error, structured, images) = match result {
+        let (mut content, is_error, structured, images) = match result {
             Ok(output) => (
                 output.content,
                 output.is_error,
-                output.structured,
+                output.structured.map(Arc::new),
                 output.images,
             ),
             Err(err) => (
@@ -107,6 +107,9 @@ impl Dispatcher<'_> {
                 Vec::new(),
             ),
         };
+        // Tools build their output by appending, which leaves spare capacity (up to half of
+        // it); the conversation keeps this text for the agent's whole life.
+        content.shrink_to_fit();
         let event = ToolResultEvent {
             tool_use_id: call.id.clone(),
             tool_name: call.name.clone(),

@@ -22,10 +22,12 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
     }
     match committed.tool_results.as_slice() {
         [] => {}
-        [(_, value)] => entry = entry.with_extra("toolUseResult", value.clone()),
+        [(_, value)] => entry = entry.with_extra("toolUseResult", Value::clone(value)),
         many => {
-            let map: serde_json::Map<String, Value> =
-                many.iter().map(|(id, v)| (id.clone(), v.clone())).collect();
+            let map: serde_json::Map<String, Value> = many
+                .iter()
+                .map(|(id, v)| (id.clone(), Value::clone(v)))
+                .collect();
             entry = entry.with_extra("toolUseResults", json!(map));
         }
     }

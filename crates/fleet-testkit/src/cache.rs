@@ -230,7 +230,7 @@ mod tests {
     }
 
     fn request(blocks: Vec<(ContentBlock, Role)>) -> MessagesRequest {
-        let messages = blocks
+        let messages: Vec<Message> = blocks
             .into_iter()
             .map(|(b, role)| Message::with_blocks(role, vec![b]))
             .collect();

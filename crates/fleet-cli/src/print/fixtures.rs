@@ -113,7 +113,7 @@ pub fn tool_result(id: &str, name: &str, content: &str, structured: Option<Value
         tool_name: name.into(),
         content: content.into(),
         is_error: false,
-        structured,
+        structured: structured.map(std::sync::Arc::new),
         permission: PermissionNote {
             decision: "accept".into(),
             reason_type: "mode".into(),

@@ -1,13 +1,15 @@
 //! The Anthropic Messages API client.
 
+mod body;
 mod decode;
 
 pub(crate) use decode::preview;
 
-use crate::cache::apply_breakpoints;
+use crate::cache::{breakpoints, Marked};
 use crate::client::{ModelClient, ModelRequest, ModelStream, Provider};
 use crate::error::ModelError;
 use crate::transport::{self, HttpOptions, Wire};
+use body::StreamedBody;
 pub use decode::AnthropicDecoder;
 use fleet_protocol::env;
 use fleet_protocol::ApiErrorBody;
@@ -113,11 +115,19 @@ impl ModelClient for AnthropicClient {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let mut body = request.body;
-        body.stream = true;
-        if self.config.prompt_caching {
-            apply_breakpoints(&mut body);
-        }
+        let body = request.body;
+        let marked = if self.config.prompt_caching {
+            breakpoints(&body)
+        } else {
+            Marked::default()
+        };
+        let body = match StreamedBody::new(body, marked) {
+            Ok(body) => body,
+            Err(err) => {
+                let err = ModelError::Config(format!("cannot serialize the request: {err}"));
+                return Box::pin(futures::stream::once(async move { Err(err) }));
+            }
+        };
         let config = self.config.clone();
         let url = self.url.clone();
         let extra_headers = request.headers;
@@ -132,7 +142,9 @@ impl ModelClient for AnthropicClient {
                 .post(&url)
                 .header("anthropic-version", &config.version)
                 .header("accept", "text/event-stream")
-                .json(&body);
+                .header("content-type", "application/json")
+                .header("content-length", body.len())
+                .body(body.clone().into_body());
             builder = match &config.auth {
                 Auth::ApiKey(key) => builder.header("x-api-key", key),
                 Auth::Bearer(token) => builder.bearer_auth(token),

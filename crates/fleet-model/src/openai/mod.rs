@@ -98,7 +98,21 @@ impl ModelClient for OpenAiClient {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let body = request::chat_request(&request.body, self.config.stream_usage);
+        // Serialized once, exactly sized, and the converted request dropped: the bytes are
+        // all an attempt needs, and they are held for as long as the request is in flight.
+        let body = match serde_json::to_vec(&request::chat_request(
+            &request.body,
+            self.config.stream_usage,
+        )) {
+            Ok(mut bytes) => {
+                bytes.shrink_to_fit();
+                bytes::Bytes::from(bytes)
+            }
+            Err(err) => {
+                let err = ModelError::Config(format!("cannot serialize the request: {err}"));
+                return Box::pin(futures::stream::once(async move { Err(err) }));
+            }
+        };
         let requested_model = request.body.model;
         let api_key = self.config.api_key.clone();
         let url = self.url.clone();
@@ -117,7 +131,8 @@ impl ModelClient for OpenAiClient {
                 let mut builder = http
                     .post(&url)
                     .header("accept", "text/event-stream")
-                    .json(&body);
+                    .header("content-type", "application/json")
+                    .body(body.clone());
                 if let Some(key) = &api_key {
                     builder = builder.bearer_auth(key);
                 }

@@ -147,7 +147,7 @@ impl Agent {
 
 /// [`Agent::request_frame`] from the fields it reads, so a check can borrow them beside the
 /// conversation it changes.
-pub(super) fn frame_of(config: &AgentConfig, tools: &[ToolDefinition]) -> MessagesRequest {
+pub(super) fn frame_of(config: &AgentConfig, tools: &Arc<Vec<ToolDefinition>>) -> MessagesRequest {
     let mut body = MessagesRequest::new(
         config.model.clone(),
         u64::from(config.max_tokens),
@@ -158,7 +158,7 @@ pub(super) fn frame_of(config: &AgentConfig, tools: &[ToolDefinition]) -> Messag
             config.system.iter().map(SystemBlock::text).collect(),
         ));
     }
-    body.tools = tools.to_vec();
+    body.tools = Shared::from(Arc::clone(tools));
     body.thinking = config.thinking.clone();
     body
 }

@@ -65,7 +65,7 @@ pub async fn request_summary(
     loop {
         let mut body = frame.clone();
         body.messages =
-            summary_messages(messages, budget, &instruction, attempt == SUMMARY_ATTEMPTS);
+            summary_messages(messages, budget, &instruction, attempt == SUMMARY_ATTEMPTS).into();
         let reply = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(CompactError::Interrupted),

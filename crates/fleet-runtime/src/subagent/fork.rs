@@ -45,7 +45,7 @@ pub struct ForkBase {
 pub struct ForkPoint {
     pub base: Arc<ForkBase>,
     /// Everything the agent had sent, then the reply making the calls.
-    pub messages: Vec<Message>,
+    pub messages: fleet_protocol::Shared<Message>,
 }
 
 /// Where an agent leaves its latest [`ForkPoint`] for the Agent tool it holds to read.

@@ -57,6 +57,9 @@ impl Spawner {
     }
 
     /// Runs one Agent tool call for the agent `parent`.
+    ///
+    /// Its steps are boxed where awaited (see [`crate::agent::Agent::run`]): this future is
+    /// held for the whole life of every subagent, and inline steps made it about 48 KB.
     pub(crate) async fn spawn(
         self: &Arc<Self>,
         parent: &Arc<ParentView>,
@@ -77,7 +80,7 @@ impl Spawner {
             .clone()
             .filter(|_| features.teams && !features.coordinator())
         {
-            return self.spawn_teammate(parent, input, &name, ctx).await;
+            return Box::pin(self.spawn_teammate(parent, input, &name, ctx)).await;
         }
         let fork = self.fork_point(parent, &input)?;
         if fork.is_some() && input.isolation.is_some() {
@@ -132,12 +135,12 @@ impl Spawner {
         };
         // Its required MCP servers, before anything else is made for it.
         let child_mcp = Arc::new(match &kind {
-            Kind::Defined(def) => self.child_mcp(def).await?,
+            Kind::Defined(def) => Box::pin(self.child_mcp(def)).await?,
             Kind::Fork(_) => super::mcp::ChildMcp::default(),
         });
         let agent_id = new_agent_id();
         let worktree = match isolate {
-            Some(isolate) => self.make_worktree(isolate, &cwd, &agent_id).await?,
+            Some(isolate) => Box::pin(self.make_worktree(isolate, &cwd, &agent_id)).await?,
             None => None,
         };
         let cwd = match &worktree {
@@ -180,9 +183,9 @@ impl Spawner {
             Ok(child) => child,
             Err(err) => {
                 if let Some(wt) = &worktree {
-                    self.settle_worktree(wt).await;
+                    Box::pin(self.settle_worktree(wt)).await;
                 }
-                child_mcp.stop().await;
+                Box::pin(child_mcp.stop()).await;
                 return Err(err);
             }
         };
@@ -202,7 +205,7 @@ impl Spawner {
         if background {
             let task_id = child.agent_id.clone();
             let output_file = child.output_file.clone();
-            self.launch(parent, &bp, &input.prompt, child, record, slot, tool_use_id)
+            Box::pin(self.launch(parent, &bp, &input.prompt, child, record, slot, tool_use_id))
                 .await;
             return Ok(report::launched(
                 &task_id,
@@ -215,11 +218,11 @@ impl Spawner {
         let started = Instant::now();
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
-        let outcome = run_to_end(self.clone(), child, &record).await;
+        let outcome = Box::pin(run_to_end(self.clone(), child, &record)).await;
         drop(slot);
-        bp.mcp.stop().await;
+        Box::pin(bp.mcp.stop()).await;
         let kept = match &bp.worktree {
-            Some(wt) => self.settle_worktree(wt).await,
+            Some(wt) => Box::pin(self.settle_worktree(wt)).await,
             None => None,
         };
         let status = outcome.status(cancel.is_cancelled());
@@ -434,7 +437,7 @@ impl Spawner {
             child_mcp.stop().await;
             let mut result = outcome.result_text();
             if let Some(wt) = &worktree {
-                if let Some(kept) = spawner.settle_worktree(wt).await {
+                if let Some(kept) = Box::pin(spawner.settle_worktree(wt)).await {
                     result.push_str(&super::isolate::kept_text(&kept));
                     if let Ok(json) = serde_json::to_string(&kept) {
                         spawner.tasks.set_worktree(&task_id, json);
@@ -480,7 +483,8 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
             let result = agent.run(prompt, &sink, cancel).await;
             outcome.add(&result, &spawner, &agent_id);
             loop {
-                Settle {
+                // Boxed: it holds a run of its own, which inline would double this state.
+                let settle = Settle {
                     owner: &agent_id,
                     tasks: &tasks,
                     inbox: &run.inbox,
@@ -488,10 +492,10 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                     cancel,
                     announce: None,
                     team: None,
-                }
-                .run(&mut agent, |result| {
+                };
+                Box::pin(settle.run(&mut agent, |result| {
                     outcome.add(result, &spawner, &agent_id)
-                })
+                }))
                 .await;
                 if record.life.try_close(&run) {
                     break;

@@ -27,7 +27,7 @@ fn structured_of(events: &[fleet_protocol::AgentEvent], tool: &str) -> Vec<Value
     tool_results_of(events, true)
         .into_iter()
         .filter(|r| r.tool_name == tool)
-        .map(|r| r.structured.unwrap_or(Value::Null))
+        .map(|r| r.structured.map_or(Value::Null, |s| Value::clone(&s)))
         .collect()
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bash;
 pub mod edit;
+pub mod file_jobs;
 pub mod glob;
 pub mod grep;
 pub mod read;

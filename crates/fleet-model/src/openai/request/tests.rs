@@ -103,7 +103,8 @@ fn conversation() -> MessagesRequest {
             input_schema: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
             cache_control: Some(CacheControl::ephemeral()),
         },
-    ];
+    ]
+    .into();
     request.tool_choice = Some(json!({"type": "any", "disable_parallel_tool_use": true}));
     request.thinking = Some(ThinkingConfig::Enabled {
         budget_tokens: 2048,

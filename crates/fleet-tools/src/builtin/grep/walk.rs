@@ -153,7 +153,7 @@ where
 {
     let stop = StopFlag::default();
     let _raise = RaiseOnDrop(stop.clone());
-    let task = tokio::task::spawn_blocking(move || work(stop));
+    let task = crate::builtin::file_jobs::run(move || work(stop));
     tokio::select! {
         biased;
         () = ctx.cancel.cancelled() => Err(ToolError::Cancelled),

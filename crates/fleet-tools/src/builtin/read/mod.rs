@@ -98,11 +98,11 @@ impl TypedTool for ReadTool {
     }
 }
 
-/// Runs blocking file work off the async threads.
+/// Runs blocking file work off the async threads, within the process's cap on file jobs.
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
 ) -> Result<T, ToolError> {
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
+    super::file_jobs::run(work).await.map_err(|err| {
         ToolError::failed(format!("The file operation stopped unexpectedly: {err}"))
     })?
 }
