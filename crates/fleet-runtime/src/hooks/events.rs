@@ -343,28 +343,3 @@ impl Hooks {
             .await
     }
 }
-
-/// Reports a worktree made for an agent (`WorktreeCreate`) or removed after it
-/// (`WorktreeRemove`) to the session's hooks. Informational: fleet makes and removes the
-/// worktree itself; a hook's answer changes nothing.
-pub(crate) async fn worktree_event(
-    hooks: Option<&std::sync::Arc<Hooks>>,
-    event: HookEvent,
-    session_id: &str,
-    worktree: &crate::isolation::Worktree,
-    sink: &EventSink,
-) {
-    let Some(hooks) = hooks.filter(|h| h.has(event)) else {
-        return;
-    };
-    let caller = Caller::current(session_id, worktree.repo_root.clone(), "");
-    let details = json!({
-        "worktree_path": worktree.path.display().to_string(),
-        "branch": worktree.branch,
-        "base_commit": worktree.base_commit,
-        "repo_root": worktree.repo_root.display().to_string(),
-    });
-    hooks
-        .worktree(event, &caller, details, sink, &CancellationToken::new())
-        .await;
-}
