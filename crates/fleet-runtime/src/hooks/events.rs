@@ -329,8 +329,9 @@ impl Hooks {
         .await
     }
 
-    /// A worktree was made for an agent, or removed: `event` is `WorktreeCreate` or
-    /// `WorktreeRemove`, `details` its fields (`worktree_path`, `branch`, …).
+    /// `WorktreeRemove` (or another worktree event whose answer is only a verdict), with
+    /// `details` as its fields (`worktree_path`, …). `WorktreeCreate`, whose hooks print a
+    /// path, is run by `worktree.rs`.
     pub async fn worktree(
         &self,
         event: HookEvent,

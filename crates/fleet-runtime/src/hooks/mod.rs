@@ -131,10 +131,7 @@ impl Hooks {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let name = match target {
-            Some(target) => format!("{event}:{target}"),
-            None => event.to_string(),
-        };
+        let name = display_name(event, target);
         let runs = self
             .run_matching(event, target, caller, fields, sink, cancel)
             .await;
@@ -167,10 +164,7 @@ impl Hooks {
             cwd: caller.cwd.clone(),
             project_dir: self.project_dir.clone(),
         };
-        let name = match target {
-            Some(target) => format!("{event}:{target}"),
-            None => event.to_string(),
-        };
+        let name = display_name(event, target);
         let runs = futures::future::join_all(hooks.into_iter().map(|hook| {
             let input = input.clone();
             let (place, name) = (&place, &name);
@@ -244,6 +238,14 @@ pub(crate) fn for_child(
     Hooks::for_agent(session, def.hooks.as_ref(), &source).map_err(|err| {
         fleet_tools::ToolError::Failed(format!("Agent type {:?} has bad hooks: {err}", def.name))
     })
+}
+
+/// How a hook run is named for the user: `Event:target` (`PreToolUse:Bash`), or the event.
+fn display_name(event: HookEvent, target: Option<&str>) -> String {
+    match target {
+        Some(target) => format!("{event}:{target}"),
+        None => event.to_string(),
+    }
 }
 
 /// Whether a hook of `event` saying `continue: false` stops its agent. The rest (a session
