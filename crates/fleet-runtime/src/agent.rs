@@ -502,13 +502,14 @@ impl Agent {
                     stop: &hook_stop,
                 }),
         };
-        let ids: Vec<Call> = calls
+        // Skills loaded by this reply change the agent's next requests (`skills/active.rs`).
+        let skill_calls: Vec<Call> = calls
             .iter()
             .filter(|c| c.name == crate::skills::SKILL_TOOL)
             .cloned()
             .collect();
         let outcomes = dispatcher.run(calls).await;
-        let loaded = crate::skills::loaded_skills(&ids, &outcomes);
+        let loaded = crate::skills::loaded_skills(&skill_calls, &outcomes);
         self.skills.apply(&loaded, &mut self.config, &self.catalog);
         let mut blocks = Vec::with_capacity(outcomes.len());
         let mut structured = Vec::new();
