@@ -68,7 +68,7 @@ async fn a_pre_tool_use_hook_that_exits_2_blocks_bash_and_its_stderr_reaches_the
     assert_eq!(started[0]["hook_name"], "PreToolUse:Bash");
     assert_eq!(responses[0]["hook_id"], started[0]["hook_id"]);
     assert_eq!(responses[0]["exit_code"], 2);
-    assert_eq!(responses[0]["outcome"], "blocked");
+    assert_eq!(responses[0]["outcome"], "error");
     assert_eq!(responses[0]["stderr"], "no files today\n");
     // The refusal is in permission_denials, as any refused call is.
     assert_eq!(
@@ -424,7 +424,7 @@ async fn a_failing_hook_is_shown_to_the_user_and_does_not_block() {
     assert_eq!(stdout(&out).trim(), "RAN");
     assert!(project.repo.join("ok.txt").exists());
     assert!(
-        stderr(&out).contains("PreToolUse:Bash hook failed: linter missing"),
+        stderr(&out).contains("fleet: PreToolUse:Bash hook: error (exit 1): linter missing"),
         "{}",
         stderr(&out)
     );

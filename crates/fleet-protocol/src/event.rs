@@ -264,6 +264,9 @@ pub struct RunResult {
     /// Totals over the agent tree (the main agent and every subagent), filled in by the
     /// session for the main agent's results.
     pub tree: Option<TreeReport>,
+    /// Why the loop stopped, when the subtype does not say it: `hook_stopped` for a run a
+    /// hook's `continue: false` ended (a success, as in Claude Code).
+    pub terminal_reason: Option<String>,
 }
 
 /// What started a run that no prompt started.

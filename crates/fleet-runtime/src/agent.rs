@@ -51,6 +51,8 @@ pub struct Agent {
     prompt_mail_ids: Vec<String>,
     /// The conversation's size as the API last reported it (see [`crate::compact`]).
     context: crate::compact::ContextTracker,
+    /// What skills loaded in this run changed (allow rules, model), undone when it ends.
+    skills: crate::skills::SkillEffects,
 }
 
 impl std::fmt::Debug for Agent {
@@ -114,6 +116,7 @@ impl Agent {
             prompt_ack: None,
             prompt_mail_ids: Vec::new(),
             context: Default::default(),
+            skills: Default::default(),
             config,
             ctx,
             messages: Shared::new(),
@@ -251,6 +254,7 @@ impl Agent {
             ack();
         }
         let mut stop_hook_active = false;
+        let mut terminal_reason = None;
         let mut recovering: Option<(crate::compact::TooLong, Stop)> = None;
 
         let outcome = loop {
@@ -353,9 +357,16 @@ impl Agent {
                 ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
             }
             self.publish_fork_point(&calls);
-            Box::pin(self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials)).await;
+            let hook_stop =
+                Box::pin(self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials))
+                    .await;
             if cancel.is_cancelled() {
                 break Err(interrupted());
+            }
+            // A tool hook said `continue: false`: the results are in, no further request.
+            if hook_stop.is_some() {
+                terminal_reason = Some("hook_stopped".to_string());
+                break Ok(final_text);
             }
             if self
                 .config
@@ -374,6 +385,7 @@ impl Agent {
             }
         };
 
+        self.skills.revert(&mut self.config);
         let (subtype, result, api_error_status) = match outcome {
             Ok(text) => (ResultSubtype::Success, text, None),
             Err(stop) => (stop.subtype, stop.message, stop.status),
@@ -393,6 +405,7 @@ impl Agent {
             session_id: self.session_id.clone(),
             origin,
             tree: None,
+            terminal_reason,
         };
         // The main agent's result reports the whole tree; its own entry says how it ended.
         if let (Some(ledger), true) = (&self.config.ledger, sink.agent().is_main()) {
@@ -480,8 +493,9 @@ impl Agent {
         sink: &EventSink,
         cancel: &CancellationToken,
         denials: &mut Vec<PermissionDenial>,
-    ) {
+    ) -> Option<String> {
         let caller = self.hook_caller();
+        let hook_stop = crate::hooks::tool::HookStop::default();
         let dispatcher = Dispatcher {
             tools: &self.config.tools,
             permissions: &self.config.permissions,
@@ -498,9 +512,18 @@ impl Agent {
                 .map(|hooks| crate::hooks::tool::ToolHooks {
                     hooks,
                     caller: &caller,
+                    stop: &hook_stop,
                 }),
         };
+        // Skills loaded by this reply change the agent's next requests (`skills/active.rs`).
+        let skill_calls: Vec<Call> = calls
+            .iter()
+            .filter(|c| c.name == crate::skills::SKILL_TOOL)
+            .cloned()
+            .collect();
         let outcomes = dispatcher.run(calls).await;
+        let loaded = crate::skills::loaded_skills(&skill_calls, &outcomes);
+        self.skills.apply(&loaded, &mut self.config, &self.catalog);
         let mut blocks = Vec::with_capacity(outcomes.len());
         let mut structured = Vec::new();
         for outcome in outcomes {
@@ -519,6 +542,7 @@ impl Agent {
             structured,
         )
         .await;
+        hook_stop.take()
     }
 
     /// This agent as hook inputs describe it.

@@ -188,8 +188,10 @@ impl Dispatcher<'_> {
                 .check_call(tool.name(), read_only, sandboxed, &access, &self.ctx.cwd);
         let reason = note_for(&decision.reason);
         let run = |call| self.call_hooked(tool, call, pre_context.clone());
-        // A hook's allow answers the question a prompt would ask; it never lifts a deny.
-        if hook_allows && decision.behavior == Behavior::Ask {
+        // A hook's allow answers the question a prompt would ask (in dontAsk too, where that
+        // question became a refusal); it never lifts a deny rule, plan mode or the workspace
+        // boundary, and the call still runs in the agent's sandbox.
+        if hook_allows && decision.is_approvable() {
             return (run(call).await, note("accept", "hook", None), false);
         }
         let hook_answer = match (&self.hooks, decision.behavior) {

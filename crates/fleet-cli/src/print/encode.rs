@@ -121,6 +121,10 @@ impl Encoder {
                 }
                 Some(self.team(agent, team))
             }
+            // What a hook wants the user to read is shown whatever the flag says.
+            EventKind::Hook(note @ fleet_protocol::HookNote::Informational { .. }) => {
+                Some(self.hook(agent, note))
+            }
             EventKind::Hook(note) => self.hook_events.then(|| self.hook(agent, note)),
             EventKind::Finished(result) => {
                 if self.session_id.is_empty() {
@@ -138,8 +142,8 @@ impl Encoder {
         self.results.take()
     }
 
-    /// A hook run: a `system` line, `hook_started` or `hook_response`, with the note's fields
-    /// (Claude Code's names).
+    /// A hook note: a `system` line, `hook_started`, `hook_response` or `informational`, with
+    /// the note's fields (the Agent SDK's names).
     fn hook(&self, agent: &AgentRef, note: &fleet_protocol::HookNote) -> Value {
         let mut line = json!({"type": "system"});
         if let (Some(map), Ok(Value::Object(fields))) =

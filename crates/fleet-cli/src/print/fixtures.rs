@@ -168,6 +168,7 @@ pub fn run_result(subtype: ResultSubtype, result: &str) -> RunResult {
         session_id: SESSION.into(),
         origin: None,
         tree: None,
+        terminal_reason: None,
     }
 }
 

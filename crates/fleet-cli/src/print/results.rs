@@ -89,7 +89,7 @@ fn result_value(r: &RunResult, session_id: &str, index: usize, tree: Option<&Tre
         "modelUsage": model_usage,
         "permission_denials": r.permission_denials,
         "api_error_status": r.api_error_status,
-        "terminal_reason": terminal_reason(r),
+        "terminal_reason": r.terminal_reason.as_deref().unwrap_or_else(|| terminal_reason(r)),
     }));
     if let Some(origin) = &r.origin {
         line = line.then(json!({ "origin": origin }));

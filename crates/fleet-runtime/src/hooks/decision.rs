@@ -38,7 +38,8 @@ pub struct Verdict {
     pub context: Vec<String>,
     /// Set when a hook said `continue: false`: the agent stops, with this reason for the user.
     pub stop: Option<String>,
-    /// Messages for the user: `systemMessage`s and non-blocking errors.
+    /// Messages for the user: `systemMessage`s and non-blocking errors (each without the
+    /// hook's name, which the engine adds when it shows them).
     pub messages: Vec<String>,
 }
 
@@ -101,15 +102,12 @@ impl Verdict {
                     blocked.push_str(&reason);
                 }
             }
-            Ending::Exited(code) => self.messages.push(format!(
-                "{event} hook error (exit {code}): {}",
-                first_line(&run.stderr)
-            )),
-            Ending::TimedOut => self
+            Ending::Exited(code) => self
                 .messages
-                .push(format!("{event} hook timed out and was killed")),
+                .push(format!("error (exit {code}): {}", first_line(&run.stderr))),
+            Ending::TimedOut => self.messages.push("timed out and was killed".to_string()),
             Ending::Cancelled => {}
-            Ending::Failed(ref why) => self.messages.push(format!("{event} hook failed: {why}")),
+            Ending::Failed(ref why) => self.messages.push(format!("failed: {why}")),
         }
     }
 
@@ -216,7 +214,6 @@ struct HookOutput {
     continue_: Option<bool>,
     stop_reason: Option<String>,
     system_message: Option<String>,
-    #[allow(dead_code)]
     suppress_output: Option<bool>,
     decision: Option<String>,
     reason: Option<String>,
@@ -231,6 +228,19 @@ struct SpecificOutput {
     updated_input: Option<Value>,
     additional_context: Option<String>,
     decision: Option<Value>,
+}
+
+/// Whether a run's JSON answer says `suppressOutput: true`: its stdout is then not shown to
+/// the user (in `hook_response` lines and wherever hook output is displayed). What the stdout
+/// decides is still read.
+pub fn suppresses_output(run: &HookRun) -> bool {
+    if run.ending != Ending::Exited(0) {
+        return false;
+    }
+    let text = run.stdout.trim();
+    text.starts_with('{')
+        && serde_json::from_str::<HookOutput>(text)
+            .is_ok_and(|output| output.suppress_output == Some(true))
 }
 
 fn first_line(text: &str) -> &str {
@@ -268,7 +278,7 @@ mod tests {
     fn other_exit_codes_are_messages_not_blocks() {
         let v = verdict(HookEvent::PreToolUse, &[run(1, "", "boom")]);
         assert!(v.refusal().is_none());
-        assert_eq!(v.messages, ["PreToolUse hook error (exit 1): boom"]);
+        assert_eq!(v.messages, ["error (exit 1): boom"]);
     }
 
     #[test]
@@ -298,6 +308,26 @@ mod tests {
         assert_eq!(v.stop.as_deref(), Some("enough"));
         assert_eq!(v.messages, ["hi"]);
         assert_eq!(v.context_text().as_deref(), Some("ctx"));
+    }
+
+    #[test]
+    fn suppress_output_is_read_from_a_successful_answer_only() {
+        assert!(suppresses_output(&run(
+            0,
+            r#"{"suppressOutput": true}"#,
+            ""
+        )));
+        assert!(!suppresses_output(&run(
+            0,
+            r#"{"suppressOutput": false}"#,
+            ""
+        )));
+        assert!(!suppresses_output(&run(0, "plain text", "")));
+        assert!(!suppresses_output(&run(
+            2,
+            r#"{"suppressOutput": true}"#,
+            ""
+        )));
     }
 
     #[test]

@@ -329,8 +329,9 @@ impl Hooks {
         .await
     }
 
-    /// A worktree was made for an agent, or removed: `event` is `WorktreeCreate` or
-    /// `WorktreeRemove`, `details` its fields (`worktree_path`, `branch`, …).
+    /// `WorktreeRemove` (or another worktree event whose answer is only a verdict), with
+    /// `details` as its fields (`worktree_path`, …). `WorktreeCreate`, whose hooks print a
+    /// path, is run by `worktree.rs`.
     pub async fn worktree(
         &self,
         event: HookEvent,
@@ -342,29 +343,4 @@ impl Hooks {
         self.fire(event, None, caller, fields(details), sink, cancel)
             .await
     }
-}
-
-/// Reports a worktree made for an agent (`WorktreeCreate`) or removed after it
-/// (`WorktreeRemove`) to the session's hooks. Informational: fleet makes and removes the
-/// worktree itself; a hook's answer changes nothing.
-pub(crate) async fn worktree_event(
-    hooks: Option<&std::sync::Arc<Hooks>>,
-    event: HookEvent,
-    session_id: &str,
-    worktree: &crate::isolation::Worktree,
-    sink: &EventSink,
-) {
-    let Some(hooks) = hooks.filter(|h| h.has(event)) else {
-        return;
-    };
-    let caller = Caller::current(session_id, worktree.repo_root.clone(), "");
-    let details = json!({
-        "worktree_path": worktree.path.display().to_string(),
-        "branch": worktree.branch,
-        "base_commit": worktree.base_commit,
-        "repo_root": worktree.repo_root.display().to_string(),
-    });
-    hooks
-        .worktree(event, &caller, details, sink, &CancellationToken::new())
-        .await;
 }

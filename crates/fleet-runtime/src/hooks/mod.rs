@@ -13,6 +13,8 @@
 //! - `run.rs`: running a command hook (own process group, timeout, killed with its group)
 //! - `decision.rs`: exit codes and JSON output into a [`Verdict`]
 //! - `events.rs`: one function per event, building its input
+//! - `tool.rs`, `turn.rs`: what the dispatcher and the agent loop do with the answers
+//! - `worktree.rs`: `WorktreeCreate` hooks that make an isolated agent's worktree
 
 pub mod config;
 pub mod decision;
@@ -21,6 +23,7 @@ pub mod matcher;
 pub mod run;
 pub(crate) mod tool;
 pub(crate) mod turn;
+pub(crate) mod worktree;
 
 pub use config::{Handler, HookConfigError, HookEvent, HookSet, HookSpec};
 pub use decision::{PermissionVerdict, Verdict};
@@ -128,19 +131,40 @@ impl Hooks {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
+        let name = display_name(event, target);
+        let runs = self
+            .run_matching(event, target, caller, fields, sink, cancel)
+            .await;
+        let mut verdict = Verdict::default();
+        for run in &runs {
+            verdict.add(event, run);
+            tell_user(event, &name, run, sink).await;
+        }
+        verdict
+    }
+
+    /// Runs every hook of `event` whose matcher accepts `target`, all at once, and returns
+    /// each run as it ended, for events whose hooks answer with more than a verdict
+    /// (`WorktreeCreate` prints a path). Each run is announced on `sink`.
+    pub(crate) async fn run_matching(
+        &self,
+        event: HookEvent,
+        target: Option<&str>,
+        caller: &Caller,
+        fields: Map<String, Value>,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Vec<HookRun> {
         let hooks = self.set.matching(event, target);
         if hooks.is_empty() {
-            return Verdict::default();
+            return Vec::new();
         }
         let input = Arc::new(self.input(event, caller, fields));
         let place = RunPlace {
             cwd: caller.cwd.clone(),
             project_dir: self.project_dir.clone(),
         };
-        let name = match target {
-            Some(target) => format!("{event}:{target}"),
-            None => event.to_string(),
-        };
+        let name = display_name(event, target);
         let runs = futures::future::join_all(hooks.into_iter().map(|hook| {
             let input = input.clone();
             let (place, name) = (&place, &name);
@@ -166,11 +190,7 @@ impl Hooks {
             }
         }))
         .await;
-        let mut verdict = Verdict::default();
-        for run in &runs {
-            verdict.add(event, run);
-        }
-        verdict
+        runs
     }
 
     /// The JSON a hook reads on stdin: the fields every event has, then the event's own.
@@ -220,15 +240,71 @@ pub(crate) fn for_child(
     })
 }
 
+/// How a hook run is named for the user: `Event:target` (`PreToolUse:Bash`), or the event.
+fn display_name(event: HookEvent, target: Option<&str>) -> String {
+    match target {
+        Some(target) => format!("{event}:{target}"),
+        None => event.to_string(),
+    }
+}
+
+/// Whether a hook of `event` saying `continue: false` stops its agent. The rest (a session
+/// ending, a compaction, a notification…) have nothing left to stop: their `stopReason` is
+/// shown as a plain message.
+pub fn honours_continue(event: HookEvent) -> bool {
+    matches!(
+        event,
+        HookEvent::UserPromptSubmit
+            | HookEvent::PreToolUse
+            | HookEvent::PostToolUse
+            | HookEvent::PostToolUseFailure
+            | HookEvent::Stop
+            | HookEvent::SubagentStop
+            | HookEvent::TeammateIdle
+    )
+}
+
+/// Shows the user what one run asked to show: its `systemMessage`, its non-blocking error or
+/// timeout, and the `stopReason` of a stop, each as an `informational` note naming the hook.
+async fn tell_user(event: HookEvent, name: &str, run: &HookRun, sink: &EventSink) {
+    let mut own = Verdict::default();
+    own.add(event, run);
+    let mut notes: Vec<(String, bool)> = own
+        .messages
+        .into_iter()
+        .map(|message| (format!("{name} hook: {message}"), false))
+        .collect();
+    if let Some(reason) = own.stop {
+        notes.push(if honours_continue(event) {
+            (format!("{name} hook stopped the agent: {reason}"), true)
+        } else {
+            (format!("{name} hook: {reason}"), false)
+        });
+    }
+    for (content, prevent_continuation) in notes {
+        sink.emit(EventKind::Hook(HookNote::Informational {
+            content,
+            level: "warning".into(),
+            prevent_continuation,
+        }))
+        .await;
+    }
+}
+
 fn response(hook_id: String, name: &str, event: HookEvent, run: &HookRun) -> HookNote {
     let (exit_code, outcome) = match &run.ending {
         Ending::Exited(0) => (Some(0), "success"),
-        Ending::Exited(2) => (Some(2), "blocked"),
         Ending::Exited(code) => (Some(*code), "error"),
         Ending::TimedOut | Ending::Cancelled => (None, "cancelled"),
         Ending::Failed(_) => (None, "error"),
     };
-    let mut output = run.stdout.clone();
+    // `suppressOutput: true` keeps the hook's stdout (its JSON answer) out of what is shown.
+    let stdout = if decision::suppresses_output(run) {
+        String::new()
+    } else {
+        run.stdout.clone()
+    };
+    let mut output = stdout.clone();
     if !run.stderr.is_empty() {
         if !output.is_empty() && !output.ends_with('\n') {
             output.push('\n');
@@ -246,7 +322,7 @@ fn response(hook_id: String, name: &str, event: HookEvent, run: &HookRun) -> Hoo
         hook_name: name.to_string(),
         hook_event: event.to_string(),
         output,
-        stdout: run.stdout.clone(),
+        stdout,
         stderr: run.stderr.clone(),
         exit_code,
         outcome: outcome.to_string(),

@@ -1,21 +1,54 @@
 //! The hooks around one tool call, for the dispatcher: `PreToolUse` before the permission
 //! check, `PostToolUse` / `PostToolUseFailure` after the call, `PermissionRequest` and
 //! `Notification` when the user would be asked.
+//!
+//! A tool hook saying `continue: false` stops the agent: a PreToolUse hook's call is refused
+//! (its result says why), a PostToolUse / PostToolUseFailure hook's call has run and keeps its
+//! result; calls of the same reply not yet started are refused too, and the agent loop makes
+//! no further request in this run (see [`HookStop`]).
 
-use super::{Caller, Hooks, Verdict};
+use super::{Caller, HookEvent, Hooks, Verdict};
 use crate::sink::EventSink;
 use fleet_tools::{ToolError, ToolOutput};
 use serde_json::Value;
+use std::sync::{Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
+
+/// Set by a tool hook that said `continue: false`, for the agent loop to read once the
+/// reply's calls are answered: the hook's `stopReason`.
+#[derive(Debug, Default)]
+pub(crate) struct HookStop(Mutex<Option<String>>);
+
+impl HookStop {
+    fn record(&self, reason: &str) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.get_or_insert_with(|| reason.to_string());
+    }
+
+    fn get(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The reason, once the calls are answered.
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
 
 /// An agent's hooks, bound to the agent for one reply's calls.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ToolHooks<'a> {
     pub hooks: &'a Hooks,
     pub caller: &'a Caller,
+    pub stop: &'a HookStop,
 }
 
 impl ToolHooks<'_> {
+    /// The PreToolUse hooks' verdict. After a hook stopped the agent, no other call of the
+    /// reply runs (nor do its hooks): the verdict refuses it.
     pub async fn before(
         &self,
         name: &str,
@@ -24,9 +57,24 @@ impl ToolHooks<'_> {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
-        self.hooks
+        if let Some(reason) = self.stop.get() {
+            return Verdict {
+                blocked: Some(format!("not run: a hook stopped the agent ({reason})")),
+                ..Verdict::default()
+            };
+        }
+        let mut verdict = self
+            .hooks
             .pre_tool_use(self.caller, name, input, id, sink, cancel)
-            .await
+            .await;
+        if let Some(reason) = verdict.stop.clone() {
+            self.stop.record(&reason);
+            verdict.blocked = Some(format!(
+                "{} hook stopped the agent: {reason}",
+                HookEvent::PreToolUse
+            ));
+        }
+        verdict
     }
 
     /// Whether a `PermissionRequest` hook answers for the user: `Some(Ok(()))` to run,
@@ -133,6 +181,9 @@ impl ToolHooks<'_> {
             }
             (None, Err(_)) => Verdict::default(),
         };
+        if let Some(reason) = &verdict.stop {
+            self.stop.record(reason);
+        }
         let mut notes: Vec<String> = pre_context.into_iter().collect();
         if let Some(reason) = &verdict.blocked {
             notes.push(format!(

@@ -47,6 +47,9 @@ pub enum WorktreeKind {
     Agent,
     /// A detached throwaway copy of the caller's current state (the verifier's).
     Snapshot,
+    /// Made by a `WorktreeCreate` hook: fleet neither inspects nor removes it (the
+    /// `WorktreeRemove` hooks do), and keeps no record of it.
+    Hooked,
 }
 
 /// A worktree an isolated agent (or the verifier) runs in.

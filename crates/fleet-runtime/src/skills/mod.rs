@@ -11,14 +11,18 @@
 //! repository root, as for agent files), `$FLEET_HOME/skills/` (`~/.fleet/skills/`), then
 //! `~/.claude/skills/`.
 
+mod active;
 mod parse;
 mod prompt;
 mod tool;
+pub mod trust;
 
+pub(crate) use active::{loaded_skills, SkillEffects};
 pub use prompt::{
     listing, preload, unknown_skill_warnings, MAX_DESCRIPTION_CHARS, MAX_LISTING_CHARS,
 };
 pub use tool::{SkillInput, SkillTool, SKILL_TOOL};
+pub use trust::SkillApproval;
 
 use crate::definitions::{AgentSources, LoadWarning};
 use std::collections::HashSet;
@@ -63,6 +67,8 @@ impl SkillScope {
 pub struct SkillSet {
     skills: Vec<Arc<Skill>>,
     warnings: Vec<LoadWarning>,
+    /// Which project skills the user lets grant their `allowed-tools` (see `trust.rs`).
+    approval: SkillApproval,
 }
 
 impl SkillSet {
@@ -74,7 +80,19 @@ impl SkillSet {
         for (folder, scope) in folders(sources) {
             set.load_folder(&folder, scope);
         }
+        set.approval = SkillApproval::read(sources);
         set
+    }
+
+    /// The same skills with `approval` deciding what project skills may grant.
+    pub fn with_approval(mut self, approval: SkillApproval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// The allow rules loading `skill` grants its agent, or why it grants none.
+    pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, String> {
+        self.approval.grants(skill)
     }
 
     /// Skills given directly, first one of a name winning (for tests and embedders).

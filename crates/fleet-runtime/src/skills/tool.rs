@@ -77,21 +77,42 @@ impl TypedTool for SkillTool {
             skill.name,
             skill.dir.display()
         );
-        if !skill.allowed_tools.is_empty() {
+        let granted = match self.skills.grants(skill) {
+            Ok(granted) => granted,
+            Err(why) => {
+                text.push_str(&format!(
+                    "The skill lists these tools: {}; they were not granted, because {why}. \
+                     Calls to them go through the usual permission check.\n",
+                    skill.allowed_tools.join(", ")
+                ));
+                Vec::new()
+            }
+        };
+        if !granted.is_empty() {
             text.push_str(&format!(
-                "The skill expects these tools: {}.\n",
-                skill.allowed_tools.join(", ")
+                "For the rest of this run these run without asking (a deny rule still \
+                 refuses them): {}.\n",
+                granted.join(", ")
+            ));
+        }
+        if let Some(model) = &skill.model {
+            text.push_str(&format!(
+                "The skill runs on model {model}: the next requests of this run use it.\n"
             ));
         }
         text.push_str(&format!(
             "\n<skill name=\"{}\">\n{body}\n</skill>",
             skill.name
         ));
+        // `granted_tools` and `model` are what the agent loop applies once the call is
+        // answered (see `active.rs`); only this tool writes them.
         Ok(ToolOutput::text(text).with_structured(json!({
             "skill": skill.name,
             "folder": skill.dir.display().to_string(),
             "allowed_tools": skill.allowed_tools,
+            "granted_tools": granted,
             "model": skill.model,
+            "scope": skill.scope.label(),
         })))
     }
 }
@@ -128,6 +149,9 @@ mod tests {
         assert!(out.content.contains("Say hello to Ada using hello.py"));
         assert!(out.content.contains("Its folder is /skills/greet"));
         assert!(out.content.contains("Bash(python3 *)"));
+        // A user skill's tools are granted.
+        let granted = &out.structured.as_ref().unwrap()["granted_tools"];
+        assert_eq!(granted, &json!(["Bash(python3 *)"]));
     }
 
     #[tokio::test]

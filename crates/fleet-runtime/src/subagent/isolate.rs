@@ -51,7 +51,10 @@ impl Spawner {
                  not have yet; use \"worktree\" to isolate the agent on this machine.",
             )),
             Some(Isolation::Worktree) => {
-                self.worktree_manager()?;
+                // A WorktreeCreate hook makes the worktree instead of fleet's manager.
+                if !crate::hooks::worktree::hooks_make_worktrees(self.config.hooks.as_ref()) {
+                    self.worktree_manager()?;
+                }
                 Ok(Some(Isolate::Worktree))
             }
             None if def.is_builtin() && def.name == VERIFIER => {
@@ -61,18 +64,19 @@ impl Spawner {
         }
     }
 
-    /// Tells the session's hooks about a worktree made or removed.
-    async fn worktree_hook(&self, event: crate::hooks::HookEvent, worktree: &Worktree) {
-        let session = self
-            .config
+    fn session_id(&self) -> &str {
+        self.config
             .transcripts
             .as_ref()
             .map(|t| t.session_id.as_str())
-            .unwrap_or_default();
-        crate::hooks::events::worktree_event(
+            .unwrap_or_default()
+    }
+
+    /// Tells the session's `WorktreeRemove` hooks that a worktree's agent ended.
+    async fn worktree_removed(&self, worktree: &Worktree) {
+        crate::hooks::worktree::removed(
             self.config.hooks.as_ref(),
-            event,
-            session,
+            self.session_id(),
             worktree,
             &self.sink,
         )
@@ -96,17 +100,28 @@ impl Spawner {
         caller_cwd: &Path,
         agent_id: &str,
     ) -> Result<Option<Arc<Worktree>>, ToolError> {
+        if let (Isolate::Worktree, Some(hooks)) = (isolate, self.config.hooks.as_deref()) {
+            if hooks.has(crate::hooks::HookEvent::WorktreeCreate) {
+                let made = crate::hooks::worktree::create(
+                    hooks,
+                    self.session_id(),
+                    caller_cwd,
+                    agent_id,
+                    &self.sink,
+                )
+                .await;
+                return made.map(|wt| Some(Arc::new(wt))).map_err(|why| {
+                    ToolError::Failed(format!("Cannot give the agent its own worktree: {why}"))
+                });
+            }
+        }
         let manager = self.worktree_manager()?;
         let made = match isolate {
             Isolate::Worktree => manager.create_for_agent(caller_cwd, agent_id).await,
             Isolate::Snapshot => manager.create_snapshot(caller_cwd, agent_id).await,
         };
         match made {
-            Ok(worktree) => {
-                self.worktree_hook(crate::hooks::HookEvent::WorktreeCreate, &worktree)
-                    .await;
-                Ok(Some(Arc::new(worktree)))
-            }
+            Ok(worktree) => Ok(Some(Arc::new(worktree))),
             Err(err) if isolate == Isolate::Snapshot => {
                 tracing::info!("the verifier runs without a snapshot: {err}");
                 Ok(None)
@@ -121,15 +136,19 @@ impl Spawner {
     /// when it was removed. A failure is logged and the worktree left in place, since nothing
     /// an agent wrote may be lost.
     pub(crate) async fn settle_worktree(&self, worktree: &Worktree) -> Option<WorktreeReport> {
+        if worktree.kind == WorktreeKind::Hooked {
+            // The hooks that made it remove it (or keep it); fleet deletes nothing of it.
+            self.worktree_removed(worktree).await;
+            return None;
+        }
         let manager = self.config.worktrees.as_deref()?;
         let settled = match worktree.kind {
             WorktreeKind::Snapshot => manager.discard(worktree).await.map(|()| Outcome::Removed),
-            WorktreeKind::Agent => manager.finish(worktree).await,
+            WorktreeKind::Agent | WorktreeKind::Hooked => manager.finish(worktree).await,
         };
         match settled {
             Ok(Outcome::Removed) => {
-                self.worktree_hook(crate::hooks::HookEvent::WorktreeRemove, worktree)
-                    .await;
+                self.worktree_removed(worktree).await;
                 None
             }
             Ok(Outcome::Kept(report)) => Some(report),
@@ -174,6 +193,14 @@ pub(crate) fn note(worktree: &Worktree, bp: &Blueprint) -> String {
              kept for the agent that started you. Your working folder is {cwd}.",
             branch = worktree.branch.as_deref().unwrap_or("(detached)"),
             base = short(&worktree.base_commit),
+            cwd = bp.cwd.display(),
+        ),
+        WorktreeKind::Hooked => format!(
+            "You are working in your own worktree at {path}, made for you by the project's \
+             WorktreeCreate hook from the checkout at {root}. Other agents may be editing that \
+             checkout at the same time, so work only here: a path you were given under {root} \
+             means the same relative path under {path}. Writes outside {path} are refused. \
+             Your working folder is {cwd}.",
             cwd = bp.cwd.display(),
         ),
         WorktreeKind::Snapshot => format!(

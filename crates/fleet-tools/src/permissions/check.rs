@@ -91,6 +91,20 @@ impl Decision {
         self.behavior == Behavior::Ask
     }
 
+    /// Whether an answer on the user's behalf (a PreToolUse hook's `allow`) may run this call:
+    /// it asks, or dontAsk refused it only because it would have asked (no rule allowed it,
+    /// an ask rule, a protected path). Never when a deny rule, plan mode or the workspace
+    /// boundary refused it: those are not questions a person would have been asked.
+    pub fn is_approvable(&self) -> bool {
+        match (self.behavior, &self.reason) {
+            (Behavior::Ask, _) => true,
+            (Behavior::Deny, DecisionReason::Mode(PermissionMode::DontAsk)) => true,
+            (Behavior::Deny, DecisionReason::Protected(_)) => true,
+            (Behavior::Deny, DecisionReason::Rule(rule)) => rule.kind() != RuleKind::Deny,
+            _ => false,
+        }
+    }
+
     /// Allow rules that would let exactly this call through, to offer the user as "always
     /// allow". For a command line, one exact rule per simple command it runs (`Bash(git
     /// status)`, `Bash(git diff)` for `git status && git diff`), each matching only that

@@ -217,3 +217,26 @@ fn plan_mode_only_looks() {
     let decision = check(&fx, &perms, &read(fx.p(".env")));
     assert_eq!(rule_text(&decision).as_deref(), Some("Read(./.env)"));
 }
+
+/// What a hook's `allow` may answer: a question a person would have been asked, in dontAsk
+/// too, where that question became a refusal; never a deny rule, plan mode or the boundary.
+#[test]
+fn only_decisions_that_would_ask_are_approvable() {
+    let fx = fixture();
+    use PermissionMode::*;
+    for mode in [Default, DontAsk] {
+        let perms = fx.perms(mode, &[], &["Bash(git push *)"], &["Bash(rm *)"]);
+        assert!(check(&fx, &perms, &bash("ls")).is_approvable(), "{mode}");
+        assert!(
+            check(&fx, &perms, &bash("git push origin")).is_approvable(),
+            "{mode}: ask rule"
+        );
+        let denied = check(&fx, &perms, &bash("rm -rf x"));
+        assert_eq!(denied.behavior, Deny);
+        assert!(!denied.is_approvable(), "{mode}: deny rule");
+        let escaping = check(&fx, &perms, &write(fx.outside.join("x.txt")));
+        assert!(!escaping.is_approvable(), "{mode}: outside the workspace");
+    }
+    let plan = fx.perms(Plan, &[], &[], &[]);
+    assert!(!check(&fx, &plan, &bash("touch x")).is_approvable());
+}

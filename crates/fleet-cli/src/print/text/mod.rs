@@ -310,9 +310,11 @@ impl TextPrinter {
 impl Printer for TextPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
         if let EventKind::Hook(note) = &event.kind {
-            // A hook that failed is a non-blocking error the user should see, in any mode.
-            if let Some(line) = hook_failure(note) {
-                eprintln!("fleet: {}", visible_line(&line));
+            // What a hook wants the user to read (its systemMessage, a non-blocking error, a
+            // timeout, why it stopped the agent) goes to stderr in any mode, one line each,
+            // naming the hook.
+            if let fleet_protocol::HookNote::Informational { content, .. } = note {
+                eprintln!("fleet: {}", visible_line(content));
             }
             return Ok(());
         }
@@ -358,23 +360,4 @@ fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> S
         "↻ {}: retrying in {delay} (attempt {attempt} of {max_attempts})",
         first_line(reason, ERROR_CHARS)
     )
-}
-
-/// The line telling the user a hook failed (an exit code other than 0 and 2, a failure to
-/// start, a timeout); `None` for hooks that did their job, blocking ones included.
-fn hook_failure(note: &fleet_protocol::HookNote) -> Option<String> {
-    let fleet_protocol::HookNote::HookResponse {
-        hook_name,
-        output,
-        outcome,
-        ..
-    } = note
-    else {
-        return None;
-    };
-    let timed_out = outcome == "cancelled" && output.contains("killed at its timeout");
-    (outcome == "error" || timed_out).then(|| {
-        let first = output.trim().lines().next().unwrap_or("(no output)");
-        format!("{hook_name} hook failed: {first}")
-    })
 }
