@@ -514,3 +514,63 @@ async fn a_server_that_ignores_stream_still_gives_the_whole_reply() {
         .iter()
         .any(|e| matches!(e, ModelEvent::ToolUseStart { name, .. } if name == "Read")));
 }
+
+/// The body is written in chunks as it is sent (it shares the conversation with the agent):
+/// a large conversation must still arrive whole, with an exact `content-length` rather than
+/// chunked encoding (some servers refuse chunked uploads), and a retry must send it again.
+#[tokio::test]
+async fn a_large_body_arrives_whole_with_its_length_and_again_on_retry() {
+    let server = FakeModelServer::start(Scenario::new().rules([
+        Rule::text("x").when_call(1).fault_status(529),
+        Rule::text("ok"),
+    ]))
+    .await
+    .expect("server starts");
+    let mut messages = Vec::new();
+    for turn in 0..8 {
+        messages.push(Message::user_text(format!(
+            "turn {turn}: {}",
+            "ünïcode line\n".repeat(4_000)
+        )));
+        messages.push(Message::with_blocks(
+            Role::Assistant,
+            vec![ContentBlock::text(format!("answer {turn}"))],
+        ));
+    }
+    messages.push(Message::user_text("and now?"));
+    let mut body = MessagesRequest::new("claude-sonnet-4-5", 1024, messages);
+    body.tools = (0..30)
+        .map(|i| ToolDefinition {
+            name: format!("Tool{i}"),
+            description: Some("d".repeat(500)),
+            input_schema: json!({"type": "object"}),
+            cache_control: None,
+        })
+        .collect();
+    let sent = body.clone();
+    let (_, done) = run(&client(&server, 2), body.into()).await;
+    assert_eq!(done.expect("the retry succeeds").message.text(), "ok");
+    let log = server.requests();
+    assert_eq!(log.len(), 2);
+    for request in &log {
+        assert_eq!(request.header("transfer-encoding"), None, "not chunked");
+        let length: usize = request
+            .header("content-length")
+            .and_then(|v| v.parse().ok())
+            .expect("a content-length");
+        assert!(length > 400_000, "the whole body: {length} bytes");
+        let got = request.messages_request().expect("a Messages request");
+        assert_eq!(got.messages.len(), sent.messages.len());
+        assert_eq!(
+            got.messages[..16],
+            sent.messages[..16],
+            "unchanged but the tail"
+        );
+        assert_eq!(got.tools.len(), 30);
+        assert!(
+            got.tools[29].cache_control.is_some(),
+            "the last tool is marked"
+        );
+        assert!(got.messages[16].blocks()[0].cache_control().is_some());
+    }
+}

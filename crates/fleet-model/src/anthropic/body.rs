@@ -44,8 +44,15 @@ enum Part {
 
 impl StreamedBody {
     /// `request` with `stream: true` and the `marked` tails in place of the originals.
-    pub fn new(request: MessagesRequest, marked: Marked) -> Result<Self, serde_json::Error> {
+    pub fn new(
+        mut request: MessagesRequest,
+        mut marked: Marked,
+    ) -> Result<Self, serde_json::Error> {
         let head = head_json(&request, &marked)?;
+        // The system prompt is in the head now; two more copies would be held for nothing
+        // while the request is in flight.
+        request.system = None;
+        marked.system = None;
         let inner = Arc::new(Inner {
             head,
             request,

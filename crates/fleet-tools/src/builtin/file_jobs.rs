@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 use tokio::sync::Semaphore;
 
 /// Jobs per core. File work is part CPU (matching, formatting) and part waiting on the disk,
-/// so a few jobs per core keep both busy.
-const JOBS_PER_CORE: usize = 4;
-const MIN_JOBS: usize = 8;
+/// so two jobs per core keep both busy; more only added threads (each with its allocator
+/// arena) and peak memory in `fleet dev bench fanout --work`, and no speed.
+const JOBS_PER_CORE: usize = 2;
+const MIN_JOBS: usize = 4;
 const MAX_JOBS: usize = 64;
 
 fn slots() -> &'static Semaphore {
