@@ -239,13 +239,7 @@ impl ContentBlock {
 
     /// The block's breakpoint, if it carries one.
     pub fn cache_control(&self) -> Option<&CacheControl> {
-        match self {
-            Self::Text { cache_control, .. }
-            | Self::ToolUse { cache_control, .. }
-            | Self::ToolResult { cache_control, .. }
-            | Self::Image { cache_control, .. } => cache_control.as_ref(),
-            Self::Thinking { .. } | Self::RedactedThinking { .. } => None,
-        }
+        self.cache_control_slot().and_then(Option::as_ref)
     }
 
     /// The wire name of this block's type, for messages and logs.

@@ -6,11 +6,17 @@
 //! they finished no sooner than a few jobs at a time would. Waiting for a slot is cheap: the
 //! agent's task sleeps until one frees.
 //!
-//! A job keeps its slot until its thread returns, even when the agent stopped waiting (a read
-//! stuck on a hung network mount): the thread is still busy, so the slot is too.
+//! A job keeps its slot until its thread returns or its lease runs out. The lease is what
+//! keeps a few stuck jobs (reads on a hung network mount, which no one can interrupt) from
+//! stopping every agent's file tools: after [`LEASE`] the slot goes to the next job while the
+//! stuck thread finishes on its own.
 
-use std::sync::OnceLock;
-use tokio::sync::Semaphore;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// How long one job may hold its slot. Ordinary file work takes milliseconds.
+pub const LEASE: Duration = Duration::from_secs(10);
 
 /// Jobs per core. File work is part CPU (matching, formatting) and part waiting on the disk,
 /// so two jobs per core keep both busy; more only added threads (each with its allocator
@@ -34,13 +40,35 @@ pub fn limit() -> usize {
 pub(crate) async fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
+    run_leased(slots(), LEASE, work).await
+}
+
+async fn run_leased<T: Send + 'static>(
+    slots: &'static Semaphore,
+    lease: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, tokio::task::JoinError> {
     // The semaphore is never closed, so acquiring only waits.
-    let permit = slots().acquire().await.ok();
-    tokio::task::spawn_blocking(move || {
-        let _slot = permit;
-        work()
+    let slot: Arc<Mutex<Option<SemaphorePermit<'static>>>> =
+        Arc::new(Mutex::new(slots.acquire().await.ok()));
+    let free = |slot: &Mutex<Option<SemaphorePermit<'static>>>| {
+        slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+    };
+    let expiry = {
+        let slot = slot.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(lease).await;
+            free(&slot);
+        })
+    };
+    let done = tokio::task::spawn_blocking(move || {
+        let out = work();
+        free(&slot);
+        out
     })
-    .await
+    .await;
+    expiry.abort();
+    done
 }
 
 #[cfg(test)]
@@ -48,6 +76,36 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stuck_job_gives_its_slot_up_when_its_lease_ends() {
+        static TWO: Semaphore = Semaphore::const_new(2);
+        let lease = Duration::from_millis(50);
+        let (release, stuck) = std::sync::mpsc::channel::<()>();
+        let stuck = Arc::new(Mutex::new(stuck));
+        // Both slots taken by jobs that wait until the test lets them go.
+        let blocked: Vec<_> = (0..2)
+            .map(|_| {
+                let stuck = stuck.clone();
+                tokio::spawn(run_leased(&TWO, lease, move || {
+                    let _ = stuck.lock().map(|rx| rx.recv());
+                }))
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let next =
+            tokio::time::timeout(Duration::from_secs(20), run_leased(&TWO, lease, || "ran")).await;
+        assert!(
+            matches!(next, Ok(Ok("ran"))),
+            "a new job waited on the stuck ones"
+        );
+        for _ in 0..2 {
+            let _ = release.send(());
+        }
+        for job in blocked {
+            assert!(matches!(job.await, Ok(Ok(()))));
+        }
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn no_more_than_the_limit_run_at_once() {
