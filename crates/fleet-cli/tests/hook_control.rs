@@ -11,10 +11,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 fn project_with_settings(settings: Value) -> Project {
-    Project::new(&[
-        ("README.md", "# app\n"),
-        (".claude/settings.json", &settings.to_string()),
-    ])
+    Project::with_settings(&settings)
 }
 
 fn hook(matcher: &str, command: &str) -> Value {

@@ -10,11 +10,7 @@ use serde_json::{json, Value};
 
 /// A project whose `.claude/settings.json` holds `hooks`.
 fn project_with_hooks(hooks: Value) -> Project {
-    let settings = json!({ "hooks": hooks }).to_string();
-    Project::new(&[
-        ("README.md", "# app\n"),
-        (".claude/settings.json", &settings),
-    ])
+    Project::with_settings(&json!({ "hooks": hooks }))
 }
 
 fn command_hook(matcher: &str, command: &str) -> Value {

@@ -12,11 +12,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 fn project_with_hooks(hooks: Value) -> Project {
-    let settings = json!({ "hooks": hooks }).to_string();
-    Project::new(&[
-        ("README.md", "# app\n"),
-        (".claude/settings.json", &settings),
-    ])
+    Project::with_settings(&json!({ "hooks": hooks }))
 }
 
 fn command(text: &str) -> Value {

@@ -54,6 +54,14 @@ impl Project {
         project
     }
 
+    /// A repository whose shared `.claude/settings.json` is `settings`.
+    pub fn with_settings(settings: &Value) -> Self {
+        Self::new(&[
+            ("README.md", "# app\n"),
+            (".claude/settings.json", &settings.to_string()),
+        ])
+    }
+
     pub fn path(&self, rel: &str) -> String {
         self.repo.join(rel).display().to_string()
     }
