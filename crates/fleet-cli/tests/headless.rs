@@ -43,26 +43,19 @@ fn endless_glob() -> Scenario {
 async fn a_session_greps_reads_edits_runs_and_answers_in_stream_json() {
     let project = Project::new(&[("src/lib.rs", LIB), ("README.md", "# app\n")]);
     let server = server(fix_greeting(&project)).await;
-    let out = project
-        .run(
+    let (_, lines) = project
+        .stream_json(
             &server,
+            "fix the greeting",
             &[
-                "-p",
-                "fix the greeting",
-                "--output-format",
-                "stream-json",
-                "--verbose",
                 "--permission-mode",
                 "acceptEdits",
                 "--allowedTools",
                 "Bash(git diff *)",
                 "Bash(cat *)",
             ],
-            "",
         )
         .await;
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let lines = json_lines(&out);
 
     let init = &lines[0];
     assert_eq!(

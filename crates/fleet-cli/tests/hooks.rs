@@ -145,24 +145,17 @@ async fn a_hook_that_hangs_is_killed_at_its_timeout_and_the_session_goes_on() {
         Rule::tool_use("Bash", json!({"command": "echo ran > ran.txt"})),
     ]))
     .await;
-    let out = project
-        .run(
+    let (_, lines) = project
+        .stream_json(
             &server,
+            "run it",
             &[
-                "-p",
-                "run it",
-                "--output-format",
-                "stream-json",
-                "--verbose",
                 "--include-hook-events",
                 "--permission-mode",
                 "bypassPermissions",
             ],
-            "",
         )
         .await;
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let lines = json_lines(&out);
     assert_eq!(result_of(&lines)["result"], "WENT ON");
     // A timeout is a non-blocking error: the call itself ran.
     assert_eq!(project.read("ran.txt").trim(), "ran");
@@ -228,24 +221,17 @@ You are the guarded agent.\n";
         ),
     ]))
     .await;
-    let out = project
-        .run(
+    let (_, lines) = project
+        .stream_json(
             &server,
+            "go",
             &[
-                "-p",
-                "go",
-                "--output-format",
-                "stream-json",
-                "--verbose",
                 "--include-hook-events",
                 "--permission-mode",
                 "bypassPermissions",
             ],
-            "",
         )
         .await;
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let lines = json_lines(&out);
     assert_eq!(result_of(&lines)["result"], "MAIN-DONE");
     assert!(
         project.repo.join("main.txt").exists(),

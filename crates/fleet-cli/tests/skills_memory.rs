@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{json_lines, result_of, server, stderr, stdout, Project};
+use common::{result_of, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use serde_json::{json, Value};
 
@@ -67,21 +67,7 @@ async fn skills_are_listed_and_loaded_through_the_skill_tool() {
             .when_tool_result(false),
     ]))
     .await;
-    let out = project
-        .run(
-            &server,
-            &[
-                "-p",
-                "say hi to Ada",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ],
-            "",
-        )
-        .await;
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let lines = json_lines(&out);
+    let (out, lines) = project.stream_json(&server, "say hi to Ada", &[]).await;
     assert_eq!(result_of(&lines)["result"], "GREETED", "{}", stderr(&out));
     // The init line names them, as Claude Code's does.
     assert_eq!(lines[0]["skills"], json!(["greet", "deploy"]));

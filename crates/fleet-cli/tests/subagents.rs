@@ -59,21 +59,9 @@ fn kind(line: &Value) -> String {
 async fn a_background_agent_prints_the_reference_lines_in_order() {
     let project = Project::new(&[("a.txt", "x\n")]);
     let server = server(background()).await;
-    let out = project
-        .run(
-            &server,
-            &[
-                "-p",
-                "start a background job",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ],
-            "",
-        )
+    let (_, lines) = project
+        .stream_json(&server, "start a background job", &[])
         .await;
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    let lines = json_lines(&out);
     let ours: Vec<String> = lines.iter().map(kind).collect();
     assert_eq!(ours, REFERENCE);
     let agents = lines[0]["agents"].as_array().unwrap();

@@ -30,13 +30,6 @@ impl<T> Shared<T> {
     }
 }
 
-impl<T: Clone> Shared<T> {
-    /// The items as an owned `Vec`, copied only when they are still shared.
-    pub fn into_vec(self) -> Vec<T> {
-        Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
-    }
-}
-
 impl<T> Default for Shared<T> {
     fn default() -> Self {
         Self::new()
@@ -142,7 +135,7 @@ mod tests {
         drop(mine.clone());
         mine[0] = 7;
         assert_eq!(mine.as_ptr(), before, "no copy when nobody else holds it");
-        assert_eq!(mine.into_vec(), vec![7]);
+        assert_eq!(*mine, vec![7]);
     }
 
     #[test]

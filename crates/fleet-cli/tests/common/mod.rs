@@ -137,6 +137,22 @@ impl Project {
     }
 
     /// Runs `fleet args…` with these extra variables and nothing on stdin, off the runtime.
+    /// `fleet -p <prompt> --output-format stream-json --verbose <extra>`, which must succeed:
+    /// its output and its lines.
+    pub async fn stream_json(
+        &self,
+        server: &FakeModelServer,
+        prompt: &str,
+        extra: &[&str],
+    ) -> (Output, Vec<Value>) {
+        let mut args = vec!["-p", prompt, "--output-format", "stream-json", "--verbose"];
+        args.extend_from_slice(extra);
+        let out = self.run(server, &args, "").await;
+        assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+        let lines = json_lines(&out);
+        (out, lines)
+    }
+
     pub async fn run_with_env(
         &self,
         server: &FakeModelServer,

@@ -31,7 +31,7 @@ fn slots() -> &'static Semaphore {
 }
 
 /// How many file jobs may run at once on this machine.
-pub fn limit() -> usize {
+fn limit() -> usize {
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     (cores * JOBS_PER_CORE).clamp(MIN_JOBS, MAX_JOBS)
 }
