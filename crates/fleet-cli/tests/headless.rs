@@ -511,6 +511,23 @@ async fn system_prompt_flags_replace_and_append() {
     );
 }
 
+/// SDKs pass `--system-prompt ""` to mean "no custom prompt". The fake server refuses an
+/// empty system block as the real API does, so sending one fails this run.
+#[tokio::test]
+async fn an_empty_system_prompt_sends_no_empty_block() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let server = server(Scenario::with_rules([Rule::text("ok")])).await;
+    let out = project
+        .run(&server, &["-p", "hi", "--system-prompt", ""], "")
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "ok");
+    let system = server.last_request().unwrap().body["system"].clone();
+    let blocks = system.as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "only the context: {system}");
+    assert!(blocks[0]["text"].as_str().unwrap().contains("<env>"));
+}
+
 #[tokio::test]
 async fn tools_flag_chooses_what_the_model_is_offered() {
     let project = Project::new(&[("a.txt", "x\n")]);

@@ -128,8 +128,13 @@ impl SystemPromptBuilder {
         self
     }
 
+    /// The prompt, then one block of context. A blank prompt (`--system-prompt ""`, which
+    /// SDKs pass to mean "no custom prompt") is left out: the API refuses an empty block.
     pub fn build(self) -> Vec<String> {
-        let mut blocks = vec![self.prompt];
+        let mut blocks: Vec<String> = Some(self.prompt)
+            .filter(|prompt| !prompt.trim().is_empty())
+            .into_iter()
+            .collect();
         let mut context = Vec::new();
         if let Some(env) = &self.environment {
             context.push(env.render());
@@ -292,5 +297,20 @@ mod tests {
         assert!(blocks[1].contains(&format!("Working directory: {}", dir.path().display())));
         assert!(blocks[1].contains("Use tabs."));
         assert!(blocks[1].ends_with("extra"));
+    }
+
+    #[test]
+    fn a_blank_prompt_leaves_only_the_context() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let blocks = SystemPromptBuilder::new("  ")
+            .user_instructions(None)
+            .environment(Environment::detect(dir.path()))
+            .build();
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        assert!(blocks[0].contains("Working directory"));
+        assert!(SystemPromptBuilder::new("")
+            .user_instructions(None)
+            .build()
+            .is_empty());
     }
 }

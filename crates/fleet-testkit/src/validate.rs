@@ -4,7 +4,9 @@
 
 use crate::answer::is_generated_signature_valid;
 use crate::cache::{count_breakpoints, MAX_BREAKPOINTS};
-use fleet_protocol::{ContentBlock, MessageContent, MessagesRequest, Role, ThinkingConfig};
+use fleet_protocol::{
+    ContentBlock, MessageContent, MessagesRequest, Role, SystemPrompt, ThinkingConfig,
+};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -48,6 +50,12 @@ pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
         return Err(format!(
             "A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
         ));
+    }
+    // The API refuses an empty text block in the system prompt as in messages.
+    if let Some(SystemPrompt::Blocks(blocks)) = &req.system {
+        if blocks.iter().any(|block| block.text.is_empty()) {
+            return Err("system: text content blocks must be non-empty".into());
+        }
     }
     let last = req.messages.len() - 1;
     for (i, message) in req.messages.iter().enumerate() {

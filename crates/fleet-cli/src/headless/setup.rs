@@ -96,10 +96,7 @@ pub fn agent(
     // Subagents get the same environment and instruction files after their own prompt.
     let mut shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
         .environment(environment)
-        .build()
-        .into_iter()
-        .skip(1)
-        .collect();
+        .build();
 
     let catalog = Arc::new(choice.catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
