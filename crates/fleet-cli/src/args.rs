@@ -95,6 +95,10 @@ pub struct PrintArgs {
     /// MCP servers: a JSON file or inline JSON (`{"mcpServers": {…}}`); repeatable.
     #[arg(long = "mcp-config", value_name = "CONFIG", num_args = 1..)]
     pub mcp_config: Vec<String>,
+    /// Who answers permission questions: `stdio` asks the SDK host driving fleet over the
+    /// stream-json control protocol (`can_use_tool`).
+    #[arg(long, value_name = "TOOL")]
+    pub permission_prompt_tool: Option<String>,
     /// Use only the servers of --mcp-config, none from `.mcp.json` or settings.
     #[arg(long)]
     pub strict_mcp_config: bool,

@@ -33,11 +33,6 @@ pub enum InputError {
     MissingType { line: usize },
     #[error("stdin line {line}: expected \"type\":\"user\", got {got}")]
     WrongType { line: usize, got: String },
-    #[error(
-        "stdin line {line}: \"type\":\"control_request\" is not supported; \
-         fleet reads only user messages on stdin"
-    )]
-    ControlRequest { line: usize },
     #[error("stdin line {line}: {problem}")]
     BadMessage { line: usize, problem: String },
 }
@@ -51,21 +46,20 @@ impl InputError {
             | Self::NotAnObject { line, .. }
             | Self::MissingType { line }
             | Self::WrongType { line, .. }
-            | Self::ControlRequest { line }
             | Self::BadMessage { line, .. } => *line,
         }
     }
 }
 
-/// The user messages of a stream-json input, in order; blank lines are skipped.
-pub struct InputReader<R> {
+/// The non-blank lines of a stream-json input, each with its 1-based number.
+pub struct Lines<R> {
     lines: io::Lines<R>,
     line: usize,
     /// Set after a read error that will not go away by reading on.
     broken: bool,
 }
 
-impl<R: BufRead> InputReader<R> {
+impl<R: BufRead> Lines<R> {
     pub fn new(reader: R) -> Self {
         Self {
             lines: reader.lines(),
@@ -75,8 +69,8 @@ impl<R: BufRead> InputReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for InputReader<R> {
-    type Item = Result<Message, InputError>;
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = Result<(usize, String), InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.broken {
@@ -85,8 +79,9 @@ impl<R: BufRead> Iterator for InputReader<R> {
         loop {
             let read = self.lines.next()?;
             self.line += 1;
-            let text = match read {
-                Ok(text) => text,
+            match read {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => return Some(Ok((self.line, text))),
                 Err(source) => {
                     // Bad UTF-8 spoils one line only; any other error spoils the stream.
                     self.broken = source.kind() != io::ErrorKind::InvalidData;
@@ -95,9 +90,6 @@ impl<R: BufRead> Iterator for InputReader<R> {
                         source,
                     }));
                 }
-            };
-            if !text.trim().is_empty() {
-                return Some(parse_line(&text, self.line));
             }
         }
     }
@@ -117,9 +109,6 @@ pub fn parse_line(text: &str, line: usize) -> Result<Message, InputError> {
     match object.get("type") {
         None => return Err(InputError::MissingType { line }),
         Some(Value::String(t)) if t == "user" => {}
-        Some(Value::String(t)) if t == "control_request" => {
-            return Err(InputError::ControlRequest { line })
-        }
         Some(other) => {
             return Err(InputError::WrongType {
                 line,
@@ -213,7 +202,9 @@ mod tests {
     use fleet_protocol::ImageSource;
 
     fn read_all(input: &[u8]) -> Vec<Result<Message, InputError>> {
-        InputReader::new(input).collect()
+        Lines::new(input)
+            .map(|line| line.and_then(|(number, text)| parse_line(&text, number)))
+            .collect()
     }
 
     fn error_of(line: &str) -> String {
@@ -274,18 +265,6 @@ mod tests {
             "{json}"
         );
         assert_eq!(results[3].as_ref().unwrap().text(), "two");
-    }
-
-    #[test]
-    fn control_requests_are_refused_clearly() {
-        let err = error_of(
-            r#"{"type":"control_request","request_id":"r1","request":{"subtype":"interrupt"}}"#,
-        );
-        assert_eq!(
-            err,
-            "stdin line 3: \"type\":\"control_request\" is not supported; \
-             fleet reads only user messages on stdin"
-        );
     }
 
     #[test]
@@ -363,7 +342,7 @@ mod tests {
                 Err(io::Error::other("device gone"))
             }
         }
-        let results: Vec<_> = InputReader::new(io::BufReader::new(Failing)).collect();
+        let results: Vec<_> = Lines::new(io::BufReader::new(Failing)).collect();
         assert_eq!(results.len(), 1);
         assert_eq!(
             results[0].as_ref().unwrap_err().to_string(),

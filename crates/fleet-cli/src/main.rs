@@ -2,6 +2,7 @@
 
 mod agents_cmd;
 mod args;
+mod control;
 mod demo;
 mod dev;
 mod headless;

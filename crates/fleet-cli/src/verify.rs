@@ -127,7 +127,7 @@ pub async fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         &settings,
         choice,
         &session_id,
-        None,
+        setup::Host::default(),
         true,
         &setup::McpTools::default(),
     )?;

@@ -3,16 +3,18 @@
 //! fleet does not run is a warning on stderr.
 
 use crate::settings::{repo_root, Settings};
-use fleet_runtime::hooks::{HookSet, Hooks};
+use fleet_runtime::hooks::{HookRunner, HookSet, Hooks};
 use fleet_store::{FleetHome, SessionStore};
 use std::path::Path;
 use std::sync::Arc;
 
-/// `None` when no settings file configures a hook.
+/// `None` when no settings file configures a hook and the SDK host registered none. The
+/// host's callbacks run after the files' hooks, through its runner (which runs commands too).
 pub fn session_hooks(
     settings: &Settings,
     cwd: &Path,
     session_id: &str,
+    host: Option<&SdkHooks>,
 ) -> anyhow::Result<Option<Arc<Hooks>>> {
     let mut set = HookSet::default();
     for (value, file) in &settings.hooks {
@@ -22,6 +24,9 @@ pub fn session_hooks(
         }
         set.extend(hooks);
     }
+    if let Some(host) = host {
+        set.extend(host.set.clone());
+    }
     if set.is_empty() {
         return Ok(None);
     }
@@ -30,9 +35,18 @@ pub fn session_hooks(
         .ok()
         .and_then(|home| SessionStore::new(home).session_path(cwd, session_id).ok());
     let project = repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-    Ok(Some(Arc::new(
-        Hooks::new(set)
-            .with_transcript_path(transcript)
-            .with_project_dir(Some(project)),
-    )))
+    let mut hooks = Hooks::new(set)
+        .with_transcript_path(transcript)
+        .with_project_dir(Some(project));
+    if let Some(host) = host {
+        hooks = hooks.with_runner(host.runner.clone());
+    }
+    Ok(Some(Arc::new(hooks)))
+}
+
+/// The hooks an SDK host registered in `initialize`, and the runner that calls them back.
+#[derive(Clone)]
+pub struct SdkHooks {
+    pub set: HookSet,
+    pub runner: Arc<dyn HookRunner>,
 }

@@ -10,6 +10,7 @@ mod session_file;
 pub(crate) mod setup;
 
 use crate::args::PrintArgs;
+use crate::control;
 use crate::model_choice::{choose, Choice};
 use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
@@ -38,7 +39,10 @@ pub struct Run {
 }
 
 pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
-    if !args.print {
+    // A program that pipes its input (the Agent SDKs never pass -p) gets a headless session,
+    // as with Claude Code; a person at a terminal without -p is the interactive mode's.
+    let piped = args.input_format == "stream-json" || !std::io::stdin().is_terminal();
+    if !args.print && !piped {
         bail!(
             "the interactive mode is not built yet: run `fleet -p \"your prompt\"` (or pipe the \
              prompt to `fleet -p`), or try `fleet demo`"
@@ -70,7 +74,7 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
 
 pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let Run {
-        args,
+        mut args,
         cwd,
         settings,
         choice,
@@ -79,18 +83,78 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     } = run;
     let format: OutputFormat = args.output_format.parse().map_err(anyhow::Error::msg)?;
     let stream_input = args.input_format == "stream-json";
+    let sdk_prompts = match args.permission_prompt_tool.as_deref() {
+        None => false,
+        Some("stdio") if stream_input && format == OutputFormat::StreamJson => true,
+        Some("stdio") => bail!(
+            "--permission-prompt-tool stdio asks the program driving fleet over the control \
+             protocol: it needs --input-format stream-json and --output-format stream-json"
+        ),
+        Some(other) => bail!(
+            "--permission-prompt-tool {other:?}: fleet supports only \"stdio\" (questions go to \
+             the SDK host over the control protocol)"
+        ),
+    };
     // Read the prompt before anything is written, so a missing prompt leaves no empty session.
     let first_prompt = if stream_input {
         None
     } else {
         Some(read_prompt(&args)?)
     };
+    let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
+    // With stream-json input, stdout is shared line by line with the control protocol.
+    let (out, mut channel): (Box<dyn Write + Send>, _) = if stream_input {
+        let shared = control::out::SharedOut::new(out);
+        let channel = control::Channel::start(
+            shared.clone(),
+            prompt_tx.clone(),
+            format == OutputFormat::StreamJson,
+        );
+        (Box::new(shared.writer()), Some(channel))
+    } else {
+        (out, None)
+    };
+    // The SDKs send `initialize` first and wait for its answer before any prompt: what it
+    // adds (agents, hooks, a system prompt) is part of the session being built.
+    let mut initialize = None;
+    if let Some(channel) = channel.as_mut() {
+        if let control::reader::First::Initialize { id, body } = channel.first().await {
+            match control::init::InitRequest::read(&body, &mut args) {
+                Ok(request) => initialize = Some((id, request)),
+                Err(err) => {
+                    channel.link.respond(&id, Err(err.clone()));
+                    bail!("{err}");
+                }
+            }
+        }
+    }
 
     let mut session = SessionFile::open(&args, &cwd, persist)?;
-    // A person at the terminal answers "ask" decisions; otherwise they are refusals.
-    let stdin_in_use = stream_input || args.prompt.is_none();
-    let approver = approve::TerminalApprover::if_attended(stdin_in_use)
-        .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>);
+    let session_cancel = CancellationToken::new();
+    let approver: Option<std::sync::Arc<dyn fleet_runtime::Approver>> = match &channel {
+        Some(channel) if sdk_prompts => {
+            Some(std::sync::Arc::new(control::approver::SdkApprover::new(
+                channel.link.clone(),
+                std::sync::Arc::new(control::server::Effects::default()),
+                session_cancel.clone(),
+            )))
+        }
+        // A person at the terminal answers "ask" decisions; otherwise they are refusals.
+        _ => {
+            let stdin_in_use = stream_input || args.prompt.is_none();
+            approve::TerminalApprover::if_attended(stdin_in_use)
+                .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>)
+        }
+    };
+    let hooks = match (&channel, &initialize) {
+        (Some(channel), Some((_, request))) if !request.hooks.is_empty() => Some(hooks::SdkHooks {
+            set: request.hooks.clone(),
+            runner: std::sync::Arc::new(control::hook_runner::SdkHookRunner::new(
+                channel.link.clone(),
+            )),
+        }),
+        _ => None,
+    };
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text).await;
     let mcp = setup::McpTools {
         tools: {
@@ -113,24 +177,43 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         &settings,
         choice,
         session.id(),
-        approver,
+        setup::Host { approver, hooks },
         persist,
         &mcp,
-    )?;
-    let _scratchpad = built.scratchpad;
-    let agent = built.agent.with_history(session.history());
-    let (prompt_tx, prompt_rx) = mpsc::channel::<Message>(16);
-    let feeder = match first_prompt {
-        Some(prompt) => {
-            prompt_tx
-                .send(Message::user_text(prompt))
-                .await
-                .context("starting the session")?;
-            drop(prompt_tx);
-            None
+    );
+    let built = match (built, &channel, &initialize) {
+        (Err(err), Some(channel), Some((id, _))) => {
+            channel.link.respond(id, Err(format!("{err:#}")));
+            return Err(err);
         }
-        None => Some(std::thread::spawn(move || feed_stdin(prompt_tx))),
+        (built, _, _) => built?,
     };
+    let _scratchpad = built.scratchpad;
+    if let (Some(channel), Some((id, request))) = (&channel, &initialize) {
+        if !request.ignored.is_empty() {
+            eprintln!(
+                "fleet: initialize: not acted on: {}",
+                request.ignored.join(", ")
+            );
+        }
+        let answer = control::init::response(
+            built.spawner.agents(),
+            &built.skills,
+            &fleet_model::Catalog::from_env(),
+            built.agent.config().permissions.mode.as_str(),
+            !request.hooks.is_empty(),
+        );
+        channel.link.respond(id, Ok(answer));
+    }
+    let agent = built.agent.with_history(session.history());
+    if let Some(prompt) = first_prompt {
+        prompt_tx
+            .send(Message::user_text(prompt))
+            .await
+            .context("starting the session")?;
+    }
+    // The stdin reader holds its own sender; the session ends when it (or the prompt) is done.
+    drop(prompt_tx);
 
     // A resumed session takes up its team again: members, their conversations, unread mail.
     if let Some(team) = built
@@ -149,6 +232,20 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             Err(err) => tracing::warn!("not listening for other sessions' messages: {err}"),
         }
     }
+    let server = channel.as_mut().map(|channel| {
+        let requests = std::mem::replace(
+            &mut channel.requests,
+            tokio::sync::mpsc::unbounded_channel().1,
+        );
+        tokio::spawn(
+            control::server::Server {
+                link: channel.link.clone(),
+                mcp: servers.clone(),
+                spawner: built.spawner.clone(),
+            }
+            .serve(requests),
+        )
+    });
     let mut handle = Session::spawn_with(
         agent,
         prompt_rx,
@@ -207,13 +304,18 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         let _ = std::fs::remove_file(path);
     }
     printer.finish().context("writing the output")?;
+    // Requests still waiting for the host are withdrawn; nothing answers them any more.
+    session_cancel.cancel();
+    if let Some(server) = server {
+        server.abort();
+    }
     // A stopped run does not wait for stdin to end: whoever feeds it may never close it.
-    match feeder {
-        Some(feeder) if feeder.is_finished() || !stop.stopping() => match feeder.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => failed = failed.or(Some(err)),
-            Err(_) => bail!("the stdin reader stopped unexpectedly"),
-        },
+    match channel {
+        Some(channel) if channel.reader_done() || !stop.stopping() => {
+            if let Err(err) = channel.join() {
+                failed = failed.or(Some(err));
+            }
+        }
         _ => {}
     }
     session.finish()?;
@@ -354,32 +456,4 @@ fn read_prompt(args: &PrintArgs) -> anyhow::Result<String> {
         bail!("no prompt: stdin was empty");
     }
     Ok(text)
-}
-
-/// Sends each stream-json user message on stdin to the session, in order. A bad line is
-/// reported and skipped so the messages after it still run; the run then ends with an error
-/// naming the first bad line.
-fn feed_stdin(tx: mpsc::Sender<Message>) -> anyhow::Result<()> {
-    let stdin = std::io::stdin().lock();
-    let mut bad = Vec::new();
-    for message in crate::input::InputReader::new(stdin) {
-        match message {
-            Ok(message) => {
-                if tx.blocking_send(message).is_err() {
-                    break;
-                }
-            }
-            Err(err) => {
-                eprintln!("fleet: {}", crate::visible::visible(&err.to_string()));
-                bad.push(err.line());
-            }
-        }
-    }
-    match bad.first() {
-        None => Ok(()),
-        Some(first) => bail!(
-            "{} stdin line(s) were not valid stream-json user messages (first: line {first})",
-            bad.len()
-        ),
-    }
 }

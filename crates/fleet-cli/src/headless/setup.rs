@@ -49,6 +49,18 @@ pub struct Built {
     pub events: mpsc::Receiver<AgentEvent>,
     /// The coordinator's scratchpad, kept for as long as the run.
     pub scratchpad: Option<orchestration::Scratchpad>,
+    /// The skills the session offers (an SDK host lists them as commands).
+    pub skills: Arc<fleet_runtime::skills::SkillSet>,
+}
+
+/// What the process driving fleet adds to the session.
+#[derive(Default)]
+pub struct Host {
+    /// Who answers "ask" decisions (a person at the terminal, or an SDK host); none makes
+    /// them refusals.
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Hooks an SDK host registered in `initialize`.
+    pub hooks: Option<super::hooks::SdkHooks>,
 }
 
 // One call builds the whole session; its parts are independent inputs, not a bundle.
@@ -59,10 +71,11 @@ pub fn agent(
     settings: &Settings,
     choice: Choice,
     session_id: &str,
-    approver: Option<Arc<dyn Approver>>,
+    host: Host,
     persist: bool,
     mcp: &McpTools,
 ) -> anyhow::Result<Built> {
+    let approver = host.approver;
     let mode = orchestration::choose(args, settings)?;
     let scratchpad = match mode {
         Orchestration::Coordinator => Some(orchestration::scratchpad(cwd, session_id, persist)?),
@@ -134,7 +147,7 @@ pub fn agent(
             sandbox: sandbox.clone(),
             teams: team_settings(mode, session_id, persist)?,
             mcp: mcp.session.clone(),
-            hooks: super::hooks::session_hooks(settings, cwd, session_id)?,
+            hooks: super::hooks::session_hooks(settings, cwd, session_id, host.hooks.as_ref())?,
             // Worktrees live under the fleet home, outside the repository.
             worktrees: persist
                 .then(|| FleetHome::from_env().ok())
@@ -227,6 +240,7 @@ pub fn agent(
         sink,
         events,
         scratchpad,
+        skills,
     })
 }
 

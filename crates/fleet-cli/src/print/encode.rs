@@ -186,6 +186,8 @@ impl Encoder {
             "agents": info.agents,
             "skills": info.skills,
             "fleet_version": env!("CARGO_PKG_VERSION"),
+            // The Agent SDKs read the protocol version here and warn when there is none.
+            "claude_code_version": crate::control::init::PROTOCOL_VERSION,
             "uuid": new_uuid(),
         })
     }

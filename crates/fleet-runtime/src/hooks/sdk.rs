@@ -100,6 +100,8 @@ fn parse_group(group: &Value, path: &str, source: &Arc<str>) -> Result<MatcherGr
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use serde_json::json;
 
