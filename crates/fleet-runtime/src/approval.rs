@@ -14,14 +14,53 @@ pub struct ApprovalRequest<'a> {
     pub agent_id: &'a str,
     pub tool: &'a str,
     pub input: &'a Value,
+    /// The tool_use block's id, so an answer given elsewhere (an SDK host) can name the call.
+    pub tool_use_id: &'a str,
     /// The check's verdict, with the call described and an allow rule that would cover it.
     pub decision: &'a Decision,
 }
 
-pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+/// The answer to one question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Approval {
+    /// Run the call; with `updated_input`, run it with that input instead of the model's
+    /// (an SDK host may correct a path or a command before saying yes).
+    Allow { updated_input: Option<Value> },
+    /// Do not run it. The message, when given, is what the model reads instead of the
+    /// standard refusal, so the answerer can say why or what to do instead.
+    Deny { message: Option<String> },
+}
+
+impl Approval {
+    pub fn allow() -> Self {
+        Self::Allow {
+            updated_input: None,
+        }
+    }
+
+    pub fn deny() -> Self {
+        Self::Deny { message: None }
+    }
+
+    pub fn is_allow(&self) -> bool {
+        matches!(self, Self::Allow { .. })
+    }
+}
+
+impl From<bool> for Approval {
+    fn from(yes: bool) -> Self {
+        if yes {
+            Self::allow()
+        } else {
+            Self::deny()
+        }
+    }
+}
+
+pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Approval> + Send + 'a>>;
 
 pub trait Approver: Send + Sync {
-    /// True to run the call. May take as long as the person does; the loop stops waiting
-    /// when the agent is cancelled.
+    /// The answer for one call. May take as long as the person does; the loop stops
+    /// waiting when the agent is cancelled.
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> ApprovalFuture<'a>;
 }

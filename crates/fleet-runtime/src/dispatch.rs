@@ -5,7 +5,7 @@
 //! gets exactly one result — refused, failed, panicked or cancelled ones included — because
 //! the API rejects a conversation with a tool_use left unanswered.
 
-use crate::approval::{ApprovalRequest, Approver};
+use crate::approval::{Approval, ApprovalRequest, Approver};
 use crate::sink::EventSink;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
 use fleet_tools::permissions::{Behavior, Decision, DecisionReason, Permissions};
@@ -214,12 +214,21 @@ impl Dispatcher<'_> {
         match decision.behavior {
             Behavior::Allow => (run(call).await, reason("accept"), false),
             Behavior::Ask => match self.ask(call, &decision).await {
-                Some(true) => (run(call).await, note("accept", "user", None), false),
-                Some(false) => {
-                    let err = ToolError::Failed(format!(
-                        "The user refused this {} call. Do not retry it; ask the user what to do instead.",
-                        call.name
-                    ));
+                Some(Approval::Allow { updated_input }) => {
+                    let corrected = updated_input.map(|input| Call {
+                        input,
+                        ..call.clone()
+                    });
+                    let call = corrected.as_ref().unwrap_or(call);
+                    (run(call).await, note("accept", "user", None), false)
+                }
+                Some(Approval::Deny { message }) => {
+                    let err = ToolError::Failed(message.unwrap_or_else(|| {
+                        format!(
+                            "The user refused this {} call. Do not retry it; ask the user what to do instead.",
+                            call.name
+                        )
+                    }));
                     (Err(err), note("reject", "user", None), true)
                 }
                 // Nobody to ask: "ask" is a refusal the caller sees in `permission_denials`
@@ -238,17 +247,18 @@ impl Dispatcher<'_> {
 
     /// The person's answer, or `None` when there is nobody to ask. Cancelling the agent while
     /// it waits counts as a no.
-    async fn ask(&self, call: &Call, decision: &Decision) -> Option<bool> {
+    async fn ask(&self, call: &Call, decision: &Decision) -> Option<Approval> {
         let approver = self.approver?;
         let request = ApprovalRequest {
             agent_id: &self.sink.agent().agent_id,
             tool: &call.name,
             input: &call.input,
+            tool_use_id: &call.id,
             decision,
         };
         tokio::select! {
             biased;
-            _ = self.cancel.cancelled() => Some(false),
+            _ = self.cancel.cancelled() => Some(Approval::deny()),
             answer = approver.approve(request) => Some(answer),
         }
     }

@@ -34,7 +34,7 @@ pub mod teams;
 pub mod transcript;
 
 pub use agent::Agent;
-pub use approval::{ApprovalRequest, Approver};
+pub use approval::{Approval, ApprovalRequest, Approver};
 pub use config::AgentConfig;
 pub use context::{AgentContext, SubagentContext, TeammateContext};
 pub use error::RuntimeError;

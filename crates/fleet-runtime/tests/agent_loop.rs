@@ -281,7 +281,7 @@ impl fleet_runtime::Approver for OnlyOnes {
     ) -> fleet_runtime::approval::ApprovalFuture<'a> {
         self.asked.lock().unwrap().push(request.input.clone());
         let yes = request.tool == "Counter" && request.input["times"] == 1;
-        Box::pin(async move { yes })
+        Box::pin(async move { yes.into() })
     }
 }
 

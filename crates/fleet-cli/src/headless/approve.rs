@@ -44,35 +44,39 @@ impl Approver for TerminalApprover {
         // One exact rule per part of the call; none when no rule can cover it exactly.
         let rules = request.decision.suggested_rules();
         let question = question(&request, terminal_width());
-        Box::pin(async move {
-            let _turn = self.turn.lock().await;
-            if !rules.is_empty() && rules.iter().all(|rule| self.allowed_always(rule)) {
-                return true;
-            }
-            // Rules quote the command: shown, never obeyed by the terminal.
-            let shown_rules: Vec<String> =
-                rules.iter().map(|r| visible_line(r).into_owned()).collect();
-            let answer = tokio::task::spawn_blocking(move || {
-                let stdin = std::io::stdin();
-                ask(
-                    &mut stdin.lock(),
-                    &mut std::io::stderr(),
-                    &question,
-                    &shown_rules,
-                )
-            })
-            .await;
-            match answer {
-                Ok(Ok(Answer::Yes)) => true,
-                Ok(Ok(Answer::Always)) => {
-                    if let Ok(mut set) = self.always.lock() {
-                        set.extend(rules);
-                    }
-                    true
-                }
-                _ => false,
-            }
+        Box::pin(async move { self.answer(rules, question).await.into() })
+    }
+}
+
+impl TerminalApprover {
+    /// Yes or no from the person (or from an "always" they gave before).
+    async fn answer(&self, rules: Vec<String>, question: String) -> bool {
+        let _turn = self.turn.lock().await;
+        if !rules.is_empty() && rules.iter().all(|rule| self.allowed_always(rule)) {
+            return true;
+        }
+        // Rules quote the command: shown, never obeyed by the terminal.
+        let shown_rules: Vec<String> = rules.iter().map(|r| visible_line(r).into_owned()).collect();
+        let answer = tokio::task::spawn_blocking(move || {
+            let stdin = std::io::stdin();
+            ask(
+                &mut stdin.lock(),
+                &mut std::io::stderr(),
+                &question,
+                &shown_rules,
+            )
         })
+        .await;
+        match answer {
+            Ok(Ok(Answer::Yes)) => true,
+            Ok(Ok(Answer::Always)) => {
+                if let Ok(mut set) = self.always.lock() {
+                    set.extend(rules);
+                }
+                true
+            }
+            _ => false,
+        }
     }
 }
 

@@ -96,12 +96,14 @@ impl fmt::Display for HookEvent {
     }
 }
 
-/// What a hook does when it runs. Only commands come from files; the enum is where a callback
-/// registered over the SDK control protocol will go, run by its own [`super::HookRunner`].
+/// What a hook does when it runs. Only commands come from files; callbacks are registered by
+/// an SDK host in its `initialize` request and run by the host's own [`super::HookRunner`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Handler {
     /// A shell command line, run with `sh -c`.
     Command(String),
+    /// A function in the SDK host's process, named by the id it registered.
+    Callback(String),
 }
 
 /// One hook: what runs, how long it may take, and the file that configured it.
@@ -188,6 +190,11 @@ impl HookSet {
             }
         }
         Ok((set, warnings))
+    }
+
+    /// Adds one matcher group for `event`, after the ones it has.
+    pub fn push(&mut self, event: HookEvent, group: MatcherGroup) {
+        self.groups.entry(event).or_default().push(group);
     }
 
     /// Adds `other`'s hooks after this set's.

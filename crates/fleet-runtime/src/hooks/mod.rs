@@ -15,12 +15,14 @@
 //! - `events.rs`: one function per event, building its input
 //! - `tool.rs`, `turn.rs`: what the dispatcher and the agent loop do with the answers
 //! - `worktree.rs`: `WorktreeCreate` hooks that make an isolated agent's worktree
+//! - `sdk.rs`: callbacks an SDK host registers in `initialize`
 
 pub mod config;
 pub mod decision;
 pub(crate) mod events;
 pub mod matcher;
 pub mod run;
+pub mod sdk;
 pub(crate) mod tool;
 pub(crate) mod turn;
 pub(crate) mod worktree;
@@ -29,6 +31,7 @@ pub use config::{Handler, HookConfigError, HookEvent, HookSet, HookSpec};
 pub use decision::{PermissionVerdict, Verdict};
 pub use events::{stop_event, Caller};
 pub use run::{CommandRunner, Ending, HookRun, HookRunner, RunPlace};
+pub use sdk::SdkHooksError;
 
 use crate::sink::EventSink;
 use fleet_protocol::{EventKind, HookNote};

@@ -80,8 +80,18 @@ impl HookRunner for CommandRunner {
         cancel: &'a CancellationToken,
     ) -> RunFuture<'a> {
         Box::pin(async move {
-            let Handler::Command(command) = &hook.handler;
-            run_command(command, hook.timeout, input, place, cancel).await
+            match &hook.handler {
+                Handler::Command(command) => {
+                    run_command(command, hook.timeout, input, place, cancel).await
+                }
+                Handler::Callback(id) => HookRun {
+                    ending: Ending::Failed(format!(
+                        "callback hook {id:?} has no SDK host to run it"
+                    )),
+                    stdout: String::new(),
+                    stderr: String::new(),
+                },
+            }
         })
     }
 }
