@@ -68,6 +68,14 @@ function newRepo(name) {
 }
 
 let stderrLines = [];
+let stderrTail = '';
+
+/** fleet's stderr arrives in chunks that need not end at a line's end. */
+function collectStderr(chunk) {
+  const lines = (stderrTail + String(chunk)).split('\n');
+  stderrTail = lines.pop();
+  stderrLines.push(...lines.filter((l) => l));
+}
 // Aborted when the current check times out, which stops its fleet.
 let abortController = new AbortController();
 
@@ -84,7 +92,7 @@ function options(name, extra = {}) {
       HOME: home,
       FLEET_HOME: path.join(home, '.fleet'),
     },
-    stderr: (data) => stderrLines.push(...String(data).split('\n').filter((l) => l)),
+    stderr: collectStderr,
     abortController,
     ...extra,
   };
@@ -375,7 +383,7 @@ function report(error) {
     const text = JSON.stringify(m);
     console.log(`    fleet> ${text.length > 600 ? text.slice(0, 600) + '…' : text}`);
   }
-  for (const line of stderrLines.slice(-40)) console.log(`    err> ${line}`);
+  for (const line of [...stderrLines, stderrTail].filter((l) => l).slice(-40)) console.log(`    err> ${line}`);
 }
 
 // While debugging: AGENT_SDK_ONLY=agents,ts-mcp runs only those checks.
@@ -386,6 +394,7 @@ for (const [short, fn] of CHECKS) {
   if (only.length && !only.includes(name) && !only.includes(short)) continue;
   seenMessages = [];
   stderrLines = [];
+  stderrTail = '';
   abortController = new AbortController();
   const started = performance.now();
   let error = null;
