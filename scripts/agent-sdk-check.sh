@@ -167,8 +167,16 @@ run_checks "TypeScript SDK (tests/agent-sdk/check_typescript.mjs)" \
 passed=$(grep -c '^  ok ' "$WORK/lines" || true)
 failed=$(grep -c '^  FAIL ' "$WORK/lines" || true)
 if ((failed > 0)); then
-  echo "-- fake model server log (stderr)" >&2
-  tail -n 40 "$WORK/server.err" >&2
+  if [[ -s "$WORK/server.err" ]]; then
+    echo "-- fake model server log (stderr)" >&2
+    tail -n 40 "$WORK/server.err" >&2
+  fi
+  # An overview: what fleet first said on stderr in each failed check (details above).
+  echo "-- first stderr line of the CLI in each failed check"
+  awk '/^  FAIL / { check = $2; shown = 0; next }
+       /^  ok / { check = ""; next }
+       check != "" && !shown && /^    err> / { sub(/^    err> /, ""); printf "  %-18s %s\n", check, $0; shown = 1 }' \
+    "$WORK/lines"
 fi
 cd "$ROOT"
 echo "agent-sdk-check: $passed passed, $failed failed"
