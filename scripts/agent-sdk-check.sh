@@ -142,7 +142,7 @@ echo "agent-sdk-check: fake model server at $URL, the SDKs start $AGENT_SDK_CLI"
 # Only the fake server is reachable: no real key, no provider chosen by the caller's shell.
 unset ANTHROPIC_AUTH_TOKEN OPENAI_API_KEY OPENAI_BASE_URL FLEET_PROVIDER \
   CLAUDE_CONFIG_DIR CLAUDECODE
-export PYTHONUNBUFFERED=1 AGENT_SDK_CLI FAKE_MODEL_URL="$URL" AGENT_SDK_WORK="$WORK" AGENT_SDK_NODE_DIR="$NODE_DIR"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 AGENT_SDK_CLI FAKE_MODEL_URL="$URL" AGENT_SDK_WORK="$WORK" AGENT_SDK_NODE_DIR="$NODE_DIR"
 
 run_checks() { # <label> <command…>: prints the runner's lines; appends them to $WORK/lines
   local label=$1 status=0 before
