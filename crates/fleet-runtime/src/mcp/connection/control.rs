@@ -1,5 +1,6 @@
-//! What a user (through the Agent SDK's `mcp_reconnect` and `mcp_toggle`) can do to a server
-//! while the session runs, and what `mcp_status` reads off it.
+//! Stopping and starting a server while the session runs: for the agents that own one
+//! (`stop` when the agent ends, `suspend` while a teammate sleeps), for the user (the Agent
+//! SDK's `mcp_reconnect` and `mcp_toggle`), and what `mcp_status` reads off it.
 //!
 //! - **Reconnect:** the session is closed (a stdio server's process group killed) and a new
 //!   one started: a new process, a new HTTP/SSE session, or a new `initialize` over the SDK
@@ -128,6 +129,42 @@ impl McpConnection {
                 inner.restarted = true;
                 Err(err)
             }
+        }
+    }
+
+    /// Stops the server now, even while tools still hold the connection: for a server that
+    /// lives as long as one agent. Calls after this fail, and it is not restarted.
+    pub async fn stop(&self) {
+        let mut inner = self.inner.lock().await;
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
+        }
+        inner.status = McpStatus::Failed {
+            reason: "stopped with the agent that started it".into(),
+            restart_left: false,
+        };
+        inner.restarted = true;
+    }
+
+    /// Stops the server while its agent sleeps (a stopped teammate that a message may bring
+    /// back): unlike [`Self::stop`], the next call starts it again.
+    pub async fn suspend(&self) {
+        let mut inner = self.inner.lock().await;
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
+        }
+        inner.status = McpStatus::Failed {
+            reason: "stopped while its agent was stopped".into(),
+            restart_left: true,
+        };
+        inner.restarted = false;
+    }
+
+    /// Stops the server and waits until a stdio server's own process is gone.
+    pub async fn shutdown(self) {
+        let mut inner = self.inner.into_inner();
+        if let Some(session) = inner.session.take() {
+            stop(session).await;
         }
     }
 

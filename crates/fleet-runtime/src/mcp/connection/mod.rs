@@ -322,42 +322,6 @@ impl McpConnection {
         }
     }
 
-    /// Stops the server now, even while tools still hold the connection: for a server that
-    /// lives as long as one agent. Calls after this fail, and it is not restarted.
-    pub async fn stop(&self) {
-        let mut inner = self.inner.lock().await;
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
-        }
-        inner.status = McpStatus::Failed {
-            reason: "stopped with the agent that started it".into(),
-            restart_left: false,
-        };
-        inner.restarted = true;
-    }
-
-    /// Stops the server while its agent sleeps (a stopped teammate that a message may bring
-    /// back): unlike [`Self::stop`], the next call starts it again.
-    pub async fn suspend(&self) {
-        let mut inner = self.inner.lock().await;
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
-        }
-        inner.status = McpStatus::Failed {
-            reason: "stopped while its agent was stopped".into(),
-            restart_left: true,
-        };
-        inner.restarted = false;
-    }
-
-    /// Stops the server and waits until a stdio server's own process is gone.
-    pub async fn shutdown(self) {
-        let mut inner = self.inner.into_inner();
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
-        }
-    }
-
     /// A peer to send on: the live one, or a restarted one if the connection failed and has
     /// its restart left.
     pub(super) async fn ready_peer(&self) -> Result<Peer<RoleClient>, McpError> {
