@@ -214,13 +214,10 @@ pub fn agent(
         config.system.push(instructions.clone());
     }
     config.mcp_servers = mcp.statuses.clone();
-    config.mcp_live = fleet_runtime::mcp::McpLive::watch(
-        mcp.session
-            .as_ref()
-            .map(|session| session.servers.connections())
-            .unwrap_or_default(),
-        false,
-    );
+    config.mcp_live = mcp
+        .session
+        .as_ref()
+        .and_then(|session| fleet_runtime::mcp::McpLive::for_session(&session.servers, false));
     config.max_turns = args.max_turns;
     fleet_runtime::effort::apply(&mut config, effort.as_ref(), &catalog);
     config.approver = approver;

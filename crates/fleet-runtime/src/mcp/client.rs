@@ -17,6 +17,7 @@ use thiserror::Error;
 
 use super::config::{McpServerConfig, McpTransport};
 use super::process::ServerProcess;
+use super::sdk::{SdkMcpBridge, SdkTransport};
 use super::sse::SseClientTransport;
 
 /// The two MCP timeouts of the issue, read from the environment by [`McpTimeouts::from_env`].
@@ -147,11 +148,13 @@ pub struct Session {
 const MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
 
 /// Starts the transport for `config` and completes `initialize` within `timeouts.connect`.
-/// A stdio server that does not finish in time is killed with its group.
+/// A stdio server that does not finish in time is killed with its group. An SDK server goes
+/// through `bridge`, and fails without one.
 pub async fn open_session(
     config: &McpServerConfig,
     timeouts: McpTimeouts,
     handler: FleetClientHandler,
+    bridge: Option<&Arc<dyn SdkMcpBridge>>,
 ) -> Result<Session, McpError> {
     let server = config.name.clone();
     let timed_out = || McpError::ConnectTimeout {
@@ -229,6 +232,26 @@ pub async fn open_session(
                     process: None,
                 }),
                 Ok(Err(e)) => Err(failed(format!("{url}: {e}"))),
+                Err(_) => Err(timed_out()),
+            }
+        }
+        McpTransport::Sdk { .. } => {
+            let Some(bridge) = bridge else {
+                return Err(McpError::Unsupported {
+                    server,
+                    message: "an SDK server (\"type\": \"sdk\") is served over the Agent \
+                              SDK's control protocol, and this session has none (fleet was \
+                              not started by an SDK with --input-format stream-json)"
+                        .into(),
+                });
+            };
+            let transport = SdkTransport::new(&config.name, bridge.clone());
+            match tokio::time::timeout(timeouts.connect, handler.serve(transport)).await {
+                Ok(Ok(service)) => Ok(Session {
+                    service,
+                    process: None,
+                }),
+                Ok(Err(e)) => Err(failed(e.to_string())),
                 Err(_) => Err(timed_out()),
             }
         }

@@ -85,15 +85,24 @@ pub enum McpTransport {
         url: String,
         headers: BTreeMap<String, String>,
     },
+    /// A server living in the Agent SDK process that started fleet (`"type": "sdk"`), reached
+    /// through `mcp_message` control requests (see [`super::sdk`]). Only `--mcp-config` may
+    /// name one: the SDK passes it there, and nothing else could serve it.
+    Sdk {
+        /// The `name` the SDK gave (`create_sdk_mcp_server(name=…)`); requests go to the
+        /// server's configuration key, as the SDKs route them.
+        name: String,
+    },
 }
 
 impl McpTransport {
-    /// `stdio`, `http` or `sse`, as written in `"type"`.
+    /// `stdio`, `http`, `sse` or `sdk`, as written in `"type"`.
     pub fn kind(&self) -> &'static str {
         match self {
             McpTransport::Stdio { .. } => "stdio",
             McpTransport::Http { .. } => "http",
             McpTransport::Sse { .. } => "sse",
+            McpTransport::Sdk { .. } => "sdk",
         }
     }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use fleet_tools::{Tool, ToolPool};
 
-use super::{mcp_tool_name, McpConnection, McpTool, McpToolInfo};
+use super::{mcp_tool_name, McpConnection, McpServers, McpTool, McpToolInfo};
 
 /// Which of a server's tools an agent may hold.
 #[derive(Clone, Debug)]
@@ -71,6 +71,34 @@ impl McpLive {
             })
             .collect();
         Some(Self {
+            servers,
+            read_only_only,
+        })
+    }
+
+    /// Watches a session's servers for the main agent: those that connected at the start,
+    /// whose grant is read off the agent's pool as usual, and those that failed then, which
+    /// the agent was given nothing of only because they had nothing to give: when a
+    /// reconnect brings one, the agent gets all its tools (read-only agents, its read-only
+    /// ones). `None` without servers.
+    pub fn for_session(servers: &McpServers, read_only_only: bool) -> Option<Self> {
+        let servers: Vec<Seen> = servers
+            .entries
+            .iter()
+            .filter_map(|entry| {
+                let connection = entry.server.clone()?;
+                let grant = match entry.connection {
+                    Some(_) => Grant::Unknown,
+                    None => Grant::Whole,
+                };
+                Some(Seen {
+                    connection,
+                    generation: 0,
+                    grant,
+                })
+            })
+            .collect();
+        (!servers.is_empty()).then_some(Self {
             servers,
             read_only_only,
         })

@@ -2,8 +2,9 @@
 //! connected or failed, and what the session takes from them — their tools for the agents'
 //! pools, their statuses for the `init` line, their instructions for the system prompt.
 
-use super::config::McpConfig;
+use super::config::{McpConfig, McpSource};
 use super::resource_tools::ResourceServers;
+use super::sdk::SdkMcpBridge;
 use super::{McpConnection, McpTimeouts, McpTool};
 use fleet_tools::Tool;
 use std::sync::Arc;
@@ -18,7 +19,14 @@ pub struct McpServerEntry {
     pub status: &'static str,
     /// Why it failed (or why its configuration was refused).
     pub error: Option<String>,
+    /// The server when it connected at the start: what agents were given.
     pub connection: Option<Arc<McpConnection>>,
+    /// The server as it is now, for every configured server, also one that failed to start
+    /// (a reconnect may still bring it); `None` only for a configuration error. Status
+    /// reports, reconnects and toggles go through this.
+    pub server: Option<Arc<McpConnection>>,
+    /// Where its definition came from (for a configuration error, the file that had it).
+    pub source: Option<McpSource>,
 }
 
 impl std::fmt::Debug for McpServerEntry {
@@ -40,22 +48,48 @@ pub struct McpServers {
 impl McpServers {
     /// Starts every server of `config` at once and waits for each to connect or fail (a
     /// connect is bounded by `timeouts.connect`). A configuration error is a failed server of
-    /// that name, so it shows next to the others.
+    /// that name, so it shows next to the others. An SDK server fails: see
+    /// [`Self::start_with`].
     pub async fn start(config: &McpConfig, timeouts: McpTimeouts) -> Self {
-        let starts = config.servers.iter().map(|server| async move {
-            match McpConnection::connect(server, timeouts).await {
-                Ok(connection) => McpServerEntry {
-                    name: server.name.clone(),
-                    status: "connected",
-                    error: None,
-                    connection: Some(Arc::new(connection)),
-                },
-                Err(err) => McpServerEntry {
-                    name: server.name.clone(),
-                    status: "failed",
-                    error: Some(err.to_string()),
-                    connection: None,
-                },
+        Self::start_with(config, timeouts, None).await
+    }
+
+    /// [`Self::start`], with `bridge` the way to the SDK servers (`"type": "sdk"`) of the
+    /// Agent SDK program that started fleet. Without one, an SDK server fails, saying why.
+    pub async fn start_with(
+        config: &McpConfig,
+        timeouts: McpTimeouts,
+        bridge: Option<Arc<dyn SdkMcpBridge>>,
+    ) -> Self {
+        let starts = config.servers.iter().map(|server| {
+            let bridge = bridge.clone();
+            async move {
+                match McpConnection::connect_with(server, timeouts, bridge.clone()).await {
+                    Ok(connection) => {
+                        let connection = Arc::new(connection);
+                        McpServerEntry {
+                            name: server.name.clone(),
+                            status: "connected",
+                            error: None,
+                            connection: Some(connection.clone()),
+                            server: Some(connection),
+                            source: Some(server.source.clone()),
+                        }
+                    }
+                    Err(err) => McpServerEntry {
+                        name: server.name.clone(),
+                        status: "failed",
+                        error: Some(err.to_string()),
+                        connection: None,
+                        server: Some(Arc::new(McpConnection::failed(
+                            server,
+                            timeouts,
+                            bridge,
+                            err.to_string(),
+                        ))),
+                        source: Some(server.source.clone()),
+                    },
+                }
             }
         });
         let mut entries: Vec<McpServerEntry> = futures::future::join_all(starts).await;
@@ -65,6 +99,8 @@ impl McpServers {
                 status: "failed",
                 error: Some(error.to_string()),
                 connection: None,
+                server: None,
+                source: Some(error.origin().clone()),
             });
         }
         Self { entries }
@@ -81,7 +117,7 @@ impl McpServers {
         tools
     }
 
-    /// The live connections, for watching their tools (`McpLive`).
+    /// The servers that connected at the start, for watching their tools (`McpLive`).
     pub fn connections(&self) -> Vec<Arc<McpConnection>> {
         self.entries
             .iter()

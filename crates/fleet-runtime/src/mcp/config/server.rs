@@ -6,6 +6,8 @@
 //! - stdio: `command` (a non-empty string), `args` (strings), `env` (string values), `cwd`
 //!   (a relative one is taken from the folder of the file that defines the server).
 //! - http / sse: `url` (`http://` or `https://`), `headers` (string values).
+//! - sdk: `name` (a string; the key when absent). Accepted only from `--mcp-config`, where the
+//!   Agent SDK passes the servers it hosts; anywhere else nothing would serve it.
 //! - `${VAR}` / `${VAR:-default}` expand in command, args, env values, cwd, url and header
 //!   values; every unset variable without a default is named in one error.
 //! - Fields fleet does not read (`description`, `timeout`, …) are ignored, so configurations
@@ -76,7 +78,7 @@ pub fn parse_server(
         Some(Value::String(t)) => Some(t.as_str()),
         Some(other) => {
             return Err(invalid(format!(
-                "\"type\" must be \"stdio\", \"http\" or \"sse\", found {}",
+                "\"type\" must be \"stdio\", \"http\", \"sse\" or \"sdk\", found {}",
                 kind(other)
             )))
         }
@@ -94,6 +96,7 @@ pub fn parse_server(
             let (url, headers) = remote(fields, &mut ex)?;
             McpTransport::Sse { url, headers }
         }
+        Some("sdk") => sdk(name, fields, source)?,
         None if fields.contains_key("url") => {
             return Err(invalid(
                 "has a \"url\" but no \"type\": add \"type\": \"http\" (streamable HTTP) or \
@@ -107,7 +110,7 @@ pub fn parse_server(
         }
         Some(other) => {
             return Err(invalid(format!(
-                "unknown \"type\" {other:?}: expected \"stdio\", \"http\" or \"sse\""
+                "unknown \"type\" {other:?}: expected \"stdio\", \"http\", \"sse\" or \"sdk\""
             )))
         }
     };
@@ -180,6 +183,32 @@ fn stdio(
     })
 }
 
+/// An SDK-hosted server: only the SDK process that started fleet serves it, and it names its
+/// servers through `--mcp-config`. In a file it would be a server nothing answers.
+fn sdk(
+    key: &str,
+    fields: &Map<String, Value>,
+    source: &McpSource,
+) -> Result<McpTransport, ServerProblem> {
+    if !matches!(source, McpSource::FlagFile(_) | McpSource::FlagInline(_)) {
+        return Err(invalid(
+            "\"type\": \"sdk\" is a server hosted by an Agent SDK program, which passes it \
+             with --mcp-config; nothing serves it from here",
+        ));
+    }
+    let name = match fields.get("name") {
+        None | Some(Value::Null) => key.to_string(),
+        Some(Value::String(name)) => name.clone(),
+        Some(other) => {
+            return Err(invalid(format!(
+                "\"name\" must be a string, found {}",
+                kind(other)
+            )))
+        }
+    };
+    Ok(McpTransport::Sdk { name })
+}
+
 fn remote(
     fields: &Map<String, Value>,
     ex: &mut dyn FnMut(&str) -> String,
@@ -232,7 +261,7 @@ fn check_expanded(transport: &McpTransport) -> Result<(), ServerProblem> {
         McpTransport::Stdio { command, .. } if command.trim().is_empty() => {
             Err(invalid("\"command\" is empty"))
         }
-        McpTransport::Stdio { .. } => Ok(()),
+        McpTransport::Stdio { .. } | McpTransport::Sdk { .. } => Ok(()),
         McpTransport::Http { url, headers } | McpTransport::Sse { url, headers } => {
             let lower = url.to_ascii_lowercase();
             let rest = lower

@@ -330,3 +330,46 @@ fn a_relative_cwd_starts_at_the_defining_file_or_the_working_folder() {
     assert_eq!(cwd("p"), fx.root.join("repo/sub"));
     assert_eq!(cwd("i"), fx.root.join("repo/sub"));
 }
+
+#[test]
+fn an_sdk_server_comes_only_from_the_flags() {
+    let fx = Fixture::new();
+    let project = fx.write(
+        "repo/.mcp.json",
+        &servers(r#"{"calc": {"type": "sdk", "name": "calc"}}"#),
+    );
+    let mut sources = fx.sources();
+    sources.flags = vec![
+        r#"{"mcpServers": {"tools": {"type": "sdk", "name": "my-tools"}, "bare": {"type": "sdk"}}}"#
+            .into(),
+    ];
+    let config = sources.load(&env);
+    let tools = config.get("tools").expect("the flag's sdk server loads");
+    assert_eq!(
+        tools.transport,
+        McpTransport::Sdk {
+            name: "my-tools".into()
+        }
+    );
+    assert_eq!(tools.transport.kind(), "sdk");
+    assert_eq!(
+        config.get("bare").map(|s| &s.transport),
+        Some(&McpTransport::Sdk {
+            name: "bare".into()
+        }),
+        "without a name the key is the name"
+    );
+    assert!(
+        config.get("calc").is_none(),
+        "nothing serves it from a file"
+    );
+    let error = config
+        .error_for("calc")
+        .expect("the file's sdk entry is an error");
+    assert_eq!(error.origin(), &McpSource::Project(project.clone()));
+    let message = error.to_string();
+    assert!(
+        message.contains(&project.display().to_string()) && message.contains("--mcp-config"),
+        "{message}"
+    );
+}

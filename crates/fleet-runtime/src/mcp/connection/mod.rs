@@ -5,7 +5,12 @@
 //! connection failed, and the next call restarts the server, once per connection; after that
 //! the connection stays failed and says why.
 
-use std::sync::atomic::Ordering;
+mod control;
+mod listing;
+
+pub use control::McpServerSnapshot;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use fleet_tools::ToolOutput;
@@ -21,6 +26,8 @@ use super::client::{
 };
 use super::config::McpServerConfig;
 use super::output::{map_call_result, max_output_tokens_from_env};
+use super::sdk::SdkMcpBridge;
+use listing::list_tools;
 
 /// One tool a server offers, as listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,12 +38,17 @@ pub struct McpToolInfo {
     pub input_schema: Value,
     /// The server's `readOnlyHint` annotation; MCP tools are not read-only without it.
     pub read_only_hint: bool,
+    /// The tool's `annotations` object as listed (`Null` without one), for status reports.
+    pub annotations: Value,
 }
 
 /// Where a connection stands, for `fleet mcp list` and the stream-json `init` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum McpStatus {
     Connected,
+    /// Turned off ([`McpConnection::set_enabled`]): stopped, no tools, no calls until it is
+    /// turned on again.
+    Disabled,
     /// Dead; `restart_left` says whether the next call will try to start it again.
     Failed {
         reason: String,
@@ -57,11 +69,20 @@ struct Inner {
     restarted: bool,
     /// Bumped whenever `tools` is replaced, so agents holding adapters know theirs are stale.
     generation: u64,
+    /// The server's `serverInfo` name and version from `initialize`.
+    server_info: Option<(String, String)>,
+    /// Counts the sessions started, so a failure is blamed on the session it happened in.
+    epoch: u64,
 }
 
 /// A connected MCP server. Dropping it kills a stdio server's process group.
 pub struct McpConnection {
     config: McpServerConfig,
+    /// The way to an SDK server (`"type": "sdk"`); kept for its restarts.
+    bridge: Option<Arc<dyn SdkMcpBridge>>,
+    /// Set while a reconnect or an enable is starting the server, so a status report can say
+    /// `pending` without waiting for the start.
+    connecting: AtomicBool,
     pub(super) timeouts: McpTimeouts,
     pub(super) max_output_tokens: usize,
     signals: Arc<ServerSignals>,
@@ -77,25 +98,62 @@ impl McpConnection {
         config: &McpServerConfig,
         timeouts: McpTimeouts,
     ) -> Result<Self, McpError> {
-        let signals = Arc::new(ServerSignals::default());
-        let mut inner = Inner {
-            session: None,
-            status: McpStatus::Connected,
-            tools: Arc::new(Vec::new()),
-            skipped: Vec::new(),
-            instructions: None,
-            restarted: false,
-            generation: 0,
-        };
-        start(config, timeouts, &signals, &mut inner).await?;
-        Ok(Self {
+        Self::connect_with(config, timeouts, None).await
+    }
+
+    /// [`Self::connect`], with the bridge an SDK server (`"type": "sdk"`) is reached through.
+    pub async fn connect_with(
+        config: &McpServerConfig,
+        timeouts: McpTimeouts,
+        bridge: Option<Arc<dyn SdkMcpBridge>>,
+    ) -> Result<Self, McpError> {
+        let connection = Self::new(config, timeouts, bridge, McpStatus::Connected);
+        {
+            let mut inner = connection.inner.lock().await;
+            connection.start_into(&mut inner).await?;
+        }
+        Ok(connection)
+    }
+
+    /// A connection with no session yet. One created failed has no automatic restart left.
+    fn new(
+        config: &McpServerConfig,
+        timeouts: McpTimeouts,
+        bridge: Option<Arc<dyn SdkMcpBridge>>,
+        status: McpStatus,
+    ) -> Self {
+        Self {
             config: config.clone(),
+            bridge,
+            connecting: AtomicBool::new(false),
             timeouts,
             max_output_tokens: max_output_tokens_from_env(),
-            signals,
+            signals: Arc::new(ServerSignals::default()),
             syncing: Mutex::new(()),
-            inner: Mutex::new(inner),
-        })
+            inner: Mutex::new(Inner {
+                session: None,
+                restarted: matches!(status, McpStatus::Failed { .. }),
+                status,
+                tools: Arc::new(Vec::new()),
+                skipped: Vec::new(),
+                instructions: None,
+                generation: 0,
+                server_info: None,
+                epoch: 0,
+            }),
+        }
+    }
+
+    /// Opens a session into `inner` (over the bridge for an SDK server) and lists its tools.
+    async fn start_into(&self, inner: &mut Inner) -> Result<(), McpError> {
+        start(
+            &self.config,
+            self.timeouts,
+            &self.signals,
+            self.bridge.as_ref(),
+            inner,
+        )
+        .await
     }
 
     /// The same connection with its output cap set explicitly (instead of from the environment).
@@ -229,7 +287,7 @@ impl McpConnection {
         let params: CallToolRequestParams =
             serde_json::from_value(json!({"name": tool, "arguments": arguments}))
                 .map_err(|e| call_error(e.to_string()))?;
-        let peer = self.ready_peer().await?;
+        let (peer, epoch) = self.ready_session().await?;
         let request = peer.call_tool_once(params);
         let outcome = tokio::select! {
             biased;
@@ -258,69 +316,42 @@ impl McpConnection {
             )),
             Some(Err(ServiceError::McpError(e))) => Err(call_error(e.message.to_string())),
             Some(Err(e)) if peer.is_transport_closed() || is_transport_error(&e) => Err(self
-                .mark_failed(format!("the server exited during the call ({e})"))
+                .mark_failed_in(epoch, format!("the server exited during the call ({e})"))
                 .await),
             Some(Err(e)) => Err(call_error(e.to_string())),
-        }
-    }
-
-    /// Stops the server now, even while tools still hold the connection: for a server that
-    /// lives as long as one agent. Calls after this fail, and it is not restarted.
-    pub async fn stop(&self) {
-        let mut inner = self.inner.lock().await;
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
-        }
-        inner.status = McpStatus::Failed {
-            reason: "stopped with the agent that started it".into(),
-            restart_left: false,
-        };
-        inner.restarted = true;
-    }
-
-    /// Stops the server while its agent sleeps (a stopped teammate that a message may bring
-    /// back): unlike [`Self::stop`], the next call starts it again.
-    pub async fn suspend(&self) {
-        let mut inner = self.inner.lock().await;
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
-        }
-        inner.status = McpStatus::Failed {
-            reason: "stopped while its agent was stopped".into(),
-            restart_left: true,
-        };
-        inner.restarted = false;
-    }
-
-    /// Stops the server and waits until a stdio server's own process is gone.
-    pub async fn shutdown(self) {
-        let mut inner = self.inner.into_inner();
-        if let Some(session) = inner.session.take() {
-            stop(session).await;
         }
     }
 
     /// A peer to send on: the live one, or a restarted one if the connection failed and has
     /// its restart left.
     pub(super) async fn ready_peer(&self) -> Result<Peer<RoleClient>, McpError> {
+        self.ready_session().await.map(|(peer, _)| peer)
+    }
+
+    /// [`Self::ready_peer`] and which session it belongs to, so a call that fails can tell
+    /// whether the session it used is still the current one (a reconnect may have replaced
+    /// it meanwhile).
+    async fn ready_session(&self) -> Result<(Peer<RoleClient>, u64), McpError> {
         let mut inner = self.inner.lock().await;
         if let Some(session) = &inner.session {
             if !session.service.is_closed() && !session.service.peer().is_transport_closed() {
-                return Ok(session.service.peer().clone());
+                return Ok((session.service.peer().clone(), inner.epoch));
             }
             let reason = exit_reason(session, "the server exited");
             fail(&mut inner, reason).await;
         }
-        let McpStatus::Failed { reason, .. } = inner.status.clone() else {
-            return Err(self.failed_error("no session".to_string()));
+        let reason = match inner.status.clone() {
+            McpStatus::Failed { reason, .. } => reason,
+            McpStatus::Disabled => return Err(self.failed_error(control::DISABLED.into())),
+            McpStatus::Connected => return Err(self.failed_error("no session".to_string())),
         };
         if inner.restarted {
             return Err(self.failed_error(reason));
         }
         inner.restarted = true;
-        match start(&self.config, self.timeouts, &self.signals, &mut inner).await {
+        match self.start_into(&mut inner).await {
             Ok(()) => match &inner.session {
-                Some(session) => Ok(session.service.peer().clone()),
+                Some(session) => Ok((session.service.peer().clone(), inner.epoch)),
                 None => Err(self.failed_error(reason)),
             },
             Err(e) => {
@@ -333,13 +364,27 @@ impl McpConnection {
         }
     }
 
+    /// [`Self::mark_failed`] for a call made on session `epoch`: when another session has
+    /// replaced it since (a reconnect, a toggle), the current one is left alone.
+    async fn mark_failed_in(&self, epoch: u64, reason: String) -> McpError {
+        let mut inner = self.inner.lock().await;
+        if inner.epoch != epoch {
+            return self.failed_error(reason);
+        }
+        self.fail_locked(&mut inner, reason).await
+    }
+
     pub(super) async fn mark_failed(&self, reason: String) -> McpError {
         let mut inner = self.inner.lock().await;
+        self.fail_locked(&mut inner, reason).await
+    }
+
+    async fn fail_locked(&self, inner: &mut Inner, reason: String) -> McpError {
         let reason = match &inner.session {
             Some(session) => exit_reason(session, &reason),
             None => reason,
         };
-        fail(&mut inner, reason.clone()).await;
+        fail(inner, reason.clone()).await;
         self.failed_error(reason)
     }
 
@@ -356,12 +401,13 @@ async fn start(
     config: &McpServerConfig,
     timeouts: McpTimeouts,
     signals: &Arc<ServerSignals>,
+    bridge: Option<&Arc<dyn SdkMcpBridge>>,
     inner: &mut Inner,
 ) -> Result<(), McpError> {
     let handler = FleetClientHandler {
         signals: signals.clone(),
     };
-    let session = open_session(config, timeouts, handler).await?;
+    let session = open_session(config, timeouts, handler, bridge).await?;
     let peer = session.service.peer().clone();
     let listed = tokio::time::timeout(timeouts.connect, list_tools(&config.name, &peer)).await;
     let (tools, skipped) = match listed {
@@ -378,13 +424,16 @@ async fn start(
             });
         }
     };
-    inner.instructions = session
-        .service
-        .peer_info()
-        .and_then(|info| info.instructions.clone());
+    let info = session.service.peer_info();
+    inner.instructions = info.as_ref().and_then(|info| info.instructions.clone());
+    inner.server_info = info
+        .as_ref()
+        .and_then(|info| info.server_info.as_ref())
+        .map(|server| (server.name.clone(), server.version.clone()));
     inner.tools = Arc::new(tools);
     inner.skipped = skipped;
     inner.generation += 1;
+    inner.epoch += 1;
     inner.session = Some(session);
     inner.status = McpStatus::Connected;
     signals.tools_changed.store(false, Ordering::SeqCst);
@@ -394,6 +443,10 @@ async fn start(
 async fn fail(inner: &mut Inner, reason: String) {
     if let Some(session) = inner.session.take() {
         stop(session).await;
+    }
+    if inner.status == McpStatus::Disabled {
+        // A call cut off by the disable: the server is off, not failed.
+        return;
     }
     inner.status = McpStatus::Failed {
         reason,
@@ -420,88 +473,4 @@ pub(super) fn is_transport_error(e: &ServiceError) -> bool {
         e,
         ServiceError::TransportClosed | ServiceError::TransportSend(_)
     )
-}
-
-/// The most of a tool's description the model is shown: every request carries every tool's
-/// description, so one server's essay must not crowd out the conversation.
-const MAX_DESCRIPTION_CHARS: usize = 2_048;
-
-fn capped_description(text: &str) -> String {
-    match text.char_indices().nth(MAX_DESCRIPTION_CHARS) {
-        Some((cut, _)) => format!("{}… [description cut]", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
-/// Every tool the server lists, split into those fleet can offer and those it leaves out.
-async fn list_tools(
-    server: &str,
-    peer: &Peer<RoleClient>,
-) -> Result<(Vec<McpToolInfo>, Vec<(String, String)>), McpError> {
-    let listed = peer.list_all_tools().await.map_err(|e| McpError::Connect {
-        server: server.to_string(),
-        message: format!("tools/list: {e}"),
-    })?;
-    let mut tools = Vec::new();
-    let mut skipped = Vec::new();
-    for tool in listed {
-        let value = serde_json::to_value(&tool).unwrap_or(Value::Null);
-        let name = value["name"].as_str().unwrap_or_default().to_string();
-        let schema = value.get("inputSchema").cloned().unwrap_or(Value::Null);
-        if schema.get("type").and_then(Value::as_str) != Some("object") {
-            skipped.push((
-                name,
-                format!("its input schema is not an object schema: {schema}"),
-            ));
-            continue;
-        }
-        let offered = super::mcp_tool_name(server, &name);
-        if offered.len() > super::tool::MAX_TOOL_NAME {
-            skipped.push((
-                name,
-                format!(
-                    "{offered} is longer than the {} characters a tool name may have",
-                    super::tool::MAX_TOOL_NAME
-                ),
-            ));
-            continue;
-        }
-        if let Some(first) = tools
-            .iter()
-            .find(|t: &&McpToolInfo| super::mcp_tool_name(server, &t.name) == offered)
-        {
-            skipped.push((
-                name.clone(),
-                format!("it would be offered as {offered}, like {:?}", first.name),
-            ));
-            continue;
-        }
-        tools.push(McpToolInfo {
-            description: capped_description(value["description"].as_str().unwrap_or_default()),
-            input_schema: schema,
-            read_only_hint: value["annotations"]["readOnlyHint"]
-                .as_bool()
-                .unwrap_or(false),
-            name,
-        });
-    }
-    Ok((tools, skipped))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_descriptions_are_cut_on_a_character_boundary() {
-        assert_eq!(capped_description("short"), "short");
-        let long = "é".repeat(MAX_DESCRIPTION_CHARS + 10);
-        let cut = capped_description(&long);
-        assert!(cut.starts_with(&"é".repeat(MAX_DESCRIPTION_CHARS)));
-        assert!(cut.ends_with("[description cut]"));
-        assert_eq!(
-            cut.chars().count(),
-            MAX_DESCRIPTION_CHARS + " [description cut]".len() + 1
-        );
-    }
 }
