@@ -48,6 +48,23 @@ impl InitRequest {
             Some(Value::String(text)) => args.append_system_prompt = Some(text.clone()),
             Some(_) => return Err("initialize: appendSystemPrompt must be a string".into()),
         }
+        match body.get("sdkMcpServers") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(names)) => {
+                let mut servers = Map::new();
+                for name in names {
+                    let name = name
+                        .as_str()
+                        .ok_or("initialize: sdkMcpServers must hold server names")?;
+                    servers.insert(name.into(), json!({"type": "sdk", "name": name}));
+                }
+                if !servers.is_empty() {
+                    args.mcp_config
+                        .push(json!({"mcpServers": servers}).to_string());
+                }
+            }
+            Some(_) => return Err("initialize: sdkMcpServers must be a list of names".into()),
+        }
         let mut ignored = Vec::new();
         for key in body.keys() {
             let known = matches!(
@@ -62,8 +79,9 @@ impl InitRequest {
     }
 }
 
-/// Fields other parts of fleet take from the request (see `control::session`), or that ask
-/// for nothing fleet would do differently.
+/// Fields read elsewhere (`jsonSchema`), served another way (`sdkMcpServerManifests`: fleet
+/// asks the SDK's servers over `mcp_message`), or asking for nothing fleet would do
+/// differently.
 fn extra_known(key: &str) -> bool {
     matches!(
         key,

@@ -10,12 +10,14 @@
 //! - `reader.rs`: the stdin thread that routes every line
 //! - `init.rs`: `initialize`, read before the session is built and answered after
 //! - `server.rs`: the host's later requests
-//! - `approver.rs`, `hook_runner.rs`: `can_use_tool` and `hook_callback`
+//! - `approver.rs`, `hook_runner.rs`, `mcp_bridge.rs`: `can_use_tool`, `hook_callback` and
+//!   `mcp_message`
 
 pub mod approver;
 pub mod hook_runner;
 pub mod init;
 pub mod link;
+pub mod mcp_bridge;
 pub mod out;
 pub mod reader;
 pub mod server;

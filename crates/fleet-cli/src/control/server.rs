@@ -51,7 +51,28 @@ impl Server {
             "initialize" => Err(
                 "initialize was already answered: it must be the first line, and only once".into(),
             ),
-            "mcp_status" => Ok(json!({"mcpServers": self.mcp_status()})),
+            "mcp_status" => {
+                let servers = self.mcp.servers.status().await;
+                Ok(json!({"mcpServers": serde_json::to_value(servers).map_err(|e| e.to_string())?}))
+            }
+            "mcp_reconnect" => {
+                let name = server_name(body)?;
+                self.mcp.servers.reconnect(name).await.map_err(|e| e.to_string())?;
+                Ok(json!({}))
+            }
+            "mcp_toggle" => {
+                let name = server_name(body)?;
+                let enabled = body
+                    .get("enabled")
+                    .and_then(Value::as_bool)
+                    .ok_or("mcp_toggle needs a boolean \"enabled\"")?;
+                self.mcp
+                    .servers
+                    .set_enabled(name, enabled)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(json!({}))
+            }
             "stop_task" => {
                 let task_id = body
                     .get("task_id")
@@ -69,15 +90,12 @@ impl Server {
             )),
         }
     }
+}
 
-    fn mcp_status(&self) -> Vec<Value> {
-        self.mcp
-            .servers
-            .statuses()
-            .into_iter()
-            .map(|(name, status)| json!({"name": name, "status": status}))
-            .collect()
-    }
+fn server_name(body: &Map<String, Value>) -> Result<&str, String> {
+    body.get("serverName")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "needs a string \"serverName\"".to_string())
 }
 
 /// What a `can_use_tool` answer changes beyond its call.

@@ -155,7 +155,14 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         }),
         _ => None,
     };
-    let servers = start_mcp(&args, &cwd, format == OutputFormat::Text).await;
+    // SDK-hosted servers start through the control link, while `initialize` still waits.
+    let bridge = channel.as_ref().map(|channel| {
+        std::sync::Arc::new(control::mcp_bridge::LinkBridge::new(
+            channel.link.clone(),
+            session_cancel.clone(),
+        )) as std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>
+    });
+    let servers = start_mcp(&args, &cwd, format == OutputFormat::Text, bridge).await;
     let mcp = setup::McpTools {
         tools: {
             let mut tools = servers.servers.tools().await;
@@ -339,15 +346,19 @@ async fn start_mcp(
     args: &PrintArgs,
     cwd: &std::path::Path,
     text: bool,
+    bridge: Option<std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>>,
 ) -> std::sync::Arc<fleet_runtime::subagent::McpSession> {
     let config = fleet_runtime::mcp::config::McpConfig::load(
         cwd,
         args.mcp_config.clone(),
         args.strict_mcp_config,
     );
-    let servers =
-        fleet_runtime::mcp::McpServers::start(&config, fleet_runtime::mcp::McpTimeouts::from_env())
-            .await;
+    let servers = fleet_runtime::mcp::McpServers::start_with(
+        &config,
+        fleet_runtime::mcp::McpTimeouts::from_env(),
+        bridge,
+    )
+    .await;
     // Said in every output format (on stderr): a server the repository asks for but the user
     // never approved is a decision the user should see.
     for server in &config.unapproved {
