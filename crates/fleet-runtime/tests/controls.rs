@@ -300,3 +300,55 @@ async fn context_usage_grows_after_a_turn() {
     assert_eq!(rows, after.max_tokens);
     assert!(after.message_breakdown.user_message_tokens > 0);
 }
+
+/// Answers yes, and like an SDK `can_use_tool` answer with `updatedPermissions`, grants an
+/// allow rule for the tool it was asked about.
+struct GrantingApprover {
+    controls: SessionControls,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl fleet_runtime::Approver for GrantingApprover {
+    fn approve<'a>(
+        &'a self,
+        request: fleet_runtime::ApprovalRequest<'a>,
+    ) -> fleet_runtime::approval::ApprovalFuture<'a> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let granted = self.controls.apply_permission_update_values(&[json!({
+            "type": "addRules",
+            "rules": [{"toolName": request.tool}],
+            "behavior": "allow",
+            "destination": "session"
+        })]);
+        Box::pin(async move { granted.is_ok() })
+    }
+}
+
+#[tokio::test]
+async fn a_rule_granted_while_answering_covers_the_next_call_of_the_same_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    let server = server(Scenario::with_rules([
+        Rule::text("DONE").when_tool_result(true),
+        Rule::tool_use("Write", json!({"file_path": a, "content": "a\n"}))
+            .then_tool_use("Write", json!({"file_path": b, "content": "b\n"})),
+    ]))
+    .await;
+    let controls = SessionControls::new(ControlOptions::default());
+    let approver = std::sync::Arc::new(GrantingApprover {
+        controls: controls.clone(),
+        asked: Default::default(),
+    });
+    let mut config = config(dir.path(), Vec::new(), PermissionMode::Default);
+    config.tools = ToolPool::builtin();
+    config.approver = Some(approver.clone());
+    config.controls = Some(controls);
+    let (events, _) = run(agent_with(&server, dir.path(), config), "write both").await;
+    assert_eq!(result(&events).result, "DONE");
+    assert!(a.exists() && b.exists());
+    assert_eq!(
+        approver.asked.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the second Write ran on the granted rule"
+    );
+}
