@@ -126,7 +126,7 @@ impl FleetServer {
             cwd,
         )?);
         let sandbox = Arc::new(sandbox_from_settings(&settings, args.sandbox())?);
-        let kind = AgentSandbox::kind_for_mode(permissions.mode, SandboxKind::Standard);
+        let kind = AgentSandbox::kind_for_mode(permissions.mode(), SandboxKind::Standard);
         let agent_sandbox = AgentSandbox::new(kind, sandbox, Some(permissions.clone()));
         let guard = agent_sandbox.read_guard(cwd);
         let ctx = ToolContext::new(cwd.to_path_buf(), permissions.workspace.clone())

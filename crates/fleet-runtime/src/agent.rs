@@ -8,6 +8,7 @@
 
 mod calls;
 mod context_fit;
+mod live;
 mod request;
 
 use crate::accounting::Accounting;
@@ -108,7 +109,7 @@ impl Agent {
                 thinking: config.thinking.clone(),
             })
         });
-        Self {
+        let agent = Self {
             client,
             catalog,
             tool_definitions,
@@ -122,7 +123,9 @@ impl Agent {
             ctx,
             messages: Shared::new(),
             session_id: session_id.into(),
-        }
+        };
+        agent.bind_controls();
+        agent
     }
 
     /// Continues an earlier conversation (`--continue`, `--resume`).
@@ -160,7 +163,7 @@ impl Agent {
     pub fn set_permission_mode(&mut self, mode: fleet_tools::permissions::PermissionMode) {
         let mut permissions =
             fleet_tools::permissions::Permissions::clone(&self.config.permissions);
-        permissions.mode = mode;
+        permissions.set_own_mode(mode);
         let permissions = Arc::new(permissions);
         let kind = fleet_tools::sandbox::AgentSandbox::kind_for_mode(
             mode,
@@ -187,7 +190,7 @@ impl Agent {
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            permission_mode: self.config.permissions.mode.as_str().to_string(),
+            permission_mode: self.config.permissions.mode().as_str().to_string(),
             additional_directories: self
                 .ctx
                 .workspace
@@ -254,6 +257,7 @@ impl Agent {
         if let Some(ack) = self.prompt_ack.take() {
             ack();
         }
+        self.sync_controls_for_run();
         let mut stop_hook_active = false;
         let mut terminal_reason = None;
         let mut recovering: Option<(crate::compact::TooLong, Stop)> = None;
@@ -274,6 +278,7 @@ impl Agent {
                 break Err(interrupted());
             }
             Box::pin(self.deliver_inbox(sink)).await;
+            self.sync_controls();
             Box::pin(self.refresh_mcp_tools()).await;
             let need = match &recovering {
                 Some((refusal, _)) => crate::compact::Need::TooLong(*refusal),
@@ -330,6 +335,7 @@ impl Agent {
             self.commit(sink, sendable(reply.content), Some(meta), Vec::new())
                 .await;
             self.context.observe(&usage, self.messages.len());
+            self.publish_context(Some(&usage));
             if calls.is_empty() {
                 if let Some(hooks) = self.config.hooks.clone() {
                     let caller = self.hook_caller();
@@ -450,7 +456,7 @@ impl Agent {
         crate::hooks::Caller::current(
             &self.session_id,
             self.ctx.cwd.clone(),
-            self.config.permissions.mode.as_str(),
+            self.config.permissions.mode().as_str(),
         )
     }
 

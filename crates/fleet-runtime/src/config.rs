@@ -54,6 +54,9 @@ pub struct AgentConfig {
     /// How the agent keeps its conversation inside the model's window, and the `PreCompact`
     /// hook slot (see [`crate::compact`]).
     pub compact: crate::compact::CompactSettings,
+    /// The session's live controls (interrupt, model, permission mode, context usage), on
+    /// the main agent only; see [`crate::controls`].
+    pub controls: Option<crate::controls::SessionControls>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -61,7 +64,7 @@ impl std::fmt::Debug for AgentConfig {
         f.debug_struct("AgentConfig")
             .field("model", &self.model)
             .field("tools", &self.tools)
-            .field("mode", &self.permissions.mode)
+            .field("mode", &self.permissions.mode())
             .field("max_turns", &self.max_turns)
             .field("max_budget_usd", &self.max_budget_usd)
             .field("approver", &self.approver.is_some())
@@ -91,6 +94,7 @@ impl AgentConfig {
             mcp_live: None,
             hooks: None,
             compact: crate::compact::CompactSettings::from_env(),
+            controls: None,
         }
     }
 }

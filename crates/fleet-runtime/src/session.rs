@@ -79,6 +79,7 @@ impl Session {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
         let task = tokio::spawn(async move {
+            let turns = crate::controls::Turns::new(&agent, spawner.as_ref());
             sink.emit(EventKind::Started(info(&agent, spawner.as_deref())))
                 .await;
             let mut start_context = crate::hooks::turn::session_start(&agent, &sink, &token).await;
@@ -90,10 +91,13 @@ impl Session {
                 };
                 let Some(prompt) = prompt else { break };
                 let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
-                agent.run(prompt, &sink, &token).await;
+                // An interrupt cancels this turn only; the session waits for the next prompt.
+                let turn = turns.begin(&token);
+                agent.run(prompt, &sink, &turn).await;
                 if let Some(spawner) = &spawner {
-                    settle(&mut agent, spawner, &sink, &token).await;
+                    settle(&mut agent, spawner, &sink, &turn).await;
                 }
+                turns.end();
                 if token.is_cancelled() {
                     break;
                 }

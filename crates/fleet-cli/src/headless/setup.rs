@@ -223,7 +223,7 @@ pub fn agent(
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
-    let kind = AgentSandbox::kind_for_mode(config.permissions.mode, SandboxKind::Standard);
+    let kind = AgentSandbox::kind_for_mode(config.permissions.mode(), SandboxKind::Standard);
     let main_sandbox = AgentSandbox::new(kind, sandbox, Some(config.permissions.clone()));
     // Read deny rules and the credential stores bind Grep and Glob too, not only Read.
     let guard = main_sandbox.read_guard(cwd);

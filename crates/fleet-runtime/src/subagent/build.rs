@@ -141,7 +141,7 @@ impl Spawner {
             .filter(|wt| wt.kind == crate::isolation::WorktreeKind::Snapshot)
             .map(|wt| wt.path.clone());
         let sandbox = AgentSandbox::new(
-            self.sandbox_kind(&bp.kind, permissions.mode, snapshot.as_deref()),
+            self.sandbox_kind(&bp.kind, permissions.mode(), snapshot.as_deref()),
             self.config.sandbox.clone(),
             Some(permissions.clone()),
         );

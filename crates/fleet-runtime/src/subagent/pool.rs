@@ -156,10 +156,10 @@ pub(crate) fn child_permissions(
 ) -> Result<Permissions, String> {
     let mut permissions = parent.clone();
     if let Some(wanted) = def.permission_mode {
-        permissions.mode = narrower(parent.mode, wanted);
+        permissions.set_own_mode(narrower(parent.mode(), wanted));
     }
     if def.restriction == Restriction::ReadOnly {
-        permissions.mode = PermissionMode::Plan;
+        permissions.set_own_mode(PermissionMode::Plan);
     }
     let source = format!("agent definition {}", def.name);
     let base = parent.workspace.root.clone();

@@ -69,7 +69,7 @@ impl Spawner {
         let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
         // Its required MCP servers, before anything else is made for it.
         let mcp = Arc::new(self.child_mcp(&def).await?);
-        let plan_required = parent.permissions.mode == PermissionMode::Plan;
+        let plan_required = parent.permissions.mode() == PermissionMode::Plan;
         let color = team.next_color();
         let spec = Arc::new(MemberSpec {
             team: team.name.clone(),

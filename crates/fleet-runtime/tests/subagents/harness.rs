@@ -37,6 +37,8 @@ pub(crate) struct Setup<'a> {
     pub orchestration: Orchestration,
     /// Teams on: `Agent` with `name` starts a teammate.
     pub teams: bool,
+    /// The main agent's live controls.
+    pub controls: Option<fleet_runtime::SessionControls>,
 }
 
 impl Default for Setup<'_> {
@@ -51,6 +53,7 @@ impl Default for Setup<'_> {
             model_override: None,
             orchestration: Orchestration::Plain,
             teams: false,
+            controls: None,
         }
     }
 }
@@ -115,6 +118,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
     config.system = vec![PARENT.into()];
     spawner.attach_main(&mut config);
     config.max_budget_usd = setup.budget;
+    config.controls = setup.controls;
     let ctx = ToolContext::new(dir.to_path_buf(), workspace);
     let agent = Agent::new(client(server), catalog, config, ctx, "sess-1");
     Tree {

@@ -8,6 +8,7 @@ mod common;
 mod harness;
 
 mod background;
+mod controls;
 mod coordinator;
 mod foreground;
 mod fork;

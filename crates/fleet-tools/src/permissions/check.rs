@@ -2,9 +2,10 @@
 
 use super::bash_split;
 use super::call::{is_device, Call};
+use super::live::{merged, ModeCell, SessionGrants};
 use super::mode::PermissionMode;
 use super::protected;
-use super::rule::{Rule, RuleKind, RuleSet};
+use super::rule::{Rule, RuleError, RuleKind, RuleSet};
 use crate::shell::quote;
 use crate::tool::Access;
 use crate::workspace::Workspace;
@@ -247,24 +248,118 @@ fn path_specifier(path: &Path) -> String {
 
 /// Everything needed to decide a call: the mode, the rules, the workspace and the home folder
 /// (for `~/` specifiers).
+///
+/// The mode and the session's grants (rules and folders added while it runs) can change under
+/// a shared `Arc<Permissions>`, and are shared by clones; see [`super::live`].
 #[derive(Debug, Clone)]
 pub struct Permissions {
-    pub mode: PermissionMode,
+    mode: Arc<ModeCell>,
     pub rules: RuleSet,
     pub workspace: Arc<Workspace>,
     pub home: Option<PathBuf>,
+    granted: Arc<SessionGrants>,
 }
 
 impl Permissions {
     pub fn new(mode: PermissionMode, rules: RuleSet, workspace: Arc<Workspace>) -> Self {
-        Self {
+        Self::assemble(
             mode,
             rules,
             workspace,
-            home: std::env::var_os("HOME")
+            std::env::var_os("HOME")
                 .filter(|home| !home.is_empty())
                 .map(PathBuf::from),
+        )
+    }
+
+    pub(super) fn assemble(
+        mode: PermissionMode,
+        rules: RuleSet,
+        workspace: Arc<Workspace>,
+        home: Option<PathBuf>,
+    ) -> Self {
+        Self {
+            mode: ModeCell::new(mode),
+            rules,
+            workspace,
+            home,
+            granted: Arc::default(),
         }
+    }
+
+    /// The mode in force now.
+    pub fn mode(&self) -> PermissionMode {
+        self.mode.get()
+    }
+
+    /// Gives this copy a mode of its own: it no longer follows changes made through the copies
+    /// it was cloned from (nor they its). For a subagent's narrower mode, a teammate's.
+    pub fn set_own_mode(&mut self, mode: PermissionMode) {
+        self.mode = ModeCell::new(mode);
+    }
+
+    /// Changes the mode of this copy and of every copy sharing its mode, from their next
+    /// check on (a session's `set_permission_mode`).
+    pub fn change_mode(&self, mode: PermissionMode) {
+        self.mode.set(mode);
+    }
+
+    /// Grants `texts` as `kind` rules for the rest of the session (all or none: one that does
+    /// not parse adds nothing). `base` anchors `/x` path specifiers; `source` names where they
+    /// came from in messages.
+    pub fn grant_rules(
+        &self,
+        kind: RuleKind,
+        texts: &[String],
+        base: &Path,
+        source: &str,
+    ) -> Result<(), RuleError> {
+        self.granted.add_rules(kind, texts, base, source)
+    }
+
+    /// Replaces the session's granted `kind` rules with `texts` (rules the session started
+    /// with stay).
+    pub fn replace_granted_rules(
+        &self,
+        kind: RuleKind,
+        texts: &[String],
+        base: &Path,
+        source: &str,
+    ) -> Result<(), RuleError> {
+        self.granted.replace_rules(kind, texts, base, source)
+    }
+
+    /// Takes back granted `kind` rules spelled as in `texts`; returns how many there were.
+    pub fn revoke_rules(&self, kind: RuleKind, texts: &[String]) -> usize {
+        self.granted.remove_rules(kind, texts)
+    }
+
+    /// The rules granted while the session runs.
+    pub fn granted_rules(&self) -> RuleSet {
+        self.granted.rules().clone()
+    }
+
+    /// Adds folders to the workspace for the rest of the session (relative ones taken from
+    /// the project root), resolved as `--add-dir` does.
+    pub fn grant_dirs(&self, dirs: &[PathBuf]) {
+        let root = &self.workspace.root;
+        self.granted
+            .add_dirs(dirs.iter().map(|dir| crate::workspace::resolve(dir, root)));
+    }
+
+    /// Takes back folders granted with [`Self::grant_dirs`].
+    pub fn revoke_dirs(&self, dirs: &[PathBuf]) {
+        let root = &self.workspace.root;
+        let resolved: Vec<PathBuf> = dirs
+            .iter()
+            .map(|dir| crate::workspace::resolve(dir, root))
+            .collect();
+        self.granted.remove_dirs(&resolved);
+    }
+
+    /// The folders granted while the session runs.
+    pub fn granted_dirs(&self) -> Vec<PathBuf> {
+        self.granted.dirs()
     }
 
     /// Decides one call of `tool` (read-only or not) that would touch `access`; `cwd` is the
@@ -291,13 +386,32 @@ impl Permissions {
         access: &Access,
         cwd: &Path,
     ) -> Decision {
-        let mut call = Call::new(tool, access, cwd, self.home.as_deref(), &self.workspace);
+        // Read once: the mode may change while the call is decided.
+        let mode = self.mode();
+        let granted = self.granted.rules();
+        let joined;
+        let rules = if granted.is_empty() {
+            &self.rules
+        } else {
+            joined = merged(&self.rules, &granted);
+            &joined
+        };
+        let widened;
+        let workspace = if self.granted.has_dirs() {
+            let mut wider = Workspace::clone(&self.workspace);
+            wider.additional.extend(self.granted.dirs());
+            widened = wider;
+            &widened
+        } else {
+            &*self.workspace
+        };
+        let mut call = Call::new(tool, access, cwd, self.home.as_deref(), workspace);
         call.edits_accepted = matches!(
-            self.mode,
+            mode,
             PermissionMode::AcceptEdits | PermissionMode::BypassPermissions
         );
-        let (behavior, reason) = self.decide(&call, read_only, sandboxed);
-        let behavior = match (behavior, self.mode) {
+        let (behavior, reason) = decide(mode, rules, &call, read_only, sandboxed);
+        let behavior = match (behavior, mode) {
             (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,
             (behavior, _) => behavior,
         };
@@ -308,52 +422,54 @@ impl Permissions {
             access: access.clone(),
         }
     }
+}
 
-    fn decide(
-        &self,
-        call: &Call<'_>,
-        read_only: bool,
-        sandboxed: bool,
-    ) -> (Behavior, DecisionReason) {
-        if let Some(rule) = self.rules.denying(call) {
-            return (Behavior::Deny, DecisionReason::Rule(rule.clone()));
-        }
-        if self.mode == PermissionMode::Plan && !read_only {
-            return (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan));
-        }
-        if let Some(path) = protected::unnamed_protected_write(call, &self.rules) {
-            return (Behavior::Ask, DecisionReason::Protected(path));
-        }
-        if let Some(rule) = self.rules.asking(call) {
-            return (Behavior::Ask, DecisionReason::Rule(rule.clone()));
-        }
-        if let Some(write) = call
-            .write
-            .as_ref()
-            .filter(|w| !self.workspace.contains(&w.resolved))
-        {
-            return match self.rules.allowing_path(call) {
-                Some(rule) => (Behavior::Allow, DecisionReason::Rule(rule.clone())),
-                None => (
-                    Behavior::Deny,
-                    DecisionReason::OutsideWorkspace(write.resolved.clone()),
-                ),
-            };
-        }
-        if let Some(rule) = self.rules.allowing(call) {
-            return (Behavior::Allow, DecisionReason::Rule(rule.clone()));
-        }
-        if sandboxed && !read_only {
-            return (Behavior::Allow, DecisionReason::Sandboxed);
-        }
-        let mode = DecisionReason::Mode(self.mode);
-        let behavior = match self.mode {
-            PermissionMode::BypassPermissions => Behavior::Allow,
-            _ if read_only => Behavior::Allow,
-            PermissionMode::AcceptEdits if call.write.is_some() => Behavior::Allow,
-            PermissionMode::Plan => Behavior::Deny,
-            _ => Behavior::Ask,
-        };
-        (behavior, mode)
+/// The verdict before dontAsk turns asks into refusals; see [`Permissions::check`].
+fn decide(
+    mode: PermissionMode,
+    rules: &RuleSet,
+    call: &Call<'_>,
+    read_only: bool,
+    sandboxed: bool,
+) -> (Behavior, DecisionReason) {
+    if let Some(rule) = rules.denying(call) {
+        return (Behavior::Deny, DecisionReason::Rule(rule.clone()));
     }
+    if mode == PermissionMode::Plan && !read_only {
+        return (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan));
+    }
+    if let Some(path) = protected::unnamed_protected_write(call, rules) {
+        return (Behavior::Ask, DecisionReason::Protected(path));
+    }
+    if let Some(rule) = rules.asking(call) {
+        return (Behavior::Ask, DecisionReason::Rule(rule.clone()));
+    }
+    if let Some(write) = call
+        .write
+        .as_ref()
+        .filter(|w| !call.workspace.contains(&w.resolved))
+    {
+        return match rules.allowing_path(call) {
+            Some(rule) => (Behavior::Allow, DecisionReason::Rule(rule.clone())),
+            None => (
+                Behavior::Deny,
+                DecisionReason::OutsideWorkspace(write.resolved.clone()),
+            ),
+        };
+    }
+    if let Some(rule) = rules.allowing(call) {
+        return (Behavior::Allow, DecisionReason::Rule(rule.clone()));
+    }
+    if sandboxed && !read_only {
+        return (Behavior::Allow, DecisionReason::Sandboxed);
+    }
+    let reason = DecisionReason::Mode(mode);
+    let behavior = match mode {
+        PermissionMode::BypassPermissions => Behavior::Allow,
+        _ if read_only => Behavior::Allow,
+        PermissionMode::AcceptEdits if call.write.is_some() => Behavior::Allow,
+        PermissionMode::Plan => Behavior::Deny,
+        _ => Behavior::Ask,
+    };
+    (behavior, reason)
 }

@@ -22,6 +22,7 @@ mod bash_match;
 pub(crate) mod bash_split;
 pub(crate) mod call;
 mod check;
+mod live;
 mod mode;
 pub(crate) mod path_match;
 mod protected;

@@ -161,12 +161,7 @@ impl PermissionsBuilder {
     }
 
     pub fn build(self) -> Permissions {
-        Permissions {
-            mode: self.mode,
-            rules: self.rules,
-            workspace: Arc::new(self.workspace),
-            home: self.home,
-        }
+        Permissions::assemble(self.mode, self.rules, Arc::new(self.workspace), self.home)
     }
 }
 

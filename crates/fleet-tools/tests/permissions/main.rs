@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bash;
+mod live;
 mod modes;
 mod paths;
 mod protected;

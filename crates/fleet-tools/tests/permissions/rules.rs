@@ -162,7 +162,7 @@ fn sources_merge_with_the_command_line_on_top() {
     let workspace = || Workspace::new(&fx.project);
     let no_flags = CommandLinePermissions::default();
     let perms = Permissions::from_sources(workspace(), &sources, &no_flags, &cwd).unwrap();
-    assert_eq!(perms.mode, PermissionMode::DontAsk);
+    assert_eq!(perms.mode(), PermissionMode::DontAsk);
     let decision = check_in(&perms, &bash("curl example.com"), &cwd);
     assert_eq!(decision.behavior, Deny);
     assert!(decision.message().contains("home/.claude/settings.json"));
@@ -181,7 +181,7 @@ fn sources_merge_with_the_command_line_on_top() {
         add_dirs: Vec::new(),
     };
     let perms = Permissions::from_sources(workspace(), &sources, &flags, &cwd).unwrap();
-    assert_eq!(perms.mode, PermissionMode::Default);
+    assert_eq!(perms.mode(), PermissionMode::Default);
     assert_eq!(check_in(&perms, &bash("git status"), &cwd).behavior, Allow);
     assert_eq!(
         check_in(&perms, &edit(fx.p("docs/x")), &cwd).behavior,
