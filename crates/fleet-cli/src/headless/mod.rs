@@ -207,7 +207,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             built.spawner.agents(),
             &built.skills,
             &fleet_model::Catalog::from_env(),
-            built.agent.config().permissions.mode.as_str(),
+            built.agent.config().permissions.mode().as_str(),
             !request.hooks.is_empty(),
         );
         channel.link.respond(id, Ok(answer));
