@@ -82,6 +82,7 @@ pub fn thinking_for(
     Some((
         ThinkingConfig::Enabled {
             budget_tokens: u64::from(budget),
+            display: None,
         },
         max_tokens,
     ))
@@ -115,8 +116,8 @@ mod tests {
     fn budget(effort: &str, model: &str, max_tokens: u32) -> Option<(u64, u32)> {
         let info = Catalog::builtin().info(model);
         thinking_for(&parse_effort(effort).unwrap(), &info, max_tokens).map(|(t, m)| match t {
-            ThinkingConfig::Enabled { budget_tokens } => (budget_tokens, m),
-            ThinkingConfig::Disabled => (0, m),
+            ThinkingConfig::Enabled { budget_tokens, .. } => (budget_tokens, m),
+            ThinkingConfig::Adaptive { .. } | ThinkingConfig::Disabled => (0, m),
         })
     }
 

@@ -4,10 +4,13 @@
 
 mod agents;
 mod approve;
+pub(crate) mod flags;
 mod hooks;
 mod orchestration;
+mod prompt_tool;
 mod session_file;
 pub(crate) mod setup;
+mod thinking;
 
 use crate::args::PrintArgs;
 use crate::model_choice::{choose, Choice};
@@ -54,16 +57,18 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     if !cwd.is_dir() {
         bail!("--cwd {}: not a folder", cwd.display());
     }
-    let settings = settings::load(&cwd)?;
+    flags::check(&args)?;
+    let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
     let out = Box::new(std::io::stdout());
+    let args_persist_off = args.no_session_persistence;
     execute(Run {
         args,
         cwd,
         settings,
         choice,
         out,
-        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()?,
+        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args_persist_off,
     })
     .await
 }
@@ -107,6 +112,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             .collect(),
         session: Some(servers.clone()),
     };
+    let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
     let built = setup::agent(
         &args,
         &cwd,

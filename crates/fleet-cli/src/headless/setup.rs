@@ -63,6 +63,7 @@ pub fn agent(
     persist: bool,
     mcp: &McpTools,
 ) -> anyhow::Result<Built> {
+    let choice = super::flags::client(args, choice)?;
     let mode = orchestration::choose(args, settings)?;
     let scratchpad = match mode {
         Orchestration::Coordinator => Some(orchestration::scratchpad(cwd, session_id, persist)?),
@@ -88,10 +89,7 @@ pub fn agent(
         Orchestration::Coordinator => COORDINATOR_PROMPT,
         _ => DEFAULT_PROMPT,
     };
-    let prompt = args
-        .system_prompt
-        .clone()
-        .unwrap_or_else(|| default_prompt.to_string());
+    let prompt = super::flags::system_prompt(args)?.unwrap_or_else(|| default_prompt.to_string());
     let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
     // Subagents get the same environment and instruction files after their own prompt.
     let mut shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
@@ -109,7 +107,8 @@ pub fn agent(
             system = system.append(listing);
         }
     }
-    let effort = args.effort.clone().or_else(|| settings.effort.clone());
+    let thinking = super::thinking::Thinking::from_args(args, settings);
+    let effort = thinking.effort();
     let spawner = Spawner::new(
         SpawnerConfig {
             shared_system,
@@ -185,6 +184,9 @@ pub fn agent(
     if let Some(append) = &args.append_system_prompt {
         system = system.append(append.clone());
     }
+    if let Some(append) = super::flags::appended_prompt_file(args)? {
+        system = system.append(append);
+    }
     let tools = spawner.main_tools(
         MainAgent {
             model: choice.model.clone(),
@@ -209,7 +211,7 @@ pub fn agent(
         false,
     );
     config.max_turns = args.max_turns;
-    fleet_runtime::effort::apply(&mut config, effort.as_ref(), &catalog);
+    thinking.apply(&mut config, &catalog);
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
