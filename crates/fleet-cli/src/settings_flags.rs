@@ -8,13 +8,13 @@
 //!
 //! | source | settings files | also gates |
 //! |---|---|---|
-//! | `user` | `$FLEET_HOME/settings.json`, `~/.claude/settings.json` | — |
-//! | `project` | `.claude/settings.json`, `.fleet/settings.json` | — |
+//! | `user` | `$FLEET_HOME/settings.json`, `~/.claude/settings.json` | `~/.claude/CLAUDE.md` |
+//! | `project` | `.claude/settings.json`, `.fleet/settings.json` | the project's `CLAUDE.md`, `AGENTS.md`, `CLAUDE.local.md` |
 //! | `local` | `.claude/settings.local.json`, `.fleet/settings.local.json` | — |
 //!
-//! Unlike Claude Code, a source gates only its settings files: the project's `CLAUDE.md`,
-//! agent files, skills and `.mcp.json` still load whatever the list says (`--strict-mcp-config`
-//! leaves `.mcp.json` out). Without the flag every source loads.
+//! As in Claude Code, leaving out `project` leaves out the project's instruction files. Unlike
+//! it, agent files, skills and `.mcp.json` still load whatever the list says
+//! (`--strict-mcp-config` leaves `.mcp.json` out). Without the flag every source loads.
 
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};

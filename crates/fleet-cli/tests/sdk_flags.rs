@@ -108,6 +108,24 @@ async fn settings_layer_and_sources_pick_what_loads() {
 }
 
 #[tokio::test]
+async fn leaving_out_the_project_source_leaves_out_its_instructions() {
+    let project = Project::new(&[("README.md", "# app\n"), ("CLAUDE.md", "PROJECT-RULES")]);
+    std::fs::create_dir_all(project.home.join(".claude")).unwrap();
+    std::fs::write(project.home.join(".claude/CLAUDE.md"), "USER-RULES").unwrap();
+    let server = server(Scenario::with_rules([Rule::text("ok")])).await;
+    for (extra, project_rules, user_rules) in [
+        (&[][..], true, true),
+        (&["--setting-sources=user"], false, true),
+        (&["--setting-sources=project,local"], true, false),
+    ] {
+        project.stream_json(&server, "hi", extra).await;
+        let system = server.last_request().unwrap().body["system"].to_string();
+        assert_eq!(system.contains("PROJECT-RULES"), project_rules, "{extra:?}");
+        assert_eq!(system.contains("USER-RULES"), user_rules, "{extra:?}");
+    }
+}
+
+#[tokio::test]
 async fn permission_rules_from_the_settings_layer_bind_the_run() {
     let project = Project::new(&[("README.md", "# app\n")]);
     let server = server(Scenario::queue([

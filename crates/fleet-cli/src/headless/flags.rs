@@ -4,9 +4,10 @@
 
 use crate::args::PrintArgs;
 use crate::model_choice::Choice;
-use crate::settings::SettingsFlags;
+use crate::settings::{SettingSource, SettingsFlags};
 use anyhow::{bail, Context};
 use fleet_model::{FallbackClient, ModelClient, ModelRequest, ModelStream, Provider};
+use fleet_runtime::SystemPromptBuilder;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -29,6 +30,21 @@ pub fn check(args: &PrintArgs) -> anyhow::Result<()> {
 /// `--setting-sources` and `--settings`, as the settings loader takes them.
 pub fn settings_flags(args: &PrintArgs) -> anyhow::Result<SettingsFlags> {
     SettingsFlags::parse(args.setting_sources.as_deref(), args.settings.as_deref())
+}
+
+/// `builder` reading only the instruction files of the sources `--setting-sources` names:
+/// `user` gates `~/.claude/CLAUDE.md`, `project` the project's instruction files.
+pub fn instruction_sources(
+    args: &PrintArgs,
+    builder: SystemPromptBuilder,
+) -> anyhow::Result<SystemPromptBuilder> {
+    let flags = settings_flags(args)?;
+    let builder = builder.project_instructions(flags.loads(SettingSource::Project));
+    Ok(if flags.loads(SettingSource::User) {
+        builder
+    } else {
+        builder.user_instructions(None)
+    })
 }
 
 /// The custom system prompt: `--system-prompt`, or the text of `--system-prompt-file`.

@@ -90,11 +90,16 @@ pub fn agent(
         _ => DEFAULT_PROMPT,
     };
     let prompt = super::flags::system_prompt(args)?.unwrap_or_else(|| default_prompt.to_string());
-    let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
+    let mut system = super::flags::instruction_sources(
+        args,
+        SystemPromptBuilder::new(prompt).environment(environment.clone()),
+    )?;
     // Subagents get the same environment and instruction files after their own prompt.
-    let mut shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
-        .environment(environment)
-        .build();
+    let mut shared_system: Vec<String> = super::flags::instruction_sources(
+        args,
+        SystemPromptBuilder::new(String::new()).environment(environment),
+    )?
+    .build();
 
     let catalog = Arc::new(choice.catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
