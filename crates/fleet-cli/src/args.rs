@@ -31,7 +31,7 @@ pub struct PrintArgs {
     /// Model id or alias (`opus`, `sonnet`, `haiku`).
     #[arg(long)]
     pub model: Option<String>,
-    /// How hard the model thinks: low, medium, high, max, or a thinking budget in tokens
+    /// How hard the model thinks: low, medium, high, xhigh, max, or a thinking budget in tokens
     /// (sent only to models that take extended thinking).
     #[arg(long, value_name = "LEVEL", value_parser = fleet_runtime::effort::parse_effort)]
     pub effort: Option<fleet_runtime::definitions::Effort>,

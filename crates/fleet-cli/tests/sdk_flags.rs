@@ -432,6 +432,10 @@ async fn thinking_flags_shape_the_requests_thinking() {
             &["--thinking", "enabled", "--thinking-display", "summarized"],
             json!({"type": "enabled", "budget_tokens": 31999, "display": "summarized"}),
         ),
+        (
+            &["--effort", "xhigh"],
+            json!({"type": "enabled", "budget_tokens": 48000}),
+        ),
         (&["--thinking", "disabled", "--effort", "high"], Value::Null),
         (&["--max-thinking-tokens", "0"], Value::Null),
     ] {
