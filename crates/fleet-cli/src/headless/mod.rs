@@ -61,14 +61,14 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
     let out = Box::new(std::io::stdout());
-    let args_persist_off = args.no_session_persistence;
+    let no_persistence_flag = args.no_session_persistence;
     execute(Run {
         args,
         cwd,
         settings,
         choice,
         out,
-        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args_persist_off,
+        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !no_persistence_flag,
     })
     .await
 }
