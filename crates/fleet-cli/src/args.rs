@@ -31,7 +31,7 @@ pub struct PrintArgs {
     /// Model id or alias (`opus`, `sonnet`, `haiku`).
     #[arg(long)]
     pub model: Option<String>,
-    /// How hard the model thinks: low, medium, high, max, or a thinking budget in tokens
+    /// How hard the model thinks: low, medium, high, xhigh, max, or a thinking budget in tokens
     /// (sent only to models that take extended thinking).
     #[arg(long, value_name = "LEVEL", value_parser = fleet_runtime::effort::parse_effort)]
     pub effort: Option<fleet_runtime::definitions::Effort>,
@@ -63,9 +63,56 @@ pub struct PrintArgs {
     /// Replace fleet's own prompt (the environment and project instructions are still added).
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
+    /// Replace fleet's own prompt with the text of this file (as `--system-prompt`).
+    #[arg(long, value_name = "FILE", conflicts_with = "system_prompt")]
+    pub system_prompt_file: Option<PathBuf>,
     /// Add text at the end of the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
+    /// Add the text of this file at the end of the system prompt (after
+    /// `--append-system-prompt`).
+    #[arg(long, value_name = "FILE")]
+    pub append_system_prompt_file: Option<PathBuf>,
+    /// Who answers "ask" decisions: `stdio` (the SDK, over the control protocol) or an MCP
+    /// tool (`mcp__server__tool`) that gets `{tool_name, input}` and answers with
+    /// `{"behavior": "allow" | "deny", …}`.
+    #[arg(long, value_name = "TOOL")]
+    pub permission_prompt_tool: Option<String>,
+    /// One more settings layer above the settings files: a JSON file or inline JSON.
+    #[arg(long, value_name = "FILE_OR_JSON")]
+    pub settings: Option<String>,
+    /// Which settings files load: `user`, `project`, `local`, comma separated ("" for none).
+    /// `--settings` always loads.
+    #[arg(long, value_name = "SOURCES")]
+    pub setting_sources: Option<String>,
+    /// When the model is overloaded (after the retries), switch to this model for the rest of
+    /// the run.
+    #[arg(long, value_name = "MODEL")]
+    pub fallback_model: Option<String>,
+    /// Beta features sent as the `anthropic-beta` header (comma separated; Anthropic only).
+    #[arg(long, value_name = "BETAS")]
+    pub betas: Vec<String>,
+    /// With `--resume` or `--continue`: carry the history on in a new session id, leaving the
+    /// old session as it was.
+    #[arg(long)]
+    pub fork_session: bool,
+    /// Extended thinking with this budget in tokens (`0` turns it off); wins over `--effort`.
+    #[arg(long, value_name = "N")]
+    pub max_thinking_tokens: Option<u32>,
+    /// `adaptive` (the model decides; newer models only), `enabled` (a fixed budget) or
+    /// `disabled`.
+    #[arg(long, value_name = "MODE", value_parser = ["adaptive", "enabled", "disabled"])]
+    pub thinking: Option<String>,
+    /// How the thinking is returned: `summarized` or `omitted`.
+    #[arg(long, value_name = "DISPLAY", value_parser = ["summarized", "omitted"])]
+    pub thinking_display: Option<String>,
+    /// Do not write the session to disk (as FLEET_NO_SESSION_PERSISTENCE=1).
+    #[arg(long)]
+    pub no_session_persistence: bool,
+    /// Lets a later `set_permission_mode` switch to bypassPermissions (without it, only
+    /// `--permission-mode bypassPermissions` or `--dangerously-skip-permissions` at start).
+    #[arg(long)]
+    pub allow_dangerously_skip_permissions: bool,
     /// More folders the agent may change, besides the project.
     #[arg(long = "add-dir", value_name = "DIR", num_args = 1..)]
     pub add_dir: Vec<PathBuf>,
@@ -95,10 +142,6 @@ pub struct PrintArgs {
     /// MCP servers: a JSON file or inline JSON (`{"mcpServers": {…}}`); repeatable.
     #[arg(long = "mcp-config", value_name = "CONFIG", num_args = 1..)]
     pub mcp_config: Vec<String>,
-    /// Who answers permission questions: `stdio` asks the SDK host driving fleet over the
-    /// stream-json control protocol (`can_use_tool`).
-    #[arg(long, value_name = "TOOL")]
-    pub permission_prompt_tool: Option<String>,
     /// Use only the servers of --mcp-config, none from `.mcp.json` or settings.
     #[arg(long)]
     pub strict_mcp_config: bool,
@@ -109,6 +152,9 @@ pub struct PrintArgs {
     /// agents, plan mode, the verification agent and read-only commands stay sandboxed.
     #[arg(long)]
     pub no_sandbox: bool,
+    /// Claude Code flags fleet does not honour yet: each is refused by name.
+    #[command(flatten)]
+    pub unsupported: crate::unsupported_flags::UnsupportedFlags,
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {

@@ -11,6 +11,10 @@
 //!    directory up to the repository root that holds a `.fleet/` or `.claude/` folder (the home
 //!    folder itself never counts as a project).
 //!
+//! 3. the `--settings` layer (a file or inline JSON), above every file, as Claude Code's flag
+//!    settings. `--setting-sources` picks which of the files in 1 and 2 load (see
+//!    `settings_flags`); the `--settings` layer always does.
+//!
 //! `hooks` from every file run, in this order (Claude Code's shape; see `fleet_runtime::hooks`).
 //! `sandbox` (see `fleet_tools::sandbox::settings`) and `shellEnvironmentPolicy` (see
 //! `fleet_tools::sandbox::env`) configure the OS sandbox and the environment of tool
@@ -25,6 +29,8 @@ use fleet_tools::permissions::PermissionSettings;
 use fleet_tools::sandbox::{EnvPolicy, SandboxSettings};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+pub use crate::settings_flags::{SettingSource, SettingsFlags};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -122,36 +128,46 @@ fn project_dir(cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Every settings file that may apply in `cwd`, lowest precedence first, with the folder its
-/// path rules are relative to.
-fn candidate_files(cwd: &Path) -> Vec<(PathBuf, PathBuf)> {
+/// path rules are relative to and the source (`--setting-sources`) it belongs to.
+fn candidate_files(cwd: &Path) -> Vec<(PathBuf, PathBuf, SettingSource)> {
     let mut files = Vec::new();
     if let Some(home) = fleet_home() {
         let base = home
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| home.clone());
-        files.push((home.join("settings.json"), base));
+        files.push((home.join("settings.json"), base, SettingSource::User));
     }
     if let Some(home) = home_dir() {
-        files.push((home.join(".claude").join("settings.json"), home));
+        files.push((
+            home.join(".claude").join("settings.json"),
+            home,
+            SettingSource::User,
+        ));
     }
     if let Some(project) = project_dir(cwd) {
-        for rel in [
-            ".claude/settings.json",
-            ".claude/settings.local.json",
-            ".fleet/settings.json",
-            ".fleet/settings.local.json",
+        for (rel, source) in [
+            (".claude/settings.json", SettingSource::Project),
+            (".claude/settings.local.json", SettingSource::Local),
+            (".fleet/settings.json", SettingSource::Project),
+            (".fleet/settings.local.json", SettingSource::Local),
         ] {
-            files.push((project.join(rel), project.clone()));
+            files.push((project.join(rel), project.clone(), source));
         }
     }
     files
 }
 
+/// Every settings file of `cwd`.
 pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
+    load_with(cwd, &SettingsFlags::default())
+}
+
+/// The settings files `flags` lets in, then the `--settings` layer above them.
+pub fn load_with(cwd: &Path, flags: &SettingsFlags) -> anyhow::Result<Settings> {
     let mut settings = Settings::default();
-    for (path, base) in candidate_files(cwd) {
-        if settings.sources.contains(&path) {
+    for (path, base, source) in candidate_files(cwd) {
+        if settings.sources.contains(&path) || !flags.loads(source) {
             continue;
         }
         let text = match std::fs::read_to_string(&path) {
@@ -159,7 +175,21 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        let file: File = serde_json::from_str(&text).map_err(|e| {
+        settings.add(&text, path, base)?;
+    }
+    if let Some(layer) = flags.layer(cwd)? {
+        let base = project_dir(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        settings.add(&layer.text, layer.label, base)?;
+    }
+    Ok(settings)
+}
+
+impl Settings {
+    /// Reads one settings file's `text` over what earlier (lower) files set. `path` names the
+    /// file in errors and in the rules and hooks it brings.
+    fn add(&mut self, text: &str, path: PathBuf, base: PathBuf) -> anyhow::Result<()> {
+        let settings = self;
+        let file: File = serde_json::from_str(text).map_err(|e| {
             anyhow::anyhow!(
                 "{}:{}:{}: not valid settings JSON: {e}",
                 path.display(),
@@ -212,6 +242,6 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
             });
         }
         settings.sources.push(path);
+        Ok(())
     }
-    Ok(settings)
 }

@@ -15,6 +15,13 @@ pub enum ModelEvent {
         delay: Duration,
         reason: String,
     },
+    /// The run moved from model `from` to `to` for good (see `fallback`); this request and
+    /// every later one for `from` go to `to`.
+    ModelSwitched {
+        from: String,
+        to: String,
+        reason: String,
+    },
     TextDelta {
         index: usize,
         text: String,
@@ -45,7 +52,10 @@ impl ModelEvent {
     /// Whether the caller has now seen part of the answer; from then on a failure can no
     /// longer be retried without showing the same content twice.
     pub fn is_content(&self) -> bool {
-        !matches!(self, Self::Retry { .. } | Self::Completed(_))
+        !matches!(
+            self,
+            Self::Retry { .. } | Self::ModelSwitched { .. } | Self::Completed(_)
+        )
     }
 }
 

@@ -80,6 +80,13 @@ pub enum EventKind {
         delay_ms: u64,
         reason: String,
     },
+    /// The model was overloaded and the run moved to its fallback model (`--fallback-model`)
+    /// for good; said once, by the agent whose request found out.
+    ModelFallback {
+        from: String,
+        to: String,
+        reason: String,
+    },
     TextDelta(String),
     ThinkingDelta(String),
     /// One content block of an assistant reply is complete. `usage` is the reply's usage as

@@ -104,10 +104,20 @@ pub struct ToolDefinition {
     pub cache_control: Option<CacheControl>,
 }
 
-/// Extended thinking: `{"type":"enabled","budget_tokens":N}` or `{"type":"disabled"}`.
+/// Extended thinking: `{"type":"enabled","budget_tokens":N}`, `{"type":"adaptive"}` (the
+/// model decides how much; newer models only) or `{"type":"disabled"}`. `display`
+/// (`summarized` or `omitted`) says how the thinking comes back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ThinkingConfig {
-    Enabled { budget_tokens: u64 },
+    Enabled {
+        budget_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display: Option<String>,
+    },
+    Adaptive {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display: Option<String>,
+    },
     Disabled,
 }

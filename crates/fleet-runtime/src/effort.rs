@@ -11,6 +11,7 @@
 //! | `low` | 4,000 |
 //! | `medium` | 10,000 |
 //! | `high` | 31,999 |
+//! | `xhigh` | 48,000 (the Agent SDKs' level between high and max) |
 //! | `max` | the model's output limit less 8,192 for the answer |
 //! | a number `n` | `n` (`0` turns thinking off) |
 //!
@@ -26,19 +27,25 @@ use fleet_protocol::ThinkingConfig;
 pub const LOW_BUDGET: u32 = 4_000;
 pub const MEDIUM_BUDGET: u32 = 10_000;
 pub const HIGH_BUDGET: u32 = 31_999;
+pub const XHIGH_BUDGET: u32 = 48_000;
+/// The named levels, lowest first.
+pub const LEVELS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
 /// The API refuses a smaller thinking budget.
 pub const MIN_BUDGET: u32 = 1_024;
 /// Tokens kept for the answer after the thinking, when the output limit allows.
 pub const ANSWER_ROOM: u32 = 8_192;
 
-/// Reads `low`, `medium`, `high`, `max` (any case) or a whole number of tokens.
+/// Reads `low`, `medium`, `high`, `xhigh`, `max` (any case) or a whole number of tokens.
 pub fn parse_effort(text: &str) -> Result<Effort, String> {
     let level = text.trim().to_ascii_lowercase();
-    if ["low", "medium", "high", "max"].contains(&level.as_str()) {
+    if LEVELS.contains(&level.as_str()) {
         return Ok(Effort::Level(level));
     }
     level.parse::<u32>().map(Effort::Tokens).map_err(|_| {
-        format!("effort must be low, medium, high, max or a whole number of tokens, not {text:?}")
+        format!(
+            "effort must be low, medium, high, xhigh, max or a whole number of tokens, not \
+             {text:?}"
+        )
     })
 }
 
@@ -72,6 +79,7 @@ pub fn thinking_for(
             "low" => LOW_BUDGET,
             "medium" => MEDIUM_BUDGET,
             "high" => HIGH_BUDGET,
+            "xhigh" => XHIGH_BUDGET,
             _ => ceiling.saturating_sub(ANSWER_ROOM),
         },
     };
@@ -82,6 +90,7 @@ pub fn thinking_for(
     Some((
         ThinkingConfig::Enabled {
             budget_tokens: u64::from(budget),
+            display: None,
         },
         max_tokens,
     ))
@@ -115,8 +124,8 @@ mod tests {
     fn budget(effort: &str, model: &str, max_tokens: u32) -> Option<(u64, u32)> {
         let info = Catalog::builtin().info(model);
         thinking_for(&parse_effort(effort).unwrap(), &info, max_tokens).map(|(t, m)| match t {
-            ThinkingConfig::Enabled { budget_tokens } => (budget_tokens, m),
-            ThinkingConfig::Disabled => (0, m),
+            ThinkingConfig::Enabled { budget_tokens, .. } => (budget_tokens, m),
+            ThinkingConfig::Adaptive { .. } | ThinkingConfig::Disabled => (0, m),
         })
     }
 
@@ -125,6 +134,7 @@ mod tests {
         assert_eq!(budget("low", "sonnet", 32_000), Some((4_000, 32_000)));
         assert_eq!(budget("Medium", "sonnet", 32_000), Some((10_000, 32_000)));
         assert_eq!(budget("high", "sonnet", 32_000), Some((31_999, 40_191)));
+        assert_eq!(budget("xhigh", "sonnet", 32_000), Some((48_000, 56_192)));
         assert_eq!(budget("max", "sonnet", 32_000), Some((55_808, 64_000)));
         // claude-opus-4-1 may write 32,000 tokens: the budget leaves room for an answer.
         assert_eq!(

@@ -95,6 +95,9 @@ pub struct SystemPromptBuilder {
     append: Vec<String>,
     environment: Option<Environment>,
     user_instructions: Option<PathBuf>,
+    /// Whether the project's instruction files are read (`--setting-sources` without
+    /// `project` leaves them out).
+    project_instructions: bool,
 }
 
 impl SystemPromptBuilder {
@@ -105,6 +108,7 @@ impl SystemPromptBuilder {
             append: Vec::new(),
             environment: None,
             user_instructions: home_instructions(),
+            project_instructions: true,
         }
     }
 
@@ -128,6 +132,13 @@ impl SystemPromptBuilder {
         self
     }
 
+    /// Whether the project's `CLAUDE.md` / `AGENTS.md` / `CLAUDE.local.md` files are read (on
+    /// by default).
+    pub fn project_instructions(mut self, on: bool) -> Self {
+        self.project_instructions = on;
+        self
+    }
+
     /// The prompt, then one block of context. A blank prompt (`--system-prompt ""`, which
     /// SDKs pass to mean "no custom prompt") is left out: the API refuses an empty block.
     pub fn build(self) -> Vec<String> {
@@ -142,7 +153,9 @@ impl SystemPromptBuilder {
             if let Some(user) = &self.user_instructions {
                 files.push(user.clone());
             }
-            files.extend(project_instruction_files(&env.cwd, env.git_root.as_deref()));
+            if self.project_instructions {
+                files.extend(project_instruction_files(&env.cwd, env.git_root.as_deref()));
+            }
             let instructions = render_instructions(&files);
             if !instructions.is_empty() {
                 context.push(instructions);

@@ -18,7 +18,7 @@ pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
     if req.max_tokens == 0 {
         return Err("max_tokens: Input should be greater than or equal to 1".into());
     }
-    if let Some(ThinkingConfig::Enabled { budget_tokens }) = req.thinking {
+    if let Some(ThinkingConfig::Enabled { budget_tokens, .. }) = req.thinking {
         if budget_tokens < 1024 {
             return Err(
                 "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"

@@ -4,8 +4,9 @@
 
 use super::link::ControlLink;
 use super::reader::HostRequest;
-use fleet_protocol::KilledBy;
-use fleet_runtime::subagent::{McpSession, Spawner};
+use fleet_runtime::controls::SessionControls;
+use fleet_runtime::subagent::McpSession;
+use fleet_tools::permissions::PermissionMode;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use tokio::task::AbortHandle;
 pub struct Server {
     pub link: Arc<ControlLink>,
     pub mcp: Arc<McpSession>,
-    pub spawner: Arc<Spawner>,
+    pub controls: SessionControls,
 }
 
 impl Server {
@@ -57,7 +58,11 @@ impl Server {
             }
             "mcp_reconnect" => {
                 let name = server_name(body)?;
-                self.mcp.servers.reconnect(name).await.map_err(|e| e.to_string())?;
+                self.mcp
+                    .servers
+                    .reconnect(name)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 Ok(json!({}))
             }
             "mcp_toggle" => {
@@ -73,14 +78,46 @@ impl Server {
                     .map_err(|e| e.to_string())?;
                 Ok(json!({}))
             }
+            "interrupt" => {
+                // Idle or not, the host's stop is acknowledged, as Claude Code does.
+                self.controls.interrupt();
+                Ok(json!({"still_queued": []}))
+            }
+            "set_permission_mode" => {
+                let mode = body
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .ok_or("set_permission_mode needs a string \"mode\"")?;
+                let mode: PermissionMode = mode.parse().map_err(|e| format!("{e}"))?;
+                let mode = self
+                    .controls
+                    .set_permission_mode(mode)
+                    .map_err(|e| e.to_string())?;
+                Ok(json!({"mode": mode.as_str()}))
+            }
+            "set_model" => {
+                let model = match body.get("model") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(model)) => Some(model.as_str()),
+                    Some(_) => return Err("set_model: \"model\" must be a string or null".into()),
+                };
+                let model = self.controls.set_model(model).map_err(|e| e.to_string())?;
+                Ok(json!({"model": model}))
+            }
+            "get_context_usage" => {
+                let usage = self
+                    .controls
+                    .context_usage()
+                    .ok_or("the session has not started yet: no context to measure")?;
+                serde_json::to_value(usage).map_err(|e| e.to_string())
+            }
             "stop_task" => {
                 let task_id = body
                     .get("task_id")
                     .and_then(Value::as_str)
                     .ok_or("stop_task needs a string \"task_id\"")?;
-                self.spawner
-                    .tasks()
-                    .stop(task_id, KilledBy::User)
+                self.controls
+                    .stop_task(task_id)
                     .await
                     .map_err(|err| err.to_string())?;
                 Ok(json!({}))
@@ -99,16 +136,16 @@ fn server_name(body: &Map<String, Value>) -> Result<&str, String> {
 }
 
 /// What a `can_use_tool` answer changes beyond its call.
-#[derive(Default)]
-pub struct Effects {}
+pub struct Effects(pub SessionControls);
 
 impl super::approver::AnswerEffects for Effects {
     fn apply_updates(&self, updates: &[Value]) -> Result<(), String> {
-        if updates.is_empty() {
-            return Ok(());
-        }
-        Err("permission updates are not supported yet".into())
+        self.0
+            .apply_permission_update_values(updates)
+            .map_err(|e| e.to_string())
     }
 
-    fn interrupt(&self) {}
+    fn interrupt(&self) {
+        self.0.interrupt();
+    }
 }

@@ -4,10 +4,13 @@
 
 mod agents;
 mod approve;
+pub(crate) mod flags;
 mod hooks;
 mod orchestration;
+mod prompt_tool;
 mod session_file;
 pub(crate) mod setup;
+mod thinking;
 
 use crate::args::PrintArgs;
 use crate::control;
@@ -58,16 +61,18 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     if !cwd.is_dir() {
         bail!("--cwd {}: not a folder", cwd.display());
     }
-    let settings = settings::load(&cwd)?;
+    flags::check(&args)?;
+    let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
     let out = Box::new(std::io::stdout());
+    let no_persistence_flag = args.no_session_persistence;
     execute(Run {
         args,
         cwd,
         settings,
         choice,
         out,
-        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()?,
+        persist: !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !no_persistence_flag,
     })
     .await
 }
@@ -84,16 +89,13 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let format: OutputFormat = args.output_format.parse().map_err(anyhow::Error::msg)?;
     let stream_input = args.input_format == "stream-json";
     let sdk_prompts = match args.permission_prompt_tool.as_deref() {
-        None => false,
-        Some("stdio") if stream_input && format == OutputFormat::StreamJson => true,
-        Some("stdio") => bail!(
+        Some(prompt_tool::STDIO) if stream_input && format == OutputFormat::StreamJson => true,
+        Some(prompt_tool::STDIO) => bail!(
             "--permission-prompt-tool stdio asks the program driving fleet over the control \
              protocol: it needs --input-format stream-json and --output-format stream-json"
         ),
-        Some(other) => bail!(
-            "--permission-prompt-tool {other:?}: fleet supports only \"stdio\" (questions go to \
-             the SDK host over the control protocol)"
-        ),
+        // An MCP tool answers (see `prompt_tool`), or nobody is asked.
+        _ => false,
     };
     // Read the prompt before anything is written, so a missing prompt leaves no empty session.
     let first_prompt = if stream_input {
@@ -131,11 +133,20 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
 
     let mut session = SessionFile::open(&args, &cwd, persist)?;
     let session_cancel = CancellationToken::new();
-    let approver: Option<std::sync::Arc<dyn fleet_runtime::Approver>> = match &channel {
-        Some(channel) if sdk_prompts => {
+    // An SDK host steers the running session: interrupt a turn, switch model or mode.
+    let controls = channel.as_ref().map(|_| {
+        fleet_runtime::controls::SessionControls::new(fleet_runtime::controls::ControlOptions {
+            allow_bypass: args.allow_dangerously_skip_permissions,
+            project_dir: crate::settings::repo_root(&cwd).or_else(|| Some(cwd.clone())),
+            home_dir: None,
+        })
+    });
+    let approver: Option<std::sync::Arc<dyn fleet_runtime::Approver>> = match (&channel, &controls)
+    {
+        (Some(channel), Some(controls)) if sdk_prompts => {
             Some(std::sync::Arc::new(control::approver::SdkApprover::new(
                 channel.link.clone(),
-                std::sync::Arc::new(control::server::Effects::default()),
+                std::sync::Arc::new(control::server::Effects(controls.clone())),
                 session_cancel.clone(),
             )))
         }
@@ -178,13 +189,18 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             .collect(),
         session: Some(servers.clone()),
     };
+    let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
     let built = setup::agent(
         &args,
         &cwd,
         &settings,
         choice,
         session.id(),
-        setup::Host { approver, hooks },
+        setup::Host {
+            approver,
+            hooks,
+            controls: controls.clone(),
+        },
         persist,
         &mcp,
     );
@@ -248,7 +264,9 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             control::server::Server {
                 link: channel.link.clone(),
                 mcp: servers.clone(),
-                spawner: built.spawner.clone(),
+                controls: controls.clone().unwrap_or_else(|| {
+                    fleet_runtime::controls::SessionControls::new(Default::default())
+                }),
             }
             .serve(requests),
         )

@@ -1,5 +1,5 @@
 //! The session's transcript: which file a run writes to (new, `--continue`, `--resume`,
-//! `--session-id`), the history it carries on from, recording committed messages, and the
+//! `--session-id`, a `--fork-session` copy), the history it carries on from, recording committed messages, and the
 //! session lock that keeps a second process from running the same session at the same time.
 
 use crate::args::PrintArgs;
@@ -22,6 +22,8 @@ pub struct SessionFile {
     /// A new session's file is created with its first message, so a run that fails before
     /// anything happens leaves no empty session behind for `--continue` to pick.
     pending: Option<(FleetHome, std::path::PathBuf)>,
+    /// A fork's copy of the session it came from, written ahead of its first message.
+    seed: Vec<fleet_store::TranscriptEntry>,
 }
 
 impl SessionFile {
@@ -57,6 +59,19 @@ impl SessionFile {
             for warning in loaded.warnings() {
                 eprintln!("fleet: {}", crate::visible::visible(&warning.to_string()));
             }
+            if args.fork_session {
+                // The old session stays as it was, free for others once it has been read.
+                drop(lock);
+                return Ok(Self {
+                    id: new_session_id(),
+                    history: loaded.messages(),
+                    mail_read: fleet_runtime::transcript::delivered_mail(&loaded),
+                    writer: None,
+                    lock: None,
+                    pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
+                    seed: forked_entries(loaded.entries),
+                });
+            }
             let writer = if persist {
                 Some(TranscriptWriter::open_append(&session.path)?)
             } else {
@@ -69,6 +84,7 @@ impl SessionFile {
                 writer,
                 lock: Some(lock),
                 pending: None,
+                seed: Vec::new(),
             });
         }
         let id = match &args.session_id {
@@ -91,6 +107,7 @@ impl SessionFile {
             writer: None,
             lock: None,
             pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
+            seed: Vec::new(),
         })
     }
 
@@ -132,6 +149,11 @@ impl SessionFile {
             let mut writer = TranscriptWriter::create(&home, &cwd, &self.id)
                 .with_context(|| format!("starting session {}", self.id))?;
             writer.set_cwd(&cwd);
+            for entry in std::mem::take(&mut self.seed) {
+                writer
+                    .append(entry)
+                    .with_context(|| format!("copying the forked session into {}", self.id))?;
+            }
             self.writer = Some(writer);
         }
         let Some(writer) = &mut self.writer else {
@@ -148,6 +170,18 @@ impl SessionFile {
         }
         Ok(())
     }
+}
+
+/// The entries of a forked session as the fork records them: the same, under the fork's id
+/// (the writer stamps it on entries that carry none).
+fn forked_entries(entries: Vec<fleet_store::TranscriptEntry>) -> Vec<fleet_store::TranscriptEntry> {
+    entries
+        .into_iter()
+        .map(|mut entry| {
+            entry.session_id.clear();
+            entry
+        })
+        .collect()
 }
 
 fn uuid_like(id: &str) -> Option<()> {

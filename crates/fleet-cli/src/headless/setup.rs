@@ -61,6 +61,8 @@ pub struct Host {
     pub approver: Option<Arc<dyn Approver>>,
     /// Hooks an SDK host registered in `initialize`.
     pub hooks: Option<super::hooks::SdkHooks>,
+    /// The handle an SDK host steers the main agent by (interrupt, model, mode).
+    pub controls: Option<fleet_runtime::controls::SessionControls>,
 }
 
 // One call builds the whole session; its parts are independent inputs, not a bundle.
@@ -76,6 +78,7 @@ pub fn agent(
     mcp: &McpTools,
 ) -> anyhow::Result<Built> {
     let approver = host.approver;
+    let choice = super::flags::client(args, choice)?;
     let mode = orchestration::choose(args, settings)?;
     let scratchpad = match mode {
         Orchestration::Coordinator => Some(orchestration::scratchpad(cwd, session_id, persist)?),
@@ -101,15 +104,17 @@ pub fn agent(
         Orchestration::Coordinator => COORDINATOR_PROMPT,
         _ => DEFAULT_PROMPT,
     };
-    let prompt = args
-        .system_prompt
-        .clone()
-        .unwrap_or_else(|| default_prompt.to_string());
-    let mut system = SystemPromptBuilder::new(prompt).environment(environment.clone());
+    let prompt = super::flags::system_prompt(args)?.unwrap_or_else(|| default_prompt.to_string());
+    let mut system = super::flags::instruction_sources(
+        args,
+        SystemPromptBuilder::new(prompt).environment(environment.clone()),
+    )?;
     // Subagents get the same environment and instruction files after their own prompt.
-    let mut shared_system: Vec<String> = SystemPromptBuilder::new(String::new())
-        .environment(environment)
-        .build();
+    let mut shared_system: Vec<String> = super::flags::instruction_sources(
+        args,
+        SystemPromptBuilder::new(String::new()).environment(environment),
+    )?
+    .build();
 
     let catalog = Arc::new(choice.catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
@@ -122,7 +127,8 @@ pub fn agent(
             system = system.append(listing);
         }
     }
-    let effort = args.effort.clone().or_else(|| settings.effort.clone());
+    let thinking = super::thinking::Thinking::from_args(args, settings);
+    let effort = thinking.effort();
     let spawner = Spawner::new(
         SpawnerConfig {
             shared_system,
@@ -198,6 +204,9 @@ pub fn agent(
     if let Some(append) = &args.append_system_prompt {
         system = system.append(append.clone());
     }
+    if let Some(append) = super::flags::appended_prompt_file(args)? {
+        system = system.append(append);
+    }
     let tools = spawner.main_tools(
         MainAgent {
             model: choice.model.clone(),
@@ -219,8 +228,9 @@ pub fn agent(
         .as_ref()
         .and_then(|session| fleet_runtime::mcp::McpLive::for_session(&session.servers, false));
     config.max_turns = args.max_turns;
-    fleet_runtime::effort::apply(&mut config, effort.as_ref(), &catalog);
+    thinking.apply(&mut config, &catalog);
     config.approver = approver;
+    config.controls = host.controls;
     config.max_budget_usd = args.max_budget_usd;
     spawner.attach_main(&mut config);
     let kind = AgentSandbox::kind_for_mode(config.permissions.mode(), SandboxKind::Standard);

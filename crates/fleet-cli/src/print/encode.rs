@@ -85,6 +85,9 @@ impl Encoder {
                 self.block_index.remove(&agent.agent_id);
                 Some(self.retry(agent, *attempt, *max_attempts, *delay_ms, reason))
             }
+            EventKind::ModelFallback { from, to, reason } => {
+                Some(self.model_fallback(agent, from, to, reason))
+            }
             EventKind::TextDelta(text) => self
                 .partial
                 .then(|| self.delta(agent, json!({ "type": "text_delta", "text": text }))),
@@ -284,6 +287,24 @@ impl Encoder {
             "max_retries": max_attempts.saturating_sub(1),
             "retry_delay_ms": delay_ms,
             "error": reason,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }))
+        .subagent(agent)
+        .into_value()
+    }
+
+    /// The switch to the fallback model, shaped as the SDKs' `model_refusal_fallback` line
+    /// with `trigger: "overloaded"`.
+    fn model_fallback(&self, agent: &AgentRef, from: &str, to: &str, reason: &str) -> Value {
+        Line::new(json!({
+            "type": "system",
+            "subtype": "model_fallback",
+            "trigger": "overloaded",
+            "original_model": from,
+            "fallback_model": to,
+            "error": reason,
+            "content": crate::headless::flags::fallback_notice(from, to),
             "session_id": self.session_id,
             "uuid": new_uuid(),
         }))

@@ -149,11 +149,18 @@ impl ModelClient for AnthropicClient {
                 Auth::ApiKey(key) => builder.header("x-api-key", key),
                 Auth::Bearer(token) => builder.bearer_auth(token),
             };
-            if !config.betas.is_empty() {
-                builder = builder.header("anthropic-beta", config.betas.join(","));
-            }
+            // One header for every beta: the configured ones, then the request's own.
+            let mut betas = config.betas.clone();
             for (name, value) in &extra_headers {
-                builder = builder.header(name, value);
+                if name.eq_ignore_ascii_case("anthropic-beta") {
+                    betas.extend(value.split(',').map(|b| b.trim().to_owned()));
+                } else {
+                    builder = builder.header(name, value);
+                }
+            }
+            betas.retain(|b| !b.is_empty());
+            if !betas.is_empty() {
+                builder = builder.header("anthropic-beta", betas.join(","));
             }
             builder
         })

@@ -88,6 +88,10 @@ impl Agent {
                     })
                     .await
                 }
+                ModelEvent::ModelSwitched { from, to, reason } => {
+                    sink.emit(EventKind::ModelFallback { from, to, reason })
+                        .await
+                }
                 ModelEvent::TextDelta { text, .. } => sink.emit(EventKind::TextDelta(text)).await,
                 ModelEvent::ThinkingDelta { thinking, .. } => {
                     sink.emit(EventKind::ThinkingDelta(thinking)).await

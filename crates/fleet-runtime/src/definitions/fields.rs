@@ -313,13 +313,13 @@ fn mcp_servers(value: &Value) -> Result<Vec<Value>, String> {
 
 fn effort(value: &Value) -> Result<Effort, String> {
     if let Some(level) = text(value).map(|t| t.trim().to_ascii_lowercase()) {
-        if ["low", "medium", "high", "max"].contains(&level.as_str()) {
+        if crate::effort::LEVELS.contains(&level.as_str()) {
             return Ok(Effort::Level(level));
         }
     }
     whole_number(value).map(Effort::Tokens).ok_or_else(|| {
         format!(
-            "effort must be low, medium, high, max or a whole number of tokens, found {}",
+            "effort must be low, medium, high, xhigh, max or a whole number of tokens, found {}",
             describe(value)
         )
     })

@@ -23,7 +23,9 @@
 //!
 //! Tools: `echo {text}`, `add {a, b}`, `slow {ms}`, `hang` (never answers), `crash` (the process
 //! exits mid-call), `big {bytes}`, `image`, `resource`, `fail` (an `isError` result),
-//! `change_tools` (adds the tool `extra` and sends `notifications/tools/list_changed`), `pids`.
+//! `change_tools` (adds the tool `extra` and sends `notifications/tools/list_changed`), `pids`,
+//! `approve {tool_name, input}` (a `--permission-prompt-tool`: denies an input mentioning
+//! `DENY-ME`, allows the rest unchanged).
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
@@ -120,6 +122,8 @@ impl Fault {
             json!({"name": "fail", "description": "Returns an isError result.", "inputSchema": object(json!({}), &[])}),
             json!({"name": "change_tools", "description": "Adds `extra` and says the list changed.", "inputSchema": object(json!({}), &[])}),
             json!({"name": "pids", "description": "This process's pid and its child's.", "inputSchema": object(json!({}), &[])}),
+            json!({"name": "approve", "description": "A permission prompt tool: denies a call whose input mentions DENY-ME, allows the rest unchanged.",
+                "inputSchema": object(json!({"tool_name": {"type": "string"}, "input": {"type": "object"}, "tool_use_id": {"type": "string"}}), &["tool_name", "input"])}),
         ];
         if self.options.odd_names {
             // Names the API would refuse as they are: one to rename, one that collides with
@@ -239,6 +243,15 @@ impl ServerHandler for Fault {
                     json!({"pid": std::process::id(), "child": child}).to_string(),
                     false,
                 )
+            }
+            "approve" => {
+                let input = arg(&request, "input").cloned().unwrap_or(Value::Null);
+                let answer = if input.to_string().contains("DENY-ME") {
+                    json!({"behavior": "deny", "message": "the prompt tool said no"})
+                } else {
+                    json!({"behavior": "allow", "updatedInput": input})
+                };
+                text_result(answer.to_string(), false)
             }
             "extra" if self.extra.load(Ordering::SeqCst) => text_result("extra", false),
             "odd name!" if self.options.odd_names => text_result("odd answered", false),

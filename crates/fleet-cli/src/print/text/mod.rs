@@ -318,6 +318,14 @@ impl Printer for TextPrinter {
             }
             return Ok(());
         }
+        if let EventKind::ModelFallback { from, to, .. } = &event.kind {
+            // Said in every mode: the answer comes from another model than the one asked for.
+            eprintln!(
+                "fleet: {}",
+                visible_line(&crate::headless::flags::fallback_notice(from, to))
+            );
+            return Ok(());
+        }
         if let EventKind::TreeTotals(tree) = &event.kind {
             // Only the narrated (verbose) trace ends with a summary of the tree.
             if self.verbose {

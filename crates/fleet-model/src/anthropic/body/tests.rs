@@ -69,6 +69,7 @@ fn equals_the_request_serialized_at_once() {
     request.tools = (0..12).map(|i| tool(&format!("T{i}"))).collect();
     request.thinking = Some(ThinkingConfig::Enabled {
         budget_tokens: 2048,
+        display: None,
     });
     request.temperature = Some(0.25);
     request.stop_sequences = vec!["END".into()];

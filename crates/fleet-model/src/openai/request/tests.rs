@@ -108,6 +108,7 @@ fn conversation() -> MessagesRequest {
     request.tool_choice = Some(json!({"type": "any", "disable_parallel_tool_use": true}));
     request.thinking = Some(ThinkingConfig::Enabled {
         budget_tokens: 2048,
+        display: None,
     });
     request.temperature = Some(0.2);
     request.stop_sequences = vec!["END".into()];
