@@ -15,6 +15,13 @@ pub enum ModelEvent {
         delay: Duration,
         reason: String,
     },
+    /// The reply began: its id, model and the usage known so far (the prompt's side). Not
+    /// content: a failure after it may still be retried.
+    MessageStart {
+        id: String,
+        model: String,
+        usage: fleet_protocol::Usage,
+    },
     TextDelta {
         index: usize,
         text: String,
@@ -45,7 +52,10 @@ impl ModelEvent {
     /// Whether the caller has now seen part of the answer; from then on a failure can no
     /// longer be retried without showing the same content twice.
     pub fn is_content(&self) -> bool {
-        !matches!(self, Self::Retry { .. } | Self::Completed(_))
+        !matches!(
+            self,
+            Self::Retry { .. } | Self::MessageStart { .. } | Self::Completed(_)
+        )
     }
 }
 

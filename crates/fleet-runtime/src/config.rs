@@ -54,6 +54,12 @@ pub struct AgentConfig {
     /// How the agent keeps its conversation inside the model's window, and the `PreCompact`
     /// hook slot (see [`crate::compact`]).
     pub compact: crate::compact::CompactSettings,
+    /// Send each reply's Messages API stream events too (`EventKind::Stream`), for
+    /// `--include-partial-messages`; off, the agent keeps no state for them.
+    pub stream_events: bool,
+    /// `--json-schema`: the StructuredOutput tool's shared state, which ends the run once the
+    /// model gave a valid value (see [`crate::structured`]).
+    pub structured: Option<Arc<crate::structured::StructuredOutput>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -91,6 +97,8 @@ impl AgentConfig {
             mcp_live: None,
             hooks: None,
             compact: crate::compact::CompactSettings::from_env(),
+            stream_events: false,
+            structured: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::agent::Agent;
 use crate::settle::Settle;
 use crate::sink::EventSink;
 use crate::subagent::Spawner;
-use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message};
+use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message, SessionState};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -90,10 +90,14 @@ impl Session {
                 };
                 let Some(prompt) = prompt else { break };
                 let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
+                sink.emit(EventKind::SessionState(SessionState::Running))
+                    .await;
                 agent.run(prompt, &sink, &token).await;
                 if let Some(spawner) = &spawner {
                     settle(&mut agent, spawner, &sink, &token).await;
                 }
+                // Idle only now: until the background tasks have reported, another run is owed.
+                sink.emit(EventKind::SessionState(SessionState::Idle)).await;
                 if token.is_cancelled() {
                     break;
                 }

@@ -212,6 +212,8 @@ pub fn agent(
     fleet_runtime::effort::apply(&mut config, effort.as_ref(), &catalog);
     config.approver = approver;
     config.max_budget_usd = args.max_budget_usd;
+    config.stream_events = args.include_partial_messages;
+    super::structured::equip(args, &mut config)?;
     spawner.attach_main(&mut config);
     let kind = AgentSandbox::kind_for_mode(config.permissions.mode, SandboxKind::Standard);
     let main_sandbox = AgentSandbox::new(kind, sandbox, Some(config.permissions.clone()));

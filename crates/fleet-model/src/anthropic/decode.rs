@@ -219,6 +219,11 @@ impl WireDecoder for AnthropicDecoder {
         match parsed {
             StreamEvent::MessageStart { mut message } => {
                 message.content.clear();
+                out.push(ModelEvent::MessageStart {
+                    id: message.id.clone(),
+                    model: message.model.clone(),
+                    usage: message.usage.clone(),
+                });
                 self.message = Some(message);
             }
             StreamEvent::ContentBlockStart {

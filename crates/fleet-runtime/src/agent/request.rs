@@ -57,6 +57,10 @@ impl Agent {
                 .push((INVOKING_REQUEST_HEADER.to_string(), id));
         }
         let mut stream = self.client.stream(request);
+        let mut partial = self
+            .config
+            .stream_events
+            .then(super::partial::PartialStream::default);
         loop {
             let next = tokio::select! {
                 biased;
@@ -73,7 +77,13 @@ impl Agent {
                     }))
                 }
             };
+            if let Some(partial) = partial.as_mut() {
+                for part in partial.translate(&event, &self.config.model) {
+                    sink.emit(EventKind::Stream(part)).await;
+                }
+            }
             match event {
+                ModelEvent::MessageStart { .. } => {}
                 ModelEvent::Retry {
                     attempt,
                     max_attempts,
