@@ -50,6 +50,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, Failure> {
         let mut request = ModelRequest::from(self.build_request());
+        request.stream_events = self.config.stream_events;
         // A subagent's first request names the parent request that started it.
         if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
             request
