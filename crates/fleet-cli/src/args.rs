@@ -24,6 +24,10 @@ pub struct PrintArgs {
     /// With stream-json output, also print partial messages as they stream.
     #[arg(long)]
     pub include_partial_messages: bool,
+    /// A JSON Schema (as JSON text) for the final answer: the model gives it through a
+    /// StructuredOutput tool, and the result's `structured_output` holds it, validated.
+    #[arg(long, value_name = "SCHEMA")]
+    pub json_schema: Option<String>,
     /// With stream-json output, also print a `hook_started` and a `hook_response` line for
     /// each hook that runs.
     #[arg(long)]

@@ -49,8 +49,10 @@ async fn the_setting_turns_forking_on_and_the_variable_overrides_it() {
             .iter()
             .filter(|l| l["subtype"] == "task_started")
             .collect();
-        // A fork always runs in the background; a plain subagent here runs in the foreground.
-        assert_eq!(started.len(), usize::from(forks), "{variable:?}");
+        // A fork always runs in the background; a plain subagent here runs in the foreground
+        // (and is announced as a task too).
+        assert_eq!(started.len(), 1, "{variable:?}");
+        assert_eq!(started[0]["is_backgrounded"], forks, "{variable:?}");
         let last = lines.iter().rfind(|l| l["type"] == "result").unwrap();
         assert_eq!(last["result"], "MAIN-DONE");
         // The schema offers no run_in_background when every child runs in the background.

@@ -159,7 +159,8 @@ async fn interrupting_while_a_background_agent_works_stops_it_and_its_commands()
         .iter()
         .find(|l| l["subtype"] == "task_notification")
         .expect("the killed task is reported");
-    assert_eq!(notified["status"], "killed");
+    // `stopped` on the notification, as Claude Code and the SDKs' types say it.
+    assert_eq!(notified["status"], "stopped");
     let result = result_of(&lines);
     assert_eq!(result["result"], "MAIN-WAITING");
     // The result carries the tree's final figures, the kill on the way out included.

@@ -17,6 +17,9 @@ pub struct ModelRequest {
     /// Extra HTTP headers for this request only (e.g. an id tying a subagent's first request
     /// to the call that started it).
     pub headers: Vec<(String, String)>,
+    /// Report the reply's start ([`crate::ModelEvent::MessageStart`]) too, for callers that
+    /// replay the whole stream; off, the decoder copies nothing for it.
+    pub stream_events: bool,
 }
 
 impl From<MessagesRequest> for ModelRequest {
@@ -24,6 +27,7 @@ impl From<MessagesRequest> for ModelRequest {
         Self {
             body,
             headers: Vec::new(),
+            stream_events: false,
         }
     }
 }

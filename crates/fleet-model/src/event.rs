@@ -22,6 +22,13 @@ pub enum ModelEvent {
         to: String,
         reason: String,
     },
+    /// The reply began: its id, model and the usage known so far (the prompt's side). Not
+    /// content: a failure after it may still be retried.
+    MessageStart {
+        id: String,
+        model: String,
+        usage: fleet_protocol::Usage,
+    },
     TextDelta {
         index: usize,
         text: String,
@@ -54,7 +61,10 @@ impl ModelEvent {
     pub fn is_content(&self) -> bool {
         !matches!(
             self,
-            Self::Retry { .. } | Self::ModelSwitched { .. } | Self::Completed(_)
+            Self::Retry { .. }
+                | Self::ModelSwitched { .. }
+                | Self::MessageStart { .. }
+                | Self::Completed(_)
         )
     }
 }

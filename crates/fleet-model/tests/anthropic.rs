@@ -58,6 +58,29 @@ async fn text_streams_as_deltas_then_the_whole_message() {
 }
 
 #[tokio::test]
+async fn the_reply_start_is_reported_only_when_asked_for() {
+    let server = FakeModelServer::start(Scenario::new().rule(Rule::text("hi")))
+        .await
+        .expect("server starts");
+    let (plain, _) = run(&client(&server, 1), request("hi")).await;
+    assert!(!plain
+        .iter()
+        .any(|e| matches!(e, ModelEvent::MessageStart { .. })));
+    let mut asked = request("hi");
+    asked.stream_events = true;
+    let (events, done) = run(&client(&server, 1), asked).await;
+    let done = done.expect("completes");
+    match &events[0] {
+        ModelEvent::MessageStart { id, model, usage } => {
+            assert_eq!(id, &done.message.id);
+            assert_eq!(model, &done.message.model);
+            assert!(usage.total_input() > 0);
+        }
+        other => panic!("first event: {other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn tool_use_input_is_assembled_from_fragments_at_every_chunk_size() {
     let input = json!({"file_path": "/tmp/ünï/código.rs", "offset": 10, "nested": {"list": [1, 2, "três"]}});
     for chunk in 1..=13 {

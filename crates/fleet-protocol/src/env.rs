@@ -222,6 +222,15 @@ pub const BASH_MAX_OUTPUT_LENGTH: CountVar = CountVar::new("BASH_MAX_OUTPUT_LENG
 pub const FLEET_AUTOCOMPACT_PCT: CountVar = CountVar::new("FLEET_AUTOCOMPACT_PCT", 1, 100);
 /// Never compact on its own (a prompt the API finds too long is still recovered from).
 pub const FLEET_DISABLE_AUTO_COMPACT: FlagVar = FlagVar::new("FLEET_DISABLE_AUTO_COMPACT");
+/// Set by the Agent SDKs: print `system/session_state_changed` lines in stream-json (the SDK
+/// keeps stdin open until it reads `idle`).
+pub const CLAUDE_CODE_SDK_READS_SESSION_STATE: FlagVar =
+    FlagVar::new("CLAUDE_CODE_SDK_READS_SESSION_STATE");
+/// `--json-schema`: how many times the model may fail to give valid structured output (a
+/// call the schema refuses, or a reply without the call) before the run ends with
+/// `error_max_structured_output_retries` (Claude Code's variable; 5 unless set).
+pub const MAX_STRUCTURED_OUTPUT_RETRIES: CountVar =
+    CountVar::new("MAX_STRUCTURED_OUTPUT_RETRIES", 1, 100);
 
 /// Every typed variable, in the order they are checked.
 pub const ALL: &[Var] = &[
@@ -241,6 +250,8 @@ pub const ALL: &[Var] = &[
     Var::Count(BASH_MAX_OUTPUT_LENGTH),
     Var::Count(FLEET_AUTOCOMPACT_PCT),
     Var::Flag(FLEET_DISABLE_AUTO_COMPACT),
+    Var::Flag(CLAUDE_CODE_SDK_READS_SESSION_STATE),
+    Var::Count(MAX_STRUCTURED_OUTPUT_RETRIES),
 ];
 
 /// Checks every variable in [`ALL`]; the errors of all the invalid ones, so a user fixes them

@@ -127,6 +127,42 @@ pub enum EventKind {
     Hook(crate::hook::HookNote),
     /// The conversation was compacted to stay inside the model's context window.
     CompactBoundary(crate::compact::CompactBoundary),
+    /// A tool call was refused — by the permission check, a person, an approver or a hook —
+    /// just before its (error) result; one per entry of the result's `permission_denials`.
+    PermissionDenied(DeniedCall),
+    /// A tool call waits for an approver's answer (`waiting`), or has just had it.
+    Approval {
+        tool_use_id: String,
+        tool_name: String,
+        waiting: bool,
+    },
+    /// The session took up a prompt (`Running`), or has nothing left to do (`Idle`): its run
+    /// ended and every background task it was waiting on has reported.
+    SessionState(SessionState),
+    /// One Messages API stream event of the reply being received, for readers that replay
+    /// the stream (`--include-partial-messages`). Only agents asked for them send these, and
+    /// text and thinking deltas keep coming as `TextDelta` / `ThinkingDelta`.
+    Stream(crate::stream::StreamEvent),
+}
+
+/// A refused tool call, as `system/permission_denied` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeniedCall {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    /// The refusal the model was given as the call's result.
+    pub message: String,
+    /// What refused it: `rule`, `mode`, `workspace`, `user`, `hook`…
+    pub reason_type: String,
+}
+
+/// Whether the session is busy, as `system/session_state_changed` reports it (an approver's
+/// wait, `requires_action`, comes from [`EventKind::Approval`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    Running,
+    Idle,
 }
 
 /// What the `system`/`init` event reports.
@@ -208,6 +244,8 @@ pub enum ResultSubtype {
     ErrorMaxTurns,
     ErrorDuringExecution,
     ErrorMaxBudgetUsd,
+    /// `--json-schema`: the model gave no valid structured output within the retries.
+    ErrorMaxStructuredOutputRetries,
 }
 
 impl ResultSubtype {
@@ -221,6 +259,7 @@ impl ResultSubtype {
             Self::ErrorMaxTurns => "error_max_turns",
             Self::ErrorDuringExecution => "error_during_execution",
             Self::ErrorMaxBudgetUsd => "error_max_budget_usd",
+            Self::ErrorMaxStructuredOutputRetries => "error_max_structured_output_retries",
         }
     }
 }
@@ -274,6 +313,9 @@ pub struct RunResult {
     /// Why the loop stopped, when the subtype does not say it: `hook_stopped` for a run a
     /// hook's `continue: false` ended (a success, as in Claude Code).
     pub terminal_reason: Option<String>,
+    /// `--json-schema`: the value the model gave through the StructuredOutput tool, already
+    /// checked against the schema.
+    pub structured_output: Option<Value>,
 }
 
 /// What started a run that no prompt started.

@@ -26,9 +26,9 @@ pub use agent_message::AgentMessage;
 pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
-    AgentEvent, AgentRef, CommittedMessage, EventKind, McpServerStatus, ModelUsage,
+    AgentEvent, AgentRef, CommittedMessage, DeniedCall, EventKind, McpServerStatus, ModelUsage,
     PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo,
-    SubagentLabel, ToolResultEvent,
+    SessionState, SubagentLabel, ToolResultEvent,
 };
 pub use hook::HookNote;
 pub use message::{

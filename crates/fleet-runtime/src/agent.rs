@@ -9,6 +9,7 @@
 mod calls;
 mod context_fit;
 mod live;
+mod partial;
 mod request;
 
 use crate::accounting::Accounting;
@@ -337,6 +338,19 @@ impl Agent {
             self.context.observe(&usage, self.messages.len());
             self.publish_context(Some(&usage));
             if calls.is_empty() {
+                match crate::structured::next(self.config.structured.as_deref(), false) {
+                    crate::structured::Next::Remind(reminder) => {
+                        if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
+                            break Err(stop);
+                        }
+                        self.commit(sink, reminder, None, Vec::new()).await;
+                        continue;
+                    }
+                    crate::structured::Next::GiveUp(message) => {
+                        break Err(structured_stop(message))
+                    }
+                    _ => {}
+                }
                 if let Some(hooks) = self.config.hooks.clone() {
                     let caller = self.hook_caller();
                     let active = &mut stop_hook_active;
@@ -383,6 +397,11 @@ impl Agent {
             {
                 break Ok(final_text);
             }
+            match crate::structured::next(self.config.structured.as_deref(), true) {
+                crate::structured::Next::Delivered => break Ok(final_text),
+                crate::structured::Next::GiveUp(message) => break Err(structured_stop(message)),
+                _ => {}
+            }
             let spent = match &self.config.ledger {
                 Some(ledger) => ledger.total_cost_usd(),
                 None => totals.cost_usd,
@@ -413,6 +432,7 @@ impl Agent {
             origin,
             tree: None,
             terminal_reason,
+            structured_output: self.config.structured.as_ref().and_then(|s| s.take()),
         };
         // The main agent's result reports the whole tree; its own entry says how it ended.
         if let (Some(ledger), true) = (&self.config.ledger, sink.agent().is_main()) {
@@ -508,6 +528,16 @@ fn interrupted() -> Stop {
     Stop {
         subtype: ResultSubtype::ErrorDuringExecution,
         message: "Interrupted: the run was cancelled.".into(),
+        status: None,
+        too_long: None,
+    }
+}
+
+/// The model gave no valid structured output within the retries (`--json-schema`).
+fn structured_stop(message: String) -> Stop {
+    Stop {
+        subtype: ResultSubtype::ErrorMaxStructuredOutputRetries,
+        message,
         status: None,
         too_long: None,
     }

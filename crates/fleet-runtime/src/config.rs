@@ -57,6 +57,12 @@ pub struct AgentConfig {
     /// The session's live controls (interrupt, model, permission mode, context usage), on
     /// the main agent only; see [`crate::controls`].
     pub controls: Option<crate::controls::SessionControls>,
+    /// Send each reply's Messages API stream events too (`EventKind::Stream`), for
+    /// `--include-partial-messages`; off, the agent keeps no state for them.
+    pub stream_events: bool,
+    /// `--json-schema`: the StructuredOutput tool's shared state, which ends the run once the
+    /// model gave a valid value (see [`crate::structured`]).
+    pub structured: Option<Arc<crate::structured::StructuredOutput>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -95,6 +101,8 @@ impl AgentConfig {
             hooks: None,
             compact: crate::compact::CompactSettings::from_env(),
             controls: None,
+            stream_events: false,
+            structured: None,
         }
     }
 }

@@ -77,6 +77,9 @@ impl Dispatcher<'_> {
             .buffered(width.max(1));
             // Reported in call order, as the results go back to the model.
             while let Some((outcome, event)) = results.next().await {
+                if outcome.denial.is_some() {
+                    self.sink.emit(denied(&event)).await;
+                }
                 self.sink.emit(EventKind::ToolResult(event)).await;
                 outcomes.push(outcome);
             }
@@ -256,11 +259,20 @@ impl Dispatcher<'_> {
             tool_use_id: &call.id,
             decision,
         };
-        tokio::select! {
+        // Readers (the SDKs) learn that the session waits on someone, and when it no longer does.
+        let approval = |waiting| EventKind::Approval {
+            tool_use_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            waiting,
+        };
+        self.sink.emit(approval(true)).await;
+        let answer = tokio::select! {
             biased;
-            _ = self.cancel.cancelled() => Some(Approval::deny()),
-            answer = approver.approve(request) => Some(answer),
-        }
+            _ = self.cancel.cancelled() => Approval::deny(),
+            answer = approver.approve(request) => answer,
+        };
+        self.sink.emit(approval(false)).await;
+        Some(answer)
     }
 
     /// Runs the tool, then its PostToolUse hooks, whose feedback joins the result.
@@ -322,6 +334,16 @@ impl Dispatcher<'_> {
             },
         }
     }
+}
+
+/// The `PermissionDenied` event for a refused call's result.
+fn denied(result: &ToolResultEvent) -> EventKind {
+    EventKind::PermissionDenied(fleet_protocol::DeniedCall {
+        tool_name: result.tool_name.clone(),
+        tool_use_id: result.tool_use_id.clone(),
+        message: result.content.clone(),
+        reason_type: result.permission.reason_type.clone(),
+    })
 }
 
 fn note(decision: &str, reason_type: &str, rule: Option<String>) -> PermissionNote {

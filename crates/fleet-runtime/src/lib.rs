@@ -28,6 +28,7 @@ pub mod session;
 mod settle;
 pub mod sink;
 pub mod skills;
+pub mod structured;
 pub mod subagent;
 pub mod system_prompt;
 pub mod tasks;

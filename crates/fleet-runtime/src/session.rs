@@ -9,7 +9,7 @@ use crate::agent::Agent;
 use crate::settle::Settle;
 use crate::sink::EventSink;
 use crate::subagent::Spawner;
-use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message};
+use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message, SessionState};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -91,6 +91,8 @@ impl Session {
                 };
                 let Some(prompt) = prompt else { break };
                 let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
+                sink.emit(EventKind::SessionState(SessionState::Running))
+                    .await;
                 // An interrupt cancels this turn only; the session waits for the next prompt.
                 let turn = turns.begin(&token);
                 agent.run(prompt, &sink, &turn).await;
@@ -98,6 +100,8 @@ impl Session {
                     settle(&mut agent, spawner, &sink, &turn).await;
                 }
                 turns.end();
+                // Idle only now: until the background tasks have reported, another run is owed.
+                sink.emit(EventKind::SessionState(SessionState::Idle)).await;
                 if token.is_cancelled() {
                     break;
                 }

@@ -316,6 +316,60 @@ async fn ask_decisions_go_to_the_approver_when_there_is_one() {
     assert_eq!(denials[0].tool_input, json!({"times": 2}));
 }
 
+/// What the stream says around approvals, for the SDKs: the session runs, each asked call
+/// waits and stops waiting, a refused one is reported as denied just before its result, and
+/// the session goes idle after the run's end.
+#[tokio::test]
+async fn approvals_and_refusals_are_events_and_the_session_frames_its_run() {
+    use fleet_protocol::SessionState;
+    let server = server(Scenario::queue([
+        Rule::tool_use("Counter", json!({"times": 1}))
+            .then_tool_use("Counter", json!({"times": 2})),
+        Rule::text("done"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path(), vec![Arc::new(Counter)], PermissionMode::Default);
+    config.approver = Some(Arc::new(OnlyOnes {
+        asked: Default::default(),
+    }));
+    let agent = agent_with(&server, dir.path(), config);
+    let (events, _) = run(agent, "count").await;
+    let seen: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::SessionState(SessionState::Running) => Some("running".into()),
+            EventKind::SessionState(SessionState::Idle) => Some("idle".into()),
+            EventKind::Approval {
+                waiting, tool_name, ..
+            } => Some(format!("{tool_name} waiting={waiting}")),
+            EventKind::PermissionDenied(d) => {
+                assert!(d.message.contains("refused"), "{}", d.message);
+                assert_eq!(d.reason_type, "user");
+                Some(format!("denied {}", d.tool_name))
+            }
+            EventKind::ToolResult(r) => Some(format!("result error={}", r.is_error)),
+            EventKind::Finished(_) => Some("finished".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "running",
+            "Counter waiting=true",
+            "Counter waiting=false",
+            "result error=false",
+            "Counter waiting=true",
+            "Counter waiting=false",
+            "denied Counter",
+            "result error=true",
+            "finished",
+            "idle"
+        ]
+    );
+}
+
 #[tokio::test]
 async fn a_reply_that_breaks_off_or_brings_bad_tool_json_is_asked_for_again() {
     let server = server(Scenario::queue([

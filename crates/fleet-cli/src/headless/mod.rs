@@ -10,6 +10,7 @@ mod orchestration;
 mod prompt_tool;
 mod session_file;
 pub(crate) mod setup;
+mod structured;
 mod thinking;
 
 use crate::args::PrintArgs;
@@ -284,6 +285,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         session_id: Some(session.id().to_string()),
         results_as_they_come: stream_input,
         include_hook_events: args.include_hook_events,
+        session_state: env::CLAUDE_CODE_SDK_READS_SESSION_STATE.is_on()?,
     };
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;

@@ -232,6 +232,8 @@ pub fn agent(
     config.approver = approver;
     config.controls = host.controls;
     config.max_budget_usd = args.max_budget_usd;
+    config.stream_events = args.include_partial_messages;
+    super::structured::equip(args, &mut config)?;
     spawner.attach_main(&mut config);
     let kind = AgentSandbox::kind_for_mode(config.permissions.mode(), SandboxKind::Standard);
     let main_sandbox = AgentSandbox::new(kind, sandbox, Some(config.permissions.clone()));

@@ -11,12 +11,13 @@
 
 use super::line::{new_uuid, timestamp, Line};
 use super::results::HeldResults;
+use super::sdk_lines::{self, StateLines};
 use super::tasks;
 use fleet_protocol::{
     AgentEvent, AgentRef, ContentBlock, EventKind, SessionInfo, ToolResultEvent, Usage,
 };
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Turns events into output objects, keeping the little state the shapes need.
 #[derive(Debug, Default)]
@@ -31,6 +32,11 @@ pub(super) struct Encoder {
     results: HeldResults,
     /// `--include-hook-events`: print `hook_started` / `hook_response` lines.
     hook_events: bool,
+    /// `session_state_changed` lines, when the SDK asked for them.
+    states: StateLines,
+    /// Agents that send the API's stream events themselves: their plain deltas are already
+    /// in those, so they print no delta lines of their own.
+    streaming: HashSet<String>,
 }
 
 impl Encoder {
@@ -45,6 +51,12 @@ impl Encoder {
     /// Prints hook runs too (`--include-hook-events`).
     pub(super) fn with_hook_events(mut self, on: bool) -> Self {
         self.hook_events = on;
+        self
+    }
+
+    /// Prints `session_state_changed` lines (`CLAUDE_CODE_SDK_READS_SESSION_STATE=1`).
+    pub(super) fn with_session_state(mut self, on: bool) -> Self {
+        self.states = StateLines::new(on);
         self
     }
 
@@ -88,12 +100,29 @@ impl Encoder {
             EventKind::ModelFallback { from, to, reason } => {
                 Some(self.model_fallback(agent, from, to, reason))
             }
-            EventKind::TextDelta(text) => self
-                .partial
-                .then(|| self.delta(agent, json!({ "type": "text_delta", "text": text }))),
-            EventKind::ThinkingDelta(text) => self
-                .partial
-                .then(|| self.delta(agent, json!({ "type": "thinking_delta", "thinking": text }))),
+            EventKind::Stream(part) if self.partial => {
+                if !self.streaming.contains(&agent.agent_id) {
+                    self.streaming.insert(agent.agent_id.clone());
+                }
+                Some(sdk_lines::stream_event(agent, part, &self.session_id))
+            }
+            EventKind::Stream(_) => None,
+            EventKind::TextDelta(_) | EventKind::ThinkingDelta(_)
+                if !self.partial || self.streaming.contains(&agent.agent_id) =>
+            {
+                None
+            }
+            EventKind::TextDelta(text) => {
+                Some(self.delta(agent, json!({ "type": "text_delta", "text": text })))
+            }
+            EventKind::ThinkingDelta(text) => {
+                Some(self.delta(agent, json!({ "type": "thinking_delta", "thinking": text })))
+            }
+            EventKind::PermissionDenied(denied) => {
+                Some(sdk_lines::permission_denied(agent, denied, session))
+            }
+            EventKind::Approval { waiting, .. } => self.states.approval(*waiting, session),
+            EventKind::SessionState(state) => self.states.session(*state, session),
             EventKind::AssistantBlock {
                 message_id,
                 model,

@@ -169,6 +169,7 @@ pub fn run_result(subtype: ResultSubtype, result: &str) -> RunResult {
         origin: None,
         tree: None,
         terminal_reason: None,
+        structured_output: None,
     }
 }
 

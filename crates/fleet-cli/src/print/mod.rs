@@ -11,6 +11,7 @@ mod encode;
 mod json;
 mod line;
 mod results;
+mod sdk_lines;
 mod stream_json;
 mod tasks;
 mod text;
@@ -19,6 +20,8 @@ mod text;
 mod background_tests;
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod sdk_tests;
 
 use fleet_protocol::AgentEvent;
 use std::fmt;
@@ -86,7 +89,8 @@ pub trait Printer {
 pub struct PrintOptions {
     /// `--verbose`: `json` prints every event as one array, `text` narrates the run.
     pub verbose: bool,
-    /// `--include-partial-messages`: `stream-json` also prints text and thinking deltas.
+    /// `--include-partial-messages`: `stream-json` also prints the replies' stream events
+    /// (`stream_event` lines: message and block starts and stops, every delta).
     pub include_partial_messages: bool,
     /// The session id when known before the first event; otherwise taken from `Started`.
     pub session_id: Option<String>,
@@ -96,6 +100,9 @@ pub struct PrintOptions {
     pub results_as_they_come: bool,
     /// `--include-hook-events`: `stream-json` also prints `hook_started` / `hook_response`.
     pub include_hook_events: bool,
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: `stream-json` also prints
+    /// `session_state_changed` lines (running, requires_action, idle) for the Agent SDKs.
+    pub session_state: bool,
 }
 
 /// The printer for `format`, writing to `out`.

@@ -91,6 +91,9 @@ fn result_value(r: &RunResult, session_id: &str, index: usize, tree: Option<&Tre
         "api_error_status": r.api_error_status,
         "terminal_reason": r.terminal_reason.as_deref().unwrap_or_else(|| terminal_reason(r)),
     }));
+    if let Some(value) = &r.structured_output {
+        line = line.then(json!({ "structured_output": value }));
+    }
     if let Some(origin) = &r.origin {
         line = line.then(json!({ "origin": origin }));
     }
@@ -113,6 +116,7 @@ fn terminal_reason(r: &RunResult) -> &'static str {
         ResultSubtype::Success => "completed",
         ResultSubtype::ErrorMaxTurns => "max_turns",
         ResultSubtype::ErrorMaxBudgetUsd => "max_budget_usd",
+        ResultSubtype::ErrorMaxStructuredOutputRetries => "structured_output_retry_exhausted",
         ResultSubtype::ErrorDuringExecution if r.api_error_status.is_some() => "model_error",
         ResultSubtype::ErrorDuringExecution => "error",
     }

@@ -11,6 +11,9 @@ pub struct StreamJsonPrinter {
     out: Box<dyn Write + Send>,
     encoder: Encoder,
     results_as_they_come: bool,
+    /// An `idle` state line waiting for the held results: a reader takes `idle` as "nothing
+    /// more comes", so it never precedes a result.
+    idle: Option<serde_json::Value>,
 }
 
 impl StreamJsonPrinter {
@@ -18,8 +21,10 @@ impl StreamJsonPrinter {
         Self {
             out,
             encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages)
-                .with_hook_events(options.include_hook_events),
+                .with_hook_events(options.include_hook_events)
+                .with_session_state(options.session_state),
             results_as_they_come: options.results_as_they_come,
+            idle: None,
         }
     }
 }
@@ -27,7 +32,12 @@ impl StreamJsonPrinter {
 impl Printer for StreamJsonPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
         if let Some(value) = self.encoder.encode(event) {
-            write_json_line(&mut self.out, &value)?;
+            let idle = value["subtype"] == "session_state_changed" && value["state"] == "idle";
+            if idle && !self.results_as_they_come {
+                self.idle = Some(value);
+            } else {
+                write_json_line(&mut self.out, &value)?;
+            }
         }
         if self.results_as_they_come {
             for result in self.encoder.take_results() {
@@ -40,6 +50,9 @@ impl Printer for StreamJsonPrinter {
     fn finish(&mut self) -> io::Result<()> {
         for result in self.encoder.take_results() {
             write_json_line(&mut self.out, &result)?;
+        }
+        if let Some(idle) = self.idle.take() {
+            write_json_line(&mut self.out, &idle)?;
         }
         self.out.flush()
     }

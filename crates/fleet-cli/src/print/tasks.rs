@@ -53,16 +53,22 @@ pub(super) fn updated(
 
 /// A completed task's `summary` is its report (the agent's final text), as
 /// `summary_is_report` says; a failed or killed one has no report, so the one-line account of
-/// what happened stands in.
+/// what happened stands in. A killed task is `stopped` here, as in Claude Code (the SDKs' type
+/// for this line knows only completed, failed and stopped), while `task_updated` keeps the
+/// raw `killed`.
 pub(super) fn notified(agent: &AgentRef, n: &TaskNotification, session_id: &str) -> Value {
     let is_report = n.status == TaskStatus::Completed;
     let summary = if is_report { &n.result } else { &n.summary };
+    let status = match n.status {
+        TaskStatus::Killed => "stopped",
+        other => other.as_str(),
+    };
     Line::new(json!({
         "type": "system",
         "subtype": "task_notification",
         "task_id": n.task_id,
         "tool_use_id": n.tool_use_id,
-        "status": n.status,
+        "status": status,
         "output_file": n.output_file,
         "summary": summary,
         "summary_is_report": is_report,

@@ -26,6 +26,8 @@ const KNOWN_EVENTS: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
     message: Option<AssistantMessage>,
+    /// Emit [`ModelEvent::MessageStart`] (see [`Self::reporting_start`]).
+    report_start: bool,
     /// Blocks by stream index; `None` until started, then in progress, then finished.
     blocks: Vec<Option<BlockState>>,
 }
@@ -45,6 +47,14 @@ enum BlockState {
 impl AnthropicDecoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder that also reports the reply's start, for callers that replay the stream.
+    pub fn reporting_start() -> Self {
+        Self {
+            report_start: true,
+            ..Self::default()
+        }
     }
 
     fn block(&mut self, index: usize) -> Result<&mut BlockState, ModelError> {
@@ -219,6 +229,13 @@ impl WireDecoder for AnthropicDecoder {
         match parsed {
             StreamEvent::MessageStart { mut message } => {
                 message.content.clear();
+                if self.report_start {
+                    out.push(ModelEvent::MessageStart {
+                        id: message.id.clone(),
+                        model: message.model.clone(),
+                        usage: message.usage.clone(),
+                    });
+                }
                 self.message = Some(message);
             }
             StreamEvent::ContentBlockStart {

@@ -134,7 +134,11 @@ impl ModelClient for AnthropicClient {
         let wire = Wire {
             provider: "anthropic",
             url: url.clone(),
-            new_decoder: AnthropicDecoder::new,
+            new_decoder: if request.stream_events {
+                AnthropicDecoder::reporting_start
+            } else {
+                AnthropicDecoder::new
+            },
             api_error,
         };
         transport::stream(self.http.clone(), config.http.clone(), wire, move |http| {

@@ -50,6 +50,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, Failure> {
         let mut request = ModelRequest::from(self.build_request());
+        request.stream_events = self.config.stream_events;
         // A subagent's first request names the parent request that started it.
         if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
             request
@@ -57,6 +58,10 @@ impl Agent {
                 .push((INVOKING_REQUEST_HEADER.to_string(), id));
         }
         let mut stream = self.client.stream(request);
+        let mut partial = self
+            .config
+            .stream_events
+            .then(super::partial::PartialStream::default);
         loop {
             let next = tokio::select! {
                 biased;
@@ -73,7 +78,13 @@ impl Agent {
                     }))
                 }
             };
+            if let Some(partial) = partial.as_mut() {
+                for part in partial.translate(&event, &self.config.model) {
+                    sink.emit(EventKind::Stream(part)).await;
+                }
+            }
             match event {
+                ModelEvent::MessageStart { .. } => {}
                 ModelEvent::Retry {
                     attempt,
                     max_attempts,

@@ -14,7 +14,7 @@ use crate::definitions::{AgentDefinition, Isolation};
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
-use crate::tasks::NewTask;
+use crate::tasks::{ForegroundStart, ForegroundTask, NewTask};
 use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus, TaskUsage};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use std::path::PathBuf;
@@ -218,6 +218,20 @@ impl Spawner {
         let started = Instant::now();
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
+        let task = ForegroundTask::start(
+            &self.sink,
+            ForegroundStart {
+                task_id: &agent_id,
+                tool_use_id: &tool_use_id,
+                description: &bp.description,
+                subagent_type: type_name,
+                prompt: &input.prompt,
+                model: &bp.model,
+                depth,
+                output_file: &child.output_file,
+            },
+        )
+        .await;
         let outcome = Box::pin(run_to_end(self.clone(), child, &record)).await;
         drop(slot);
         Box::pin(bp.mcp.stop()).await;
@@ -228,6 +242,13 @@ impl Spawner {
         let status = outcome.status(cancel.is_cancelled());
         self.ledger
             .finish(&agent_id, status, Some(KilledBy::Parent));
+        let usage = TaskUsage {
+            total_tokens: outcome.total_tokens(),
+            tool_uses: outcome.tool_uses,
+            duration_ms: 0,
+        };
+        task.end(&self.sink, status, outcome.result_text(), usage)
+            .await;
         record.life.set_stopped();
         Ok(report::completed(
             &agent_id,

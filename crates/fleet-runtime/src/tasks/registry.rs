@@ -409,7 +409,7 @@ fn unknown(id: &str, known: &[&str]) -> TaskError {
 }
 
 /// One line for people (and the model) on how the task ended.
-fn summary(description: &str, status: TaskStatus, result: &str) -> String {
+pub(crate) fn summary(description: &str, status: TaskStatus, result: &str) -> String {
     match status {
         TaskStatus::Completed => format!("Agent \"{description}\" completed"),
         TaskStatus::Failed => {

@@ -80,8 +80,15 @@ pub async fn run(agent: Agent, prompt: &str) -> (Vec<AgentEvent>, Agent) {
     (events, handle.task.await.unwrap())
 }
 
+/// The last run's result: its `Finished`, followed only by the session going idle.
 pub fn result(events: &[AgentEvent]) -> &RunResult {
-    match &events.last().unwrap().kind {
+    let mut tail = events.iter().rev().skip_while(|e| {
+        matches!(
+            e.kind,
+            EventKind::SessionState(fleet_protocol::SessionState::Idle)
+        )
+    });
+    match &tail.next().unwrap().kind {
         EventKind::Finished(result) => result,
         other => panic!("last event is not Finished: {other:?}"),
     }

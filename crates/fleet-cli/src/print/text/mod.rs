@@ -299,7 +299,12 @@ impl TextPrinter {
     /// last word.
     fn quiet_event(&mut self, event: &AgentEvent) {
         if let (EventKind::Finished(result), true) = (&event.kind, event.agent.is_main()) {
-            let next = (result.result.clone(), result.is_error());
+            // With `--json-schema` the answer is the structured value, as compact JSON.
+            let text = match &result.structured_output {
+                Some(value) => value.to_string(),
+                None => result.result.clone(),
+            };
+            let next = (text, result.is_error());
             if let Some((text, true)) = self.answer.replace(next) {
                 self.earlier_errors.push(text);
             }

@@ -41,6 +41,14 @@ fn prints_only_the_final_answer() {
 }
 
 #[test]
+fn a_structured_answer_prints_as_its_json() {
+    let mut result = run_result(ResultSubtype::Success, "Here it is.");
+    result.structured_output = Some(serde_json::json!({"name": "Ada"}));
+    let events = [main_event(EventKind::Finished(result))];
+    assert_eq!(run(&events, false), "{\"name\":\"Ada\"}\n");
+}
+
+#[test]
 fn an_error_result_prints_what_went_wrong() {
     let events = [main_event(EventKind::Finished(run_result(
         ResultSubtype::ErrorDuringExecution,
