@@ -82,6 +82,11 @@ pub struct PrintArgs {
     /// `{"behavior": "allow" | "deny", …}`.
     #[arg(long, value_name = "TOOL")]
     pub permission_prompt_tool: Option<String>,
+    /// Set by the TypeScript Agent SDK when `initialize` carries MCP servers or settings.
+    /// fleet always reads `initialize` before it builds a stream-json session, so this only
+    /// checks that the input is stream-json.
+    #[arg(long, hide = true)]
+    pub await_initialize: bool,
     /// One more settings layer above the settings files: a JSON file or inline JSON.
     #[arg(long, value_name = "FILE_OR_JSON")]
     pub settings: Option<String>,

@@ -36,8 +36,6 @@ pub struct UnsupportedFlags {
     channels: Vec<String>,
     #[arg(long, hide = true, value_name = "DIR")]
     project_config_root: Option<String>,
-    #[arg(long, hide = true)]
-    await_initialize: bool,
     #[arg(long, hide = true, value_name = "FIELDS")]
     initialize_fields: Option<String>,
     #[arg(long, hide = true)]
@@ -59,7 +57,7 @@ fn hint(flag: &str) -> Option<&'static str> {
         "--task-budget" => "--max-budget-usd bounds a run's cost",
         "--agent" => "use an agent through the Agent tool, or give its prompt with --system-prompt",
         "--debug" | "--debug-file" => "set FLEET_LOG=debug for debug logs on stderr",
-        "--await-initialize" | "--initialize-fields" | "--managed-settings-in-initialize" => "pass MCP servers with --mcp-config and settings with --settings (the TypeScript SDK's mcpServersDelivery: 'argv' and settingsDelivery: 'argv')",
+        "--initialize-fields" | "--managed-settings-in-initialize" => "pass MCP servers with --mcp-config and settings with --settings (the TypeScript SDK's mcpServersDelivery: 'argv' and settingsDelivery: 'argv')",
         "--managed-settings" => "pass them with --settings",
         _ => return None,
     })
@@ -81,7 +79,6 @@ impl UnsupportedFlags {
             (self.permission_prompts.is_some(), "--permission-prompts"),
             (!self.channels.is_empty(), "--channels"),
             (self.project_config_root.is_some(), "--project-config-root"),
-            (self.await_initialize, "--await-initialize"),
             (self.initialize_fields.is_some(), "--initialize-fields"),
             (
                 self.managed_settings_in_initialize,
@@ -133,7 +130,6 @@ mod tests {
             (&["--session-mirror"], "--session-mirror"),
             (&["--task-budget", "1000"], "--task-budget"),
             (&["--debug"], "--debug"),
-            (&["--await-initialize"], "--await-initialize"),
             (&["--managed-settings", "-x"], "--managed-settings"),
         ] {
             let flags = parse(args);

@@ -16,6 +16,10 @@ pub const PROTOCOL_VERSION: &str = "2.1.328";
 #[derive(Debug, Default)]
 pub struct InitRequest {
     pub hooks: HookSet,
+    /// The request carried a settings layer: the settings must be read again.
+    pub settings: bool,
+    /// The request carried MCP servers (said back as `mcp_servers_applied`).
+    pub mcp_servers: bool,
     /// Parts of the request fleet reads but does not act on, named in a warning.
     pub ignored: Vec<String>,
 }
@@ -65,17 +69,73 @@ impl InitRequest {
             }
             Some(_) => return Err("initialize: sdkMcpServers must be a list of names".into()),
         }
+        let settings = match body.get("settings") {
+            None | Some(Value::Null) => false,
+            Some(_) if args.settings.is_some() => {
+                return Err("initialize: settings were also given with --settings; give one".into())
+            }
+            Some(Value::String(text)) => {
+                args.settings = Some(text.clone());
+                true
+            }
+            Some(value @ Value::Object(_)) => {
+                args.settings = Some(value.to_string());
+                true
+            }
+            Some(_) => return Err("initialize: settings must be an object or a JSON string".into()),
+        };
+        match body.get("disallowedTools") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(rules)) => {
+                for rule in rules {
+                    let rule = rule
+                        .as_str()
+                        .ok_or("initialize: disallowedTools must hold strings")?;
+                    args.disallowed_tools.push(rule.to_string());
+                }
+            }
+            Some(_) => return Err("initialize: disallowedTools must be a list of rules".into()),
+        }
+        let mcp_servers = match body.get("mcpServers") {
+            None | Some(Value::Null) => false,
+            Some(servers @ Value::Object(_)) => {
+                args.mcp_config
+                    .push(json!({"mcpServers": servers}).to_string());
+                true
+            }
+            Some(_) => return Err("initialize: mcpServers must be an object keyed by name".into()),
+        };
+        // Policy fleet cannot enforce must not be taken as if it were in force.
+        if body.get("managedSettings").is_some_and(|v| !v.is_null()) {
+            return Err(
+                "initialize: fleet does not support managedSettings; pass them as \
+                        settings (the TypeScript SDK's settings option)"
+                    .into(),
+            );
+        }
         let mut ignored = Vec::new();
         for key in body.keys() {
             let known = matches!(
                 key.as_str(),
-                "subtype" | "hooks" | "agents" | "systemPrompt" | "appendSystemPrompt"
+                "subtype"
+                    | "hooks"
+                    | "agents"
+                    | "systemPrompt"
+                    | "appendSystemPrompt"
+                    | "settings"
+                    | "disallowedTools"
+                    | "mcpServers"
             );
             if !known && !body[key].is_null() && !extra_known(key) {
                 ignored.push(key.clone());
             }
         }
-        Ok(Self { hooks, ignored })
+        Ok(Self {
+            hooks,
+            settings,
+            mcp_servers,
+            ignored,
+        })
     }
 }
 
@@ -120,7 +180,7 @@ pub fn response(
     skills: &SkillSet,
     catalog: &fleet_model::Catalog,
     mode: &str,
-    hooks_registered: bool,
+    request: &InitRequest,
 ) -> Value {
     let commands: Vec<Value> = skills
         .skills()
@@ -169,8 +229,11 @@ pub fn response(
         "current_permission_mode": mode,
         "session_state": "idle",
     });
-    if hooks_registered {
+    if !request.hooks.is_empty() {
         body["hooks_applied"] = json!(true);
+    }
+    if request.mcp_servers {
+        body["mcp_servers_applied"] = json!(true);
     }
     body
 }

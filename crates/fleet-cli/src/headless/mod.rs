@@ -82,13 +82,16 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let Run {
         mut args,
         cwd,
-        settings,
-        choice,
+        mut settings,
+        mut choice,
         out,
         persist,
     } = run;
     let format: OutputFormat = args.output_format.parse().map_err(anyhow::Error::msg)?;
     let stream_input = args.input_format == "stream-json";
+    if args.await_initialize && !stream_input {
+        bail!("--await-initialize needs --input-format stream-json: initialize comes on stdin");
+    }
     let sdk_prompts = match args.permission_prompt_tool.as_deref() {
         Some(prompt_tool::STDIO) if stream_input && format == OutputFormat::StreamJson => true,
         Some(prompt_tool::STDIO) => bail!(
@@ -122,7 +125,22 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let mut initialize = None;
     if let Some(channel) = channel.as_mut() {
         if let control::reader::First::Initialize { id, body } = channel.first().await {
-            match control::init::InitRequest::read(&body, &mut args) {
+            let read = control::init::InitRequest::read(&body, &mut args).and_then(|request| {
+                if request.settings {
+                    // A settings layer sent in `initialize` counts as if given by --settings.
+                    let reread = flags::settings_flags(&args)
+                        .and_then(|flags| settings::load_with(&cwd, &flags))
+                        .and_then(|loaded| {
+                            let picked = choose(args.provider, args.model.clone(), &loaded)?;
+                            Ok((loaded, picked))
+                        });
+                    let (loaded, picked) = reread.map_err(|e| format!("initialize: {e:#}"))?;
+                    settings = loaded;
+                    choice = picked;
+                }
+                Ok(request)
+            });
+            match read {
                 Ok(request) => initialize = Some((id, request)),
                 Err(err) => {
                     channel.link.respond(&id, Err(err.clone()));
@@ -225,7 +243,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             &built.skills,
             &fleet_model::Catalog::from_env(),
             built.agent.config().permissions.mode().as_str(),
-            !request.hooks.is_empty(),
+            request,
         );
         channel.link.respond(id, Ok(answer));
     }
