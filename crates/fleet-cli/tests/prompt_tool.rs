@@ -67,8 +67,22 @@ async fn an_mcp_permission_prompt_tool_answers_the_asks() {
 async fn permission_prompt_tool_stdio_is_accepted() {
     let project = Project::new(&[("README.md", "# app\n")]);
     let server = server(Scenario::with_rules([Rule::text("ok")])).await;
-    let (_, lines) = project
-        .stream_json(&server, "hi", &["--permission-prompt-tool", "stdio"])
+    // The SDK host answers over the control protocol, so stdio needs stream-json both ways.
+    let out = project
+        .run(
+            &server,
+            &[
+                "--permission-prompt-tool",
+                "stdio",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        )
         .await;
-    assert_eq!(result_of(&lines)["result"], "ok");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(result_of(&common::json_lines(&out))["result"], "ok");
 }

@@ -27,7 +27,6 @@ async fn flags_fleet_cannot_honour_are_refused_by_name_before_any_request() {
         (&["--resume-drops-turn=3"], "--resume-drops-turn"),
         (&["--session-mirror"], "--session-mirror"),
         (&["--task-budget", "20000"], "--task-budget"),
-        (&["--await-initialize"], "--await-initialize"),
     ] {
         let mut argv = vec!["-p", "hi"];
         argv.extend_from_slice(args);

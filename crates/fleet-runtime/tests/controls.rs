@@ -320,7 +320,7 @@ impl fleet_runtime::Approver for GrantingApprover {
             "behavior": "allow",
             "destination": "session"
         })]);
-        Box::pin(async move { granted.is_ok() })
+        Box::pin(async move { granted.is_ok().into() })
     }
 }
 

@@ -88,7 +88,7 @@ impl Server {
                     .get("mode")
                     .and_then(Value::as_str)
                     .ok_or("set_permission_mode needs a string \"mode\"")?;
-                let mode: PermissionMode = mode.parse().map_err(|e| format!("{e}"))?;
+                let mode: PermissionMode = mode.parse().map_err(|e: String| e)?;
                 let mode = self
                     .controls
                     .set_permission_mode(mode)

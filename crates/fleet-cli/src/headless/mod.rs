@@ -44,8 +44,10 @@ pub struct Run {
 
 pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     // A program that pipes its input (the Agent SDKs never pass -p) gets a headless session,
-    // as with Claude Code; a person at a terminal without -p is the interactive mode's.
-    let piped = args.input_format == "stream-json" || !std::io::stdin().is_terminal();
+    // as with Claude Code: stream-json input, or the prompt itself on stdin. A prompt given as
+    // an argument without -p opens the interactive mode with it.
+    let piped = args.input_format == "stream-json"
+        || (args.prompt.is_none() && !std::io::stdin().is_terminal());
     if !args.print && !piped {
         bail!(
             "the interactive mode is not built yet: run `fleet -p \"your prompt\"` (or pipe the \

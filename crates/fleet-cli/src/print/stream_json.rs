@@ -223,6 +223,7 @@ mod tests {
                 "agents",
                 "skills",
                 "fleet_version",
+                "claude_code_version",
                 "uuid"
             ]
         );
