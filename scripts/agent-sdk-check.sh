@@ -103,6 +103,8 @@ rm -f "$NODE_DIR/package.json.new"
 echo "agent-sdk-check: python $("$VENV/bin/python" -c 'import claude_agent_sdk as s; print(s.__version__)'), typescript $(node -p "require('$NODE_DIR/node_modules/@anthropic-ai/claude-agent-sdk/package.json').version")" >&2
 
 # --- fleet and the fake model server -----------------------------------------------------------
+# shellcheck source=lib/fake-model.sh
+source scripts/lib/fake-model.sh
 if [[ -z "${FLEET_BIN:-}" ]]; then
   cargo build --quiet -p fleet-cli
   FLEET_BIN=$TARGET_DIR/debug/fleet
@@ -120,16 +122,7 @@ sed "s|__REPOS__|$WORK/repos|g" tests/agent-sdk/scenario.yaml >"$WORK/scenario.y
 "$FLEET_BIN" dev fake-model --scenario "$WORK/scenario.yaml" >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 
-# The server's first stdout line is `listening on URL`.
-URL=""
-for _ in $(seq 1 300); do
-  if [[ -s "$WORK/server.out" ]]; then
-    URL=$(sed -n '1s/^listening on //p' "$WORK/server.out")
-    [[ -n "$URL" ]] && break
-  fi
-  kill -0 "$SERVER_PID" 2>/dev/null || break
-  sleep 0.1
-done
+URL=$(fake_model_url "$WORK/server.out" "$SERVER_PID")
 if [[ -z "$URL" ]]; then
   echo "agent-sdk-check: the fake model server did not start" >&2
   cat "$WORK/server.err" >&2

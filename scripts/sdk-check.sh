@@ -45,18 +45,9 @@ cargo build --quiet -p fleet-cli
 "$TARGET_DIR/debug/fleet" dev fake-model --scenario "$SCENARIO" >"$WORK/stdout" 2>"$WORK/stderr" &
 SERVER_PID=$!
 
-# The server's first stdout line is `listening on URL`.
-URL=""
-for _ in $(seq 1 300); do
-  if [[ -s "$WORK/stdout" ]]; then
-    URL=$(sed -n '1s/^listening on //p' "$WORK/stdout")
-    [[ -n "$URL" ]] && break
-  fi
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    break
-  fi
-  sleep 0.1
-done
+# shellcheck source=lib/fake-model.sh
+source scripts/lib/fake-model.sh
+URL=$(fake_model_url "$WORK/stdout" "$SERVER_PID")
 if [[ -z "$URL" ]]; then
   echo "sdk-check: the fake model server did not start" >&2
   cat "$WORK/stderr" >&2

@@ -103,7 +103,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<Message, InputError> {
     let Value::Object(object) = value else {
         return Err(InputError::NotAnObject {
             line,
-            got: kind(&value),
+            got: fleet_protocol::json_kind(&value),
         });
     };
     match object.get("type") {
@@ -122,7 +122,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<Message, InputError> {
         Some(other) => {
             return Err(bad(format!(
                 "\"message\" must be an object, got {}",
-                kind(other)
+                fleet_protocol::json_kind(other)
             )))
         }
         None => return Err(bad(format!("missing \"message\"; expected {EXAMPLE}"))),
@@ -163,7 +163,7 @@ fn content(message: &Map<String, Value>) -> Result<MessageContent, String> {
             .map(MessageContent::Blocks),
         Some(other) => Err(format!(
             "\"message.content\" must be a string or an array of blocks, got {}",
-            kind(other)
+            fleet_protocol::json_kind(other)
         )),
     }
 }
@@ -180,17 +180,6 @@ fn user_block(index: usize, item: &Value) -> Result<ContentBlock, String> {
             "{at}: a \"{}\" block cannot be sent as user input; send \"text\" or \"image\" blocks",
             other.type_name()
         )),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{json_lines, result_of, server, stderr, Project};
+use common::{json_lines, result_of, run_with_stdin, server, stderr, Project};
 use fleet_testkit::{ReplyBlock, Rule, Scenario};
 use serde_json::{json, Value};
 
@@ -209,26 +209,6 @@ async fn idle_waits_for_background_work_to_report() {
     // The first result comes while the background agent runs: the session stays running
     // until the notification's run has answered.
     assert_eq!(states(&lines), ["running", "result", "result", "idle"]);
-}
-
-async fn run_with_stdin(mut cmd: std::process::Command, stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let stdin = stdin.to_string();
-    tokio::task::spawn_blocking(move || {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(stdin.as_bytes()).unwrap();
-        drop(pipe);
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
 }
 
 fn stream_events(lines: &[Value]) -> Vec<&Value> {

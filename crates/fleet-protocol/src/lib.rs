@@ -10,6 +10,7 @@ pub mod env;
 pub mod error;
 pub mod event;
 pub mod hook;
+mod json_kind;
 mod markup;
 pub mod message;
 pub mod notification;
@@ -31,6 +32,7 @@ pub use event::{
     SessionState, SubagentLabel, ToolResultEvent,
 };
 pub use hook::HookNote;
+pub use json_kind::json_kind;
 pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
     ToolResultContent, ToolUse,

@@ -158,40 +158,19 @@ impl Drop for Waiting<'_> {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use super::super::out::capture::Collect;
     use super::*;
-    use std::io::Write;
     use std::sync::Arc;
-
-    #[derive(Clone, Default)]
-    struct Collect(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Collect {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    fn lines(sink: &Collect) -> Vec<Value> {
-        String::from_utf8(sink.0.lock().unwrap().clone())
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
 
     async fn written(sink: &Collect, n: usize) -> Vec<Value> {
         for _ in 0..500 {
-            let got = lines(sink);
+            let got = sink.lines();
             if got.len() >= n {
                 return got;
             }
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        panic!("expected {n} lines, got {:?}", lines(sink));
+        panic!("expected {n} lines, got {:?}", sink.lines());
     }
 
     #[tokio::test]

@@ -10,11 +10,13 @@
 //! - `reader.rs`: the stdin thread that routes every line
 //! - `init.rs`: `initialize`, read before the session is built and answered after
 //! - `server.rs`: the host's later requests
+//! - `host.rs`: the session's parts that talk to the host, made after `initialize`
 //! - `approver.rs`, `hook_runner.rs`, `mcp_bridge.rs`: `can_use_tool`, `hook_callback` and
 //!   `mcp_message`
 
 pub mod approver;
 pub mod hook_runner;
+pub mod host;
 pub mod init;
 pub mod link;
 pub mod mcp_bridge;
@@ -33,7 +35,8 @@ use tokio::sync::{mpsc, oneshot};
 /// The control side of one stream-json session.
 pub struct Channel {
     pub link: Arc<ControlLink>,
-    pub requests: mpsc::UnboundedReceiver<HostRequest>,
+    /// Taken by [`Self::serve`] once the session is built.
+    requests: Option<mpsc::UnboundedReceiver<HostRequest>>,
     first: Option<oneshot::Receiver<First>>,
     reader: std::thread::JoinHandle<anyhow::Result<()>>,
 }
@@ -55,7 +58,7 @@ impl Channel {
         let reader = std::thread::spawn(move || reader.run(std::io::stdin().lock()));
         Self {
             link,
-            requests,
+            requests: Some(requests),
             first: Some(first),
             reader,
         }
@@ -67,6 +70,21 @@ impl Channel {
             Some(first) => first.await.unwrap_or(First::End),
             None => First::Other,
         }
+    }
+
+    /// Answers the host's requests from now on, in a task of its own (`None` once started).
+    pub fn serve(
+        &mut self,
+        mcp: Arc<fleet_runtime::subagent::McpSession>,
+        controls: fleet_runtime::controls::SessionControls,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let requests = self.requests.take()?;
+        let server = server::Server {
+            link: self.link.clone(),
+            mcp,
+            controls,
+        };
+        Some(tokio::spawn(server.serve(requests)))
     }
 
     /// Whether the stdin reader has stopped.

@@ -68,15 +68,30 @@ impl Drop for LineOut {
     }
 }
 
+/// A stdout stand-in whose bytes tests read back, for the protocol's unit tests.
 #[cfg(test)]
-mod tests {
+pub mod capture {
     #![allow(clippy::unwrap_used)]
 
-    use super::*;
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
 
-    /// A sink whose bytes the test can read back.
     #[derive(Clone, Default)]
-    struct Collect(Arc<Mutex<Vec<u8>>>);
+    pub struct Collect(pub Arc<Mutex<Vec<u8>>>);
+
+    impl Collect {
+        pub fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+
+        /// Every line written, as JSON.
+        pub fn lines(&self) -> Vec<serde_json::Value> {
+            self.text()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        }
+    }
 
     impl Write for Collect {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -87,6 +102,14 @@ mod tests {
             Ok(())
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::capture::Collect;
+    use super::*;
 
     #[test]
     fn lines_from_two_writers_never_interleave() {
@@ -99,7 +122,6 @@ mod tests {
         shared.line("{\"c\":3}").unwrap();
         a.write_all(b"2}\n{\"a2\":").unwrap();
         drop(a);
-        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
-        assert_eq!(text, "{\"b\":1}\n{\"c\":3}\n{\"a\":2}\n{\"a2\":");
+        assert_eq!(sink.text(), "{\"b\":1}\n{\"c\":3}\n{\"a\":2}\n{\"a2\":");
     }
 }

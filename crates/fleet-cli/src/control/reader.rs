@@ -141,22 +141,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::control::out::capture::Collect;
     use crate::control::out::SharedOut;
-    use std::io::Write;
-    use std::sync::Mutex;
-
-    #[derive(Clone, Default)]
-    struct Collect(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Collect {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     struct Run {
         result: anyhow::Result<()>,
@@ -188,11 +174,7 @@ mod tests {
         while let Ok(request) = requests.try_recv() {
             calls.push(request);
         }
-        let out = String::from_utf8(sink.0.lock().unwrap().clone())
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let out = sink.lines();
         Run {
             result,
             first: first.try_recv().unwrap(),

@@ -2,8 +2,9 @@
 //! A malformed entry stops the run with an error naming the file; an event or hook type
 //! fleet does not run is a warning on stderr.
 
+pub use crate::control::host::SdkHooks;
 use crate::settings::{repo_root, Settings};
-use fleet_runtime::hooks::{HookRunner, HookSet, Hooks};
+use fleet_runtime::hooks::{HookSet, Hooks};
 use fleet_store::{FleetHome, SessionStore};
 use std::path::Path;
 use std::sync::Arc;
@@ -42,11 +43,4 @@ pub fn session_hooks(
         hooks = hooks.with_runner(host.runner.clone());
     }
     Ok(Some(Arc::new(hooks)))
-}
-
-/// The hooks an SDK host registered in `initialize`, and the runner that calls them back.
-#[derive(Clone)]
-pub struct SdkHooks {
-    pub set: HookSet,
-    pub runner: Arc<dyn HookRunner>,
 }

@@ -10,6 +10,7 @@ mod orchestration;
 mod prompt_tool;
 mod session_file;
 pub(crate) mod setup;
+mod stopping;
 mod structured;
 mod thinking;
 
@@ -25,8 +26,7 @@ use session_file::SessionFile;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
-use tokio::signal::unix::{signal, Signal, SignalKind};
+use stopping::Stopping;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -154,46 +154,29 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
 
     let mut session = SessionFile::open(&args, &cwd, persist)?;
     let session_cancel = CancellationToken::new();
-    // An SDK host steers the running session: interrupt a turn, switch model or mode.
-    let controls = channel.as_ref().map(|_| {
-        fleet_runtime::controls::SessionControls::new(fleet_runtime::controls::ControlOptions {
+    // An SDK host steers the running session, answers its questions and runs its hooks.
+    let host = channel.as_ref().map(|channel| {
+        let options = fleet_runtime::controls::ControlOptions {
             allow_bypass: args.allow_dangerously_skip_permissions,
             project_dir: crate::settings::repo_root(&cwd).or_else(|| Some(cwd.clone())),
             home_dir: None,
-        })
+        };
+        let init = initialize.as_ref().map(|(_, request)| request);
+        channel.host_parts(options, init, sdk_prompts, &session_cancel)
     });
-    let approver: Option<std::sync::Arc<dyn fleet_runtime::Approver>> = match (&channel, &controls)
-    {
-        (Some(channel), Some(controls)) if sdk_prompts => {
-            Some(std::sync::Arc::new(control::approver::SdkApprover::new(
-                channel.link.clone(),
-                std::sync::Arc::new(control::server::Effects(controls.clone())),
-                session_cancel.clone(),
-            )))
-        }
+    let approver = match host.as_ref().and_then(|host| host.approver.clone()) {
+        Some(approver) => Some(approver),
         // A person at the terminal answers "ask" decisions; otherwise they are refusals.
-        _ => {
+        None => {
             let stdin_in_use = stream_input || args.prompt.is_none();
             approve::TerminalApprover::if_attended(stdin_in_use)
                 .map(|a| a as std::sync::Arc<dyn fleet_runtime::Approver>)
         }
     };
-    let hooks = match (&channel, &initialize) {
-        (Some(channel), Some((_, request))) if !request.hooks.is_empty() => Some(hooks::SdkHooks {
-            set: request.hooks.clone(),
-            runner: std::sync::Arc::new(control::hook_runner::SdkHookRunner::new(
-                channel.link.clone(),
-            )),
-        }),
-        _ => None,
-    };
+    let hooks = host.as_ref().and_then(|host| host.hooks.clone());
+    let controls = host.as_ref().map(|host| host.controls.clone());
     // SDK-hosted servers start through the control link, while `initialize` still waits.
-    let bridge = channel.as_ref().map(|channel| {
-        std::sync::Arc::new(control::mcp_bridge::LinkBridge::new(
-            channel.link.clone(),
-            session_cancel.clone(),
-        )) as std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>
-    });
+    let bridge = host.as_ref().map(|host| host.bridge.clone());
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text, bridge).await;
     let mcp = setup::McpTools {
         tools: {
@@ -276,22 +259,11 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             Err(err) => tracing::warn!("not listening for other sessions' messages: {err}"),
         }
     }
-    let server = channel.as_mut().map(|channel| {
-        let requests = std::mem::replace(
-            &mut channel.requests,
-            tokio::sync::mpsc::unbounded_channel().1,
-        );
-        tokio::spawn(
-            control::server::Server {
-                link: channel.link.clone(),
-                mcp: servers.clone(),
-                controls: controls.clone().unwrap_or_else(|| {
-                    fleet_runtime::controls::SessionControls::new(Default::default())
-                }),
-            }
-            .serve(requests),
-        )
-    });
+    // The host's requests are answered from here on, the session built.
+    let server = channel
+        .as_mut()
+        .zip(controls)
+        .and_then(|(channel, controls)| channel.serve(servers.clone(), controls));
     let mut handle = Session::spawn_with(
         agent,
         prompt_rx,
@@ -420,71 +392,6 @@ async fn start_mcp(
         }
     }
     std::sync::Arc::new(fleet_runtime::subagent::McpSession { config, servers })
-}
-
-/// How long a run stopped by SIGTERM gets to end with its result and a whole transcript
-/// (commands it runs get 2 s between SIGTERM and SIGKILL) before fleet exits regardless.
-const SIGTERM_GRACE: Duration = Duration::from_secs(5);
-
-/// The signals that stop a run. The first Ctrl-C cancels the run, which then ends with its
-/// result and a consistent transcript; a second one stops waiting at once. SIGTERM cancels
-/// too, and fleet exits after [`SIGTERM_GRACE`] even if something the run waits on never
-/// ends (a tool stuck in a blocking call); a second signal of either kind exits at once.
-struct Stopping {
-    cancel: CancellationToken,
-    sigint: Signal,
-    sigterm: Signal,
-    signals: u32,
-    deadline: Option<tokio::time::Instant>,
-}
-
-impl Stopping {
-    /// Installs the handlers: once, before the run, so a signal between two events is not
-    /// missed.
-    fn new(cancel: CancellationToken) -> anyhow::Result<Self> {
-        Ok(Self {
-            cancel,
-            sigint: signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?,
-            sigterm: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
-            signals: 0,
-            deadline: None,
-        })
-    }
-
-    /// Whether a signal has asked the run to stop.
-    fn stopping(&self) -> bool {
-        self.signals > 0
-    }
-
-    /// Waits for the next signal and acts on it: `Ok` when the run was asked to stop and may
-    /// go on ending, `Err` when fleet must exit now.
-    async fn next(&mut self) -> anyhow::Result<()> {
-        let deadline = self.deadline;
-        let expired = async move {
-            match deadline {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        let terminated = tokio::select! {
-            _ = self.sigint.recv() => false,
-            _ = self.sigterm.recv() => true,
-            () = expired => bail!(
-                "stopped by SIGTERM: the run did not end within {}s, so fleet exits without \
-                 waiting for it",
-                SIGTERM_GRACE.as_secs()
-            ),
-        };
-        self.signals += 1;
-        if self.signals > 1 {
-            bail!("interrupted twice: stopping without waiting for the run to end");
-        }
-        if terminated {
-            self.deadline = Some(tokio::time::Instant::now() + SIGTERM_GRACE);
-        }
-        self.cancel.cancel();
-        Ok(())
-    }
 }
 
 /// The prompt argument, else all of stdin.

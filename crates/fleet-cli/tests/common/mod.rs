@@ -118,22 +118,7 @@ impl Project {
 
     /// Runs `fleet args…` with `stdin` and waits for it, off the async runtime.
     pub async fn run(&self, server: &FakeModelServer, args: &[&str], stdin: &str) -> Output {
-        let mut cmd = self.command(server, args);
-        let stdin = stdin.to_string();
-        tokio::task::spawn_blocking(move || {
-            let mut child = cmd
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut pipe = child.stdin.take().unwrap();
-            pipe.write_all(stdin.as_bytes()).unwrap();
-            drop(pipe);
-            child.wait_with_output().unwrap()
-        })
-        .await
-        .unwrap()
+        run_with_stdin(self.command(server, args), stdin).await
     }
 
     /// Runs `fleet args…` with these extra variables and nothing on stdin, off the runtime.
@@ -179,6 +164,25 @@ impl Project {
         }
         found
     }
+}
+
+/// Runs `cmd` with `stdin` written and closed, and waits for it, off the async runtime.
+pub async fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
+    let stdin = stdin.to_string();
+    tokio::task::spawn_blocking(move || {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(stdin.as_bytes()).unwrap();
+        drop(pipe);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 pub async fn server(scenario: Scenario) -> FakeModelServer {

@@ -157,7 +157,7 @@ impl HookSet {
                     String::new(),
                     format!(
                         "must be an object keyed by event name, found {}",
-                        kind_of(other)
+                        fleet_protocol::json_kind(other)
                     ),
                 ))
             }
@@ -176,7 +176,10 @@ impl HookSet {
                 other => {
                     return Err(err(
                         name.clone(),
-                        format!("must be a list of matcher groups, found {}", kind_of(other)),
+                        format!(
+                            "must be a list of matcher groups, found {}",
+                            fleet_protocol::json_kind(other)
+                        ),
                     ))
                 }
             };
@@ -256,7 +259,7 @@ fn parse_group(
             path.to_string(),
             format!(
                 "must be an object with `matcher` and `hooks`, found {}",
-                kind_of(group)
+                fleet_protocol::json_kind(group)
             ),
         ));
     };
@@ -271,7 +274,10 @@ fn parse_group(
         Some(other) => {
             return Err((
                 format!("{path}.matcher"),
-                format!("must be a string, found {}", kind_of(other)),
+                format!(
+                    "must be a string, found {}",
+                    fleet_protocol::json_kind(other)
+                ),
             ))
         }
     };
@@ -284,7 +290,10 @@ fn parse_group(
         Some(other) => {
             return Err((
                 format!("{path}.hooks"),
-                format!("must be a list of hooks, found {}", kind_of(other)),
+                format!(
+                    "must be a list of hooks, found {}",
+                    fleet_protocol::json_kind(other)
+                ),
             ))
         }
         None if fields.contains_key("command") => vec![(path.to_string(), group)],
@@ -315,7 +324,7 @@ fn parse_hook(
             path.to_string(),
             format!(
                 "must be an object like {{\"type\": \"command\", \"command\": \"…\"}}, found {}",
-                kind_of(entry)
+                fleet_protocol::json_kind(entry)
             ),
         ));
     };
@@ -332,7 +341,10 @@ fn parse_hook(
         Some(other) => {
             return Err((
                 format!("{path}.type"),
-                format!("must be a string, found {}", kind_of(other)),
+                format!(
+                    "must be a string, found {}",
+                    fleet_protocol::json_kind(other)
+                ),
             ))
         }
     }
@@ -342,7 +354,10 @@ fn parse_hook(
         Some(other) => {
             return Err((
                 format!("{path}.command"),
-                format!("must be a string, found {}", kind_of(other)),
+                format!(
+                    "must be a string, found {}",
+                    fleet_protocol::json_kind(other)
+                ),
             ))
         }
         None => return Err((path.to_string(), "has no `command`".into())),
@@ -363,7 +378,10 @@ fn parse_hook(
         Some(other) => {
             return Err((
                 format!("{path}.timeout"),
-                format!("must be a number of seconds, found {}", kind_of(other)),
+                format!(
+                    "must be a number of seconds, found {}",
+                    fleet_protocol::json_kind(other)
+                ),
             ))
         }
     };
@@ -372,17 +390,6 @@ fn parse_hook(
         timeout,
         source: source.clone(),
     }))
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

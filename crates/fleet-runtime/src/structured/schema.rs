@@ -163,7 +163,7 @@ fn walk(schema: &Value, value: &Value, at: &str, out: &mut Vec<String>) {
                 "{}: expected {}, got {}",
                 place(at),
                 type_words(t),
-                kind(value)
+                fleet_protocol::json_kind(value)
             ));
             return;
         }
@@ -351,17 +351,6 @@ fn type_words(t: &Value) -> String {
             .join(" or "),
         Value::String(s) => s.clone(),
         other => other.to_string(),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

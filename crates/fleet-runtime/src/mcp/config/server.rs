@@ -298,13 +298,4 @@ fn invalid(message: impl Into<String>) -> ServerProblem {
 }
 
 /// A JSON value's kind, for messages ("found a number").
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use fleet_protocol::json_kind as kind;

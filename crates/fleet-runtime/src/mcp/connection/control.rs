@@ -81,14 +81,20 @@ impl McpConnection {
         if let Some(session) = inner.session.take() {
             stop(session).await;
         }
-        match self.start_into(&mut inner).await {
+        self.start_again(&mut inner, "reconnect failed").await
+    }
+
+    /// Starts the server into `inner` again; a failure leaves it failed for good, saying
+    /// `what` failed, so no later call restarts it behind the user's back.
+    async fn start_again(&self, inner: &mut super::Inner, what: &str) -> Result<(), McpError> {
+        match self.start_into(inner).await {
             Ok(()) => {
                 inner.restarted = false;
                 Ok(())
             }
             Err(err) => {
                 inner.status = McpStatus::Failed {
-                    reason: format!("reconnect failed: {err}"),
+                    reason: format!("{what}: {err}"),
                     restart_left: false,
                 };
                 inner.restarted = true;
@@ -116,20 +122,7 @@ impl McpConnection {
         if inner.status != McpStatus::Disabled {
             return Ok(());
         }
-        match self.start_into(&mut inner).await {
-            Ok(()) => {
-                inner.restarted = false;
-                Ok(())
-            }
-            Err(err) => {
-                inner.status = McpStatus::Failed {
-                    reason: format!("enabling it failed: {err}"),
-                    restart_left: false,
-                };
-                inner.restarted = true;
-                Err(err)
-            }
-        }
+        self.start_again(&mut inner, "enabling it failed").await
     }
 
     /// Stops the server now, even while tools still hold the connection: for a server that
