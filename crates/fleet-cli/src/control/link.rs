@@ -158,19 +158,19 @@ impl Drop for Waiting<'_> {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::super::out::capture::Collect;
     use super::*;
+    use crate::print::fixtures::SharedBuf as Collect;
     use std::sync::Arc;
 
     async fn written(sink: &Collect, n: usize) -> Vec<Value> {
         for _ in 0..500 {
-            let got = sink.lines();
+            let got = sink.json_lines();
             if got.len() >= n {
                 return got;
             }
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        panic!("expected {n} lines, got {:?}", sink.lines());
+        panic!("expected {n} lines, got {:?}", sink.json_lines());
     }
 
     #[tokio::test]

@@ -68,48 +68,12 @@ impl Drop for LineOut {
     }
 }
 
-/// A stdout stand-in whose bytes tests read back, for the protocol's unit tests.
-#[cfg(test)]
-pub mod capture {
-    #![allow(clippy::unwrap_used)]
-
-    use std::io::{self, Write};
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    pub struct Collect(pub Arc<Mutex<Vec<u8>>>);
-
-    impl Collect {
-        pub fn text(&self) -> String {
-            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-        }
-
-        /// Every line written, as JSON.
-        pub fn lines(&self) -> Vec<serde_json::Value> {
-            self.text()
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect()
-        }
-    }
-
-    impl Write for Collect {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::capture::Collect;
     use super::*;
+    use crate::print::fixtures::SharedBuf as Collect;
 
     #[test]
     fn lines_from_two_writers_never_interleave() {

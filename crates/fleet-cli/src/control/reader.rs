@@ -141,8 +141,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::control::out::capture::Collect;
     use crate::control::out::SharedOut;
+    use crate::print::fixtures::SharedBuf as Collect;
 
     struct Run {
         result: anyhow::Result<()>,
@@ -174,7 +174,7 @@ mod tests {
         while let Ok(request) = requests.try_recv() {
             calls.push(request);
         }
-        let out = sink.lines();
+        let out = sink.json_lines();
         Run {
             result,
             first: first.try_recv().unwrap(),

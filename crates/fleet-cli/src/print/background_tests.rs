@@ -36,10 +36,6 @@ fn json_doc(events: &[AgentEvent], verbose: bool) -> Value {
     lines.into_iter().next().unwrap()
 }
 
-fn keys(v: &Value) -> Vec<&str> {
-    v.as_object().unwrap().keys().map(String::as_str).collect()
-}
-
 /// `(type, subtype)` for system lines and results, `(type, first block type)` for messages,
 /// and whether the line is a subagent's.
 fn shape(line: &Value) -> (String, String, bool) {
@@ -82,7 +78,7 @@ const TOOL_RESULT: [&str; 8] = [
     "tool_result_meta",
 ];
 const TASKS_CHANGED: [&str; 5] = ["type", "subtype", "tasks", "uuid", "session_id"];
-const TASK_STARTED: [&str; 12] = [
+pub(super) const TASK_STARTED: [&str; 12] = [
     "type",
     "subtype",
     "task_id",

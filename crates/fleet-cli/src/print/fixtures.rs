@@ -15,6 +15,23 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
+/// What the stream-json printer writes for `events`, line by line.
+pub fn print_stream(events: &[AgentEvent], options: &super::PrintOptions) -> Vec<Value> {
+    use super::Printer;
+    let buf = SharedBuf::default();
+    let mut printer = super::StreamJsonPrinter::new(Box::new(buf.clone()), options);
+    for event in events {
+        printer.event(event).unwrap();
+    }
+    printer.finish().unwrap();
+    buf.json_lines()
+}
+
+/// An object's keys, in order.
+pub fn keys(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
 pub const SESSION: &str = "ef1686cf-4df8-48d2-be93-7acb2be3671a";
 pub const MODEL: &str = "claude-opus-5-5";
 pub const CHILD: &str = "a77ebf272c1e7395d";

@@ -19,7 +19,7 @@ mod text;
 #[cfg(test)]
 mod background_tests;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod sdk_tests;
 

@@ -5,26 +5,12 @@
 #![allow(clippy::unwrap_used)]
 
 use super::fixtures::*;
-use super::{PrintOptions, Printer, StreamJsonPrinter};
+use super::PrintOptions;
 use fleet_protocol::{
     AgentEvent, BlockDelta, ContentBlock, DeniedCall, EventKind, ResultSubtype, SessionState,
     StreamEvent, TaskStatus,
 };
 use serde_json::{json, Value};
-
-fn print(events: &[AgentEvent], options: &PrintOptions) -> Vec<Value> {
-    let buf = SharedBuf::default();
-    let mut printer = StreamJsonPrinter::new(Box::new(buf.clone()), options);
-    for event in events {
-        printer.event(event).unwrap();
-    }
-    printer.finish().unwrap();
-    buf.json_lines()
-}
-
-fn keys(v: &Value) -> Vec<&str> {
-    v.as_object().unwrap().keys().map(String::as_str).collect()
-}
 
 fn sdk_options() -> PrintOptions {
     PrintOptions {
@@ -51,24 +37,9 @@ fn a_foreground_task_has_the_reference_keys() {
             "hello from greeter",
         ))),
     ];
-    let lines = print(&events, &sdk_options());
-    assert_eq!(
-        keys(&lines[0]),
-        [
-            "type",
-            "subtype",
-            "task_id",
-            "tool_use_id",
-            "description",
-            "subagent_type",
-            "is_backgrounded",
-            "spawn_depth",
-            "task_type",
-            "prompt",
-            "uuid",
-            "session_id"
-        ]
-    );
+    let lines = print_stream(&events, &sdk_options());
+    // The same shape as a background task's.
+    assert_eq!(keys(&lines[0]), super::background_tests::TASK_STARTED);
     assert_eq!(lines[0]["is_backgrounded"], false);
     assert_eq!(lines[0]["task_type"], "local_agent");
     assert_eq!(
@@ -113,7 +84,7 @@ fn a_killed_task_is_stopped_in_its_notification_and_killed_in_its_update() {
             "",
         ))),
     ];
-    let lines = print(&events, &PrintOptions::default());
+    let lines = print_stream(&events, &PrintOptions::default());
     assert_eq!(lines[0]["patch"]["status"], "killed");
     assert_eq!(lines[1]["status"], "stopped");
 }
@@ -129,7 +100,7 @@ fn denied() -> DeniedCall {
 
 #[test]
 fn permission_denied_has_the_sdk_keys_and_names_a_subagent() {
-    let lines = print(
+    let lines = print_stream(
         &[
             main_event(EventKind::PermissionDenied(denied())),
             sub_event(EventKind::PermissionDenied(denied())),
@@ -185,7 +156,7 @@ fn session_states_follow_the_turn_and_idle_comes_last() {
         ))),
         main_event(EventKind::SessionState(SessionState::Idle)),
     ];
-    let lines = print(&events, &sdk_options());
+    let lines = print_stream(&events, &sdk_options());
     assert_eq!(
         states(&lines),
         ["running", "requires_action", "running", "result", "idle"]
@@ -208,12 +179,12 @@ fn session_states_follow_the_turn_and_idle_comes_last() {
         ..sdk_options()
     };
     assert_eq!(
-        states(&print(&events, &held)),
+        states(&print_stream(&events, &held)),
         ["running", "requires_action", "running", "result", "idle"]
     );
     // Without the SDK's variable there are no state lines at all.
     assert_eq!(
-        states(&print(&events, &PrintOptions::default())),
+        states(&print_stream(&events, &PrintOptions::default())),
         ["result"]
     );
 }
@@ -246,7 +217,7 @@ fn stream_events_print_as_the_api_sent_them_and_replace_the_plain_deltas() {
         include_partial_messages: true,
         ..sdk_options()
     };
-    let lines = print(&events, &partial);
+    let lines = print_stream(&events, &partial);
     assert_eq!(lines.len(), 5, "{lines:#?}");
     assert_eq!(
         keys(&lines[0]),
@@ -261,7 +232,7 @@ fn stream_events_print_as_the_api_sent_them_and_replace_the_plain_deltas() {
     assert_eq!(lines[4]["event"]["delta"]["text"], "child");
     assert_eq!(lines[4]["parent_tool_use_id"], "toolu_bg1");
     // Without the flag, none of it.
-    assert!(print(&events, &sdk_options()).is_empty());
+    assert!(print_stream(&events, &sdk_options()).is_empty());
 }
 
 #[test]
@@ -272,7 +243,7 @@ fn structured_output_rides_on_the_result_and_its_failure_has_its_own_subtype() {
         ResultSubtype::ErrorMaxStructuredOutputRetries,
         "Failed to provide valid structured output after 5 retries",
     );
-    let lines = print(
+    let lines = print_stream(
         &[
             main_event(EventKind::Finished(ok)),
             main_event(EventKind::Finished(failed)),

@@ -79,7 +79,7 @@ mod tests {
             ..Default::default()
         };
         totals.subagent_stats.killed.user = 1;
-        let lines = print(
+        let lines = print_stream(
             &[
                 main_event(EventKind::Finished(result)),
                 main_event(EventKind::TreeTotals(totals)),
@@ -120,20 +120,6 @@ mod tests {
         assert_eq!((lines[1]["result_index"].as_u64()), Some(1));
     }
 
-    fn print(events: &[fleet_protocol::AgentEvent], options: &PrintOptions) -> Vec<Value> {
-        let buf = SharedBuf::default();
-        let mut printer = StreamJsonPrinter::new(Box::new(buf.clone()), options);
-        for event in events {
-            printer.event(event).unwrap();
-        }
-        printer.finish().unwrap();
-        buf.json_lines()
-    }
-
-    fn keys(v: &Value) -> Vec<&str> {
-        v.as_object().unwrap().keys().map(String::as_str).collect()
-    }
-
     fn is_uuid(v: &Value) -> bool {
         uuid::Uuid::parse_str(v.as_str().unwrap()).is_ok()
     }
@@ -163,7 +149,7 @@ mod tests {
 
     #[test]
     fn basic_session_prints_the_reference_lines_in_order() {
-        let lines = print(&basic_session(), &PrintOptions::default());
+        let lines = print_stream(&basic_session(), &PrintOptions::default());
         let shapes: Vec<(String, String)> = lines
             .iter()
             .map(|l| {
@@ -206,7 +192,7 @@ mod tests {
 
     #[test]
     fn init_has_the_reference_keys_and_no_claude_only_ones() {
-        let lines = print(&basic_session(), &PrintOptions::default());
+        let lines = print_stream(&basic_session(), &PrintOptions::default());
         let init = &lines[0];
         assert_eq!(
             keys(init),
@@ -236,7 +222,7 @@ mod tests {
 
     #[test]
     fn assistant_lines_repeat_the_envelope_with_one_block() {
-        let lines = print(&basic_session(), &PrintOptions::default());
+        let lines = print_stream(&basic_session(), &PrintOptions::default());
         let text = &lines[1];
         assert_eq!(
             keys(text),
@@ -274,7 +260,7 @@ mod tests {
 
     #[test]
     fn tool_results_carry_structured_result_and_permission_meta() {
-        let lines = print(&basic_session(), &PrintOptions::default());
+        let lines = print_stream(&basic_session(), &PrintOptions::default());
         let read = &lines[3];
         assert_eq!(
             keys(read),
@@ -320,7 +306,7 @@ mod tests {
                 rule: Some("Bash(rm:*)".into()),
             },
         }));
-        let lines = print(&[event], &PrintOptions::default());
+        let lines = print_stream(&[event], &PrintOptions::default());
         assert!(lines[0].get("tool_use_result").is_none());
         assert_eq!(lines[0]["message"]["content"][0]["is_error"], true);
         assert_eq!(
@@ -332,7 +318,7 @@ mod tests {
 
     #[test]
     fn result_line_has_the_reference_fields() {
-        let lines = print(&basic_session(), &PrintOptions::default());
+        let lines = print_stream(&basic_session(), &PrintOptions::default());
         let result = lines.last().unwrap();
         assert_eq!(
             keys(result),
@@ -384,7 +370,7 @@ mod tests {
             "API error 529: Overloaded",
         );
         r.api_error_status = Some(529);
-        let lines = print(
+        let lines = print_stream(
             &[main_event(EventKind::Finished(r))],
             &PrintOptions::default(),
         );
@@ -406,7 +392,7 @@ mod tests {
                 "CHILD-RESULT-42",
             ))),
         ];
-        let lines = print(&events, &PrintOptions::default());
+        let lines = print_stream(&events, &PrintOptions::default());
         assert_eq!(
             lines.len(),
             2,
@@ -428,7 +414,7 @@ mod tests {
     fn a_subagent_without_a_label_gets_no_label_keys() {
         let mut event = sub_event(block("msg_3", ContentBlock::text("x"), 1));
         event.agent.subagent = None;
-        let lines = print(&[event], &PrintOptions::default());
+        let lines = print_stream(&[event], &PrintOptions::default());
         assert_eq!(lines[0]["agent_id"], CHILD);
         assert!(lines[0].get("subagent_type").is_none());
         assert!(lines[0].get("task_description").is_none());
@@ -442,7 +428,7 @@ mod tests {
             delay_ms: 1500,
             reason: "529 Overloaded".into(),
         };
-        let lines = print(
+        let lines = print_stream(
             &[main_event(started()), main_event(retry)],
             &PrintOptions::default(),
         );
@@ -468,7 +454,7 @@ mod tests {
 
     #[test]
     fn deltas_print_only_with_partial_messages_and_count_block_indexes() {
-        let plain = print(&basic_session(), &PrintOptions::default());
+        let plain = print_stream(&basic_session(), &PrintOptions::default());
         assert!(plain.iter().all(|l| l["type"] != "stream_event"));
 
         let options = PrintOptions {
@@ -478,7 +464,7 @@ mod tests {
         let mut events = basic_session();
         // A thinking delta for the second block of msg_1, between its two blocks.
         events.insert(5, main_event(EventKind::ThinkingDelta("hmm".into())));
-        let lines = print(&events, &options);
+        let lines = print_stream(&events, &options);
         let deltas: Vec<&Value> = lines
             .iter()
             .filter(|l| l["type"] == "stream_event")
@@ -511,7 +497,7 @@ mod tests {
             delay_ms: 10,
             reason: "timeout".into(),
         };
-        let lines = print(&[main_event(retry)], &options);
+        let lines = print_stream(&[main_event(retry)], &options);
         assert_eq!(lines[0]["session_id"], "s-1");
     }
 
