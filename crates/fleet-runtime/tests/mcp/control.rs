@@ -5,16 +5,15 @@
 use std::collections::BTreeMap;
 
 use fleet_protocol::ResultSubtype;
-use fleet_runtime::mcp::{McpControlError, McpLive, McpServerConfig, McpSource, McpTransport};
+use fleet_runtime::mcp::{McpControlError, McpServerConfig, McpSource, McpTransport};
 use fleet_testkit::{Rule, Scenario};
-use fleet_tools::permissions::PermissionMode;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::common;
 use super::sdk::{offered, sdk_config, start};
 use super::sdk_bridge::ForwardingBridge;
-use super::support::{fault_config, wait_gone};
+use super::support::{fault_config, wait_gone, watching_agent};
 
 fn mcp_tools(body: &serde_json::Value, server: &str) -> Vec<String> {
     let prefix = format!("mcp__{server}__");
@@ -90,13 +89,7 @@ async fn a_disabled_server_leaves_the_next_request_and_comes_back_when_enabled()
     let pid = fault.server_pid().await.unwrap();
     let model = common::server(Scenario::with_rules([Rule::text("ok")])).await;
     let dir = tempfile::tempdir().unwrap();
-    let mut config = common::config(
-        dir.path(),
-        servers.tools().await,
-        PermissionMode::BypassPermissions,
-    );
-    config.mcp_live = McpLive::for_session(&servers, false);
-    let agent = common::agent_with(&model, dir.path(), config);
+    let agent = watching_agent(&model, dir.path(), &servers).await;
 
     let (_, agent) = common::run(agent, "first").await;
     servers.set_enabled("fault", false).await.unwrap();
@@ -202,13 +195,7 @@ async fn a_server_that_failed_at_the_start_reaches_the_agent_once_reconnected() 
         Rule::text("done"),
     ]))
     .await;
-    let mut config = common::config(
-        dir.path(),
-        servers.tools().await,
-        PermissionMode::BypassPermissions,
-    );
-    config.mcp_live = McpLive::for_session(&servers, false);
-    let agent = common::agent_with(&model, dir.path(), config);
+    let agent = watching_agent(&model, dir.path(), &servers).await;
     let (_, agent) = common::run(agent, "first").await;
 
     // The program appears; a reconnect starts it.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use fleet_protocol::ResultSubtype;
 use fleet_runtime::mcp::config::McpConfig;
 use fleet_runtime::mcp::{
-    McpError, McpLive, McpServerConfig, McpServers, McpSource, McpTransport, SdkMcpBridge,
+    McpError, McpServerConfig, McpServers, McpSource, McpTransport, SdkMcpBridge,
 };
 use fleet_testkit::{Rule, Scenario};
 use fleet_tools::permissions::PermissionMode;
@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::common;
 use super::sdk_bridge::ForwardingBridge;
-use super::support::{timeouts, wait_for_line};
+use super::support::{timeouts, wait_for_line, watching_agent};
 
 pub fn sdk_config(name: &str) -> McpServerConfig {
     McpServerConfig {
@@ -64,13 +64,7 @@ async fn the_model_calls_an_sdk_tool_and_gets_the_servers_answer() {
     ]))
     .await;
     let dir = tempfile::tempdir().unwrap();
-    let mut config = common::config(
-        dir.path(),
-        servers.tools().await,
-        PermissionMode::BypassPermissions,
-    );
-    config.mcp_live = McpLive::for_session(&servers, false);
-    let agent = common::agent_with(&model, dir.path(), config);
+    let agent = watching_agent(&model, dir.path(), &servers).await;
     let (events, _) = common::run(agent, "add 2 and 3").await;
 
     assert_eq!(common::result(&events).subtype, ResultSubtype::Success);

@@ -83,3 +83,19 @@ pub async fn wait_tools_changed(conn: &McpConnection) -> bool {
     }
     false
 }
+
+/// An agent holding `servers`' tools (in bypassPermissions) and watching them for changes
+/// before each request, as the session's main agent does.
+pub async fn watching_agent(
+    model: &fleet_testkit::FakeModelServer,
+    dir: &Path,
+    servers: &fleet_runtime::mcp::McpServers,
+) -> fleet_runtime::Agent {
+    let mut config = super::common::config(
+        dir,
+        servers.tools().await,
+        fleet_tools::permissions::PermissionMode::BypassPermissions,
+    );
+    config.mcp_live = fleet_runtime::mcp::McpLive::for_session(servers, false);
+    super::common::agent_with(model, dir, config)
+}

@@ -79,15 +79,12 @@ impl SessionGrants {
         base: &Path,
         source: &str,
     ) -> Result<(), RuleError> {
-        let parsed = texts
-            .iter()
-            .map(|text| Rule::parse(kind, text, base.to_path_buf(), source))
-            .collect::<Result<Vec<_>, _>>()?;
+        let parsed = parse_all(kind, texts, base, source)?;
         let mut rules = self.rules.write().unwrap_or_else(|e| e.into_inner());
         for rule in parsed {
             let list = list_mut(&mut rules, kind);
             if !list.iter().any(|existing| same_rule(existing, &rule)) {
-                list.push(Arc::new(rule));
+                list.push(rule);
             }
         }
         Ok(())
@@ -110,10 +107,7 @@ impl SessionGrants {
         base: &Path,
         source: &str,
     ) -> Result<(), RuleError> {
-        let parsed = texts
-            .iter()
-            .map(|text| Rule::parse(kind, text, base.to_path_buf(), source).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
+        let parsed = parse_all(kind, texts, base, source)?;
         let mut rules = self.rules.write().unwrap_or_else(|e| e.into_inner());
         *list_mut(&mut rules, kind) = parsed;
         Ok(())
@@ -133,6 +127,19 @@ impl SessionGrants {
         let mut held = self.dirs.write().unwrap_or_else(|e| e.into_inner());
         held.retain(|dir| !dirs.contains(dir));
     }
+}
+
+/// Every one of `texts` as a `kind` rule, or the first error: one bad rule takes none.
+fn parse_all(
+    kind: RuleKind,
+    texts: &[String],
+    base: &Path,
+    source: &str,
+) -> Result<Vec<Arc<Rule>>, RuleError> {
+    texts
+        .iter()
+        .map(|text| Rule::parse(kind, text, base.to_path_buf(), source).map(Arc::new))
+        .collect()
 }
 
 fn list_mut(rules: &mut RuleSet, kind: RuleKind) -> &mut Vec<Arc<Rule>> {
