@@ -7,7 +7,9 @@
 use fleet_protocol::{AgentEvent, AgentRef, Message};
 use serde_json::Value;
 
-/// What the driver tells the UI.
+/// What the driver tells the UI. Agent events dominate and are moved, never stored in
+/// bulk here (the channel is bounded), so boxing them would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum UiEvent {
     /// One event of the session, any agent's.
