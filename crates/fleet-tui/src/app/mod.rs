@@ -1,11 +1,30 @@
-//! The app: state, key dispatch, layout and the event loop.
-//!
-//! PLACEHOLDER (skeleton): `run`, `UiOptions` and `UiExit` are the contract the driver uses.
+//! The app: state (`state`), what keys do (`keys`), slash commands (`slash`), the screen's
+//! layout (`view`), and the event loop here. The loop waits on three things only — the
+//! driver's events, the terminal's input, and a frame deadline when something changed — so
+//! an idle UI costs nothing, and a burst of streaming events is drawn once per frame.
+
+mod keys;
+mod slash;
+mod state;
+mod view;
+
+pub use state::App;
 
 use crate::port::{StatusUpdate, UiCommand, UiEvent};
+use crate::terminal;
 use crate::theme::Theme;
+use futures::StreamExt;
 use std::path::PathBuf;
+use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// The shortest time between two frames (about 60 a second).
+const FRAME: Duration = Duration::from_millis(16);
+/// How often the "working" line's clock moves while the main agent runs.
+const TICK: Duration = Duration::from_millis(250);
+/// Events taken from the driver before a frame is drawn, so a flood cannot starve the keys.
+const BATCH: usize = 512;
 
 /// What the driver tells the UI at start.
 #[derive(Debug, Clone, Default)]
@@ -25,7 +44,7 @@ pub struct UiOptions {
 /// How the UI ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UiExit {
-    /// `/exit`, Ctrl+C twice, Ctrl+D on an empty input.
+    /// `/exit`, Ctrl+C twice, Ctrl+D on an empty input, SIGTERM.
     Quit { stop_background: bool },
     /// The driver closed the event channel (the session ended by itself).
     SessionEnded,
@@ -37,12 +56,96 @@ pub enum UiError {
     Terminal(#[from] std::io::Error),
 }
 
-/// Runs the UI on the process's terminal until the person quits or the driver hangs up.
+/// Runs the UI on the process's terminal until the person quits or the driver hangs up. The
+/// terminal is restored on every way out, panics and signals included.
 pub async fn run(
     options: UiOptions,
-    events: mpsc::Receiver<UiEvent>,
+    mut events: mpsc::Receiver<UiEvent>,
     commands: mpsc::UnboundedSender<UiCommand>,
 ) -> Result<UiExit, UiError> {
-    let _ = (options, events, commands);
-    Ok(UiExit::SessionEnded)
+    let mut signals = Signals::new()?;
+    let mut guard = terminal::enter()?;
+    let mut input = crossterm::event::EventStream::new();
+    let mut app = App::new(options, commands);
+    let mut last_frame = Instant::now() - FRAME;
+    let mut dirty = true;
+    let exit = loop {
+        if let Some(exit) = app.take_exit() {
+            break exit;
+        }
+        if dirty && last_frame.elapsed() >= FRAME {
+            guard.draw(|frame| app.draw(frame))?;
+            last_frame = Instant::now();
+            dirty = false;
+        }
+        let deadline = if dirty {
+            last_frame + FRAME
+        } else if app.is_working() {
+            last_frame + TICK
+        } else {
+            Instant::now() + Duration::from_secs(3600)
+        };
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { break UiExit::SessionEnded };
+                app.handle_ui_event(event);
+                for _ in 0..BATCH {
+                    match events.try_recv() {
+                        Ok(event) => app.handle_ui_event(event),
+                        Err(_) => break,
+                    }
+                }
+                dirty = true;
+            }
+            read = input.next() => {
+                match read {
+                    Some(Ok(event)) => {
+                        app.handle_terminal_event(event);
+                        // A keystroke is drawn at once, whatever the frame clock says.
+                        if app.exit_pending() {
+                            continue;
+                        }
+                        guard.draw(|frame| app.draw(frame))?;
+                        last_frame = Instant::now();
+                        dirty = false;
+                    }
+                    Some(Err(err)) => return Err(UiError::Terminal(err)),
+                    None => break UiExit::Quit { stop_background: true },
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => dirty = true,
+            _ = signals.next() => {
+                app.quit_now(true);
+            }
+        }
+    };
+    drop(guard);
+    Ok(exit)
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the UI like a quit that stops background tasks: the
+/// terminal is restored by the normal way out, not by a dying process.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.hup.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
 }

@@ -4,7 +4,13 @@
 //!
 //! PLACEHOLDER (skeleton): the public API is the contract the app builds on.
 
+pub mod agent_form;
+pub mod confirm;
+pub mod cost;
+pub mod help;
 pub mod permission;
 pub mod picker;
+pub mod pills;
 pub mod status;
+pub mod task_panel;
 pub mod tasks;
