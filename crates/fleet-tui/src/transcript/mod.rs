@@ -168,13 +168,13 @@ impl Transcript {
 
     /// Draws the rows that fit in `area`, bottom-aligned while following the stream.
     pub fn render(&mut self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        if area.width == 0 || area.height == 0 {
+            return;
+        }
         let key = self.key(area.width, theme.palette);
         self.layout(key, theme);
         let height = usize::from(area.height);
         let top = self.view.top(height);
-        if area.width == 0 || height == 0 {
-            return;
-        }
         let rows = height.min(self.view.total() - top);
         let mut y = area.y + (height - rows) as u16;
         let (mut index, mut skip) = self.view.locate(top);
@@ -284,9 +284,11 @@ impl Transcript {
         self.draws
     }
 
+    /// The renderers are never asked for width 0: a cell drawn one column wide is still a
+    /// cell whose height is known.
     fn key(&self, width: u16, palette: Palette) -> RenderKey {
         RenderKey {
-            width,
+            width: width.max(1),
             expanded: self.expanded,
             palette,
         }
