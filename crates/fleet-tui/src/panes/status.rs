@@ -1,9 +1,15 @@
 //! The status line: model, permission mode, context used, session cost, running agents.
+//!
+//! `model · ⏵⏵ accept edits on (shift+tab to cycle)` on the left, `ctx 42% · $0.0123 ·
+//! 2 agents running` on the right. On a narrow screen the line gives up detail in a fixed
+//! order: the Shift+Tab hint, then the model's length, the right side's words, the model
+//! itself, and last the mode's words (its marker stays).
 
-use crate::theme::Theme;
+use super::text::{cut, dollars, pad, width};
+use crate::theme::{Role, Theme};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::text::{Line, Span};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Status {
@@ -16,7 +22,164 @@ pub struct Status {
     pub hint: Option<String>,
 }
 
+/// The model's name is not cut shorter than this.
+const SHORT_MODEL: usize = 12;
+
 pub fn render(status: &Status, area: Rect, buf: &mut Buffer, theme: &Theme) {
-    let _ = theme;
-    Paragraph::new(format!("{} · {}", status.model, status.permission_mode)).render(area, buf);
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let line = line(status, usize::from(area.width), theme);
+    buf.set_line(area.x, area.y, &line, area.width);
+}
+
+/// The mode's marker and its words; the marker alone must say which mode it is.
+fn mode_parts(mode: &str) -> (&'static str, String) {
+    match mode {
+        "" => ("", String::new()),
+        "default" => ("⏵", "default mode".into()),
+        "acceptEdits" => ("⏵⏵", "accept edits on".into()),
+        "plan" => ("⏸", "plan mode on".into()),
+        "bypassPermissions" => ("⚠", "bypass permissions on".into()),
+        "dontAsk" => ("⊘", "don't ask on".into()),
+        other => ("⏵", format!("{other} mode")),
+    }
+}
+
+/// How much detail a variant of the line keeps.
+#[derive(Clone, Copy)]
+struct Detail {
+    cycle_hint: bool,
+    model: Option<usize>,
+    long_right: bool,
+    mode_words: bool,
+}
+
+fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
+    let mut parts = Vec::new();
+    if let (Some(max), false) = (d.model, status.model.is_empty()) {
+        parts.push((cut(&status.model, max), Role::Text));
+    }
+    let (marker, words) = mode_parts(&status.permission_mode);
+    if !marker.is_empty() {
+        let mut mode = marker.to_string();
+        if d.mode_words {
+            mode = format!("{marker} {words}");
+        }
+        if d.cycle_hint {
+            mode.push_str(" (shift+tab to cycle)");
+        }
+        let role = match status.permission_mode.as_str() {
+            "bypassPermissions" => Role::Error,
+            "default" => Role::Dim,
+            _ => Role::Warning,
+        };
+        parts.push((mode, role));
+    }
+    parts
+}
+
+fn right(status: &Status, long: bool) -> Vec<(String, Role)> {
+    if let Some(hint) = &status.hint {
+        return vec![(hint.clone(), Role::Warning)];
+    }
+    let mut parts = Vec::new();
+    if let Some(pct) = status.context_percent {
+        let role = if pct >= 80 { Role::Warning } else { Role::Dim };
+        parts.push((
+            if long {
+                format!("ctx {pct}%")
+            } else {
+                format!("{pct}%")
+            },
+            role,
+        ));
+    }
+    if status.cost_usd > 0.0 {
+        parts.push((dollars(status.cost_usd), Role::Dim));
+    }
+    match (status.running_agents, long) {
+        (0, _) => {}
+        (1, true) => parts.push(("1 agent running".into(), Role::Accent)),
+        (n, true) => parts.push((format!("{n} agents running"), Role::Accent)),
+        (n, false) => parts.push((format!("{n}◇"), Role::Accent)),
+    }
+    parts
+}
+
+fn joined_width(parts: &[(String, Role)]) -> usize {
+    let seps = parts.len().saturating_sub(1) * 3;
+    parts.iter().map(|(t, _)| width(t)).sum::<usize>() + seps
+}
+
+fn spans(parts: Vec<(String, Role)>, theme: &Theme) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    for (i, (text, role)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(Span::styled(" · ", theme.style(Role::Dim)));
+        }
+        out.push(Span::styled(text, theme.style(role)));
+    }
+    out
+}
+
+/// The status line at `max` cells.
+pub fn line(status: &Status, max: usize, theme: &Theme) -> Line<'static> {
+    let full = Detail {
+        cycle_hint: true,
+        model: Some(usize::MAX),
+        long_right: true,
+        mode_words: true,
+    };
+    let variants = [
+        full,
+        Detail {
+            cycle_hint: false,
+            ..full
+        },
+        Detail {
+            cycle_hint: false,
+            model: Some(SHORT_MODEL),
+            ..full
+        },
+        Detail {
+            cycle_hint: false,
+            model: Some(SHORT_MODEL),
+            long_right: false,
+            ..full
+        },
+        Detail {
+            cycle_hint: false,
+            model: None,
+            long_right: false,
+            ..full
+        },
+        Detail {
+            cycle_hint: false,
+            model: None,
+            long_right: false,
+            mode_words: false,
+        },
+    ];
+    for d in variants {
+        let l = left(status, d);
+        let r = right(status, d.long_right);
+        let (lw, rw) = (joined_width(&l), joined_width(&r));
+        let gap = if l.is_empty() || r.is_empty() { 0 } else { 2 };
+        if lw + gap + rw <= max {
+            let mut out = spans(l, theme);
+            out.push(Span::raw(pad("", max - lw - rw)));
+            out.extend(spans(r, theme));
+            return Line::from(out);
+        }
+    }
+    // Nothing fits whole: the shortest form, cut.
+    let last = variants[variants.len() - 1];
+    let mut parts = left(status, last);
+    parts.extend(right(status, false));
+    let text: Vec<String> = parts.into_iter().map(|(t, _)| t).collect();
+    Line::from(Span::styled(
+        cut(&text.join(" · "), max),
+        theme.style(Role::Dim),
+    ))
 }
