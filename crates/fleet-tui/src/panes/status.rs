@@ -2,8 +2,8 @@
 //!
 //! `model · ⏵⏵ accept edits on (shift+tab to cycle)` on the left, `ctx 42% · $0.0123 ·
 //! 2 agents running` on the right. On a narrow screen the line gives up detail in a fixed
-//! order: the Shift+Tab hint, then the model's length, the right side's words, the model
-//! itself, and last the mode's words (its marker stays).
+//! order: the Shift+Tab hint, the model's length, the word "running", the model itself,
+//! the mode's words (short ones first), and the cost; the mode's marker always stays.
 
 use super::text::{cut, dollars, pad, width};
 use crate::theme::{Role, Theme};
@@ -33,17 +33,27 @@ pub fn render(status: &Status, area: Rect, buf: &mut Buffer, theme: &Theme) {
     buf.set_line(area.x, area.y, &line, area.width);
 }
 
-/// The mode's marker and its words; the marker alone must say which mode it is.
-fn mode_parts(mode: &str) -> (&'static str, String) {
-    match mode {
-        "" => ("", String::new()),
-        "default" => ("⏵", "default mode".into()),
-        "acceptEdits" => ("⏵⏵", "accept edits on".into()),
-        "plan" => ("⏸", "plan mode on".into()),
-        "bypassPermissions" => ("⚠", "bypass permissions on".into()),
-        "dontAsk" => ("⊘", "don't ask on".into()),
-        other => ("⏵", format!("{other} mode")),
-    }
+/// The mode's marker, its words, and its short words; the marker alone must say which
+/// mode it is.
+fn mode_parts(mode: &str) -> (&'static str, String, String) {
+    let (marker, long, short) = match mode {
+        "" => return ("", String::new(), String::new()),
+        "default" => ("⏵", "default mode", "default"),
+        "acceptEdits" => ("⏵⏵", "accept edits on", "accept edits"),
+        "plan" => ("⏸", "plan mode on", "plan"),
+        "bypassPermissions" => ("⚠", "bypass permissions on", "bypass"),
+        "dontAsk" => ("⊘", "don't ask on", "don't ask"),
+        other => return ("⏵", format!("{other} mode"), other.to_string()),
+    };
+    (marker, long.to_string(), short.to_string())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Long,
+    Short,
+    /// The mode's marker alone; the right side without the cost.
+    Least,
 }
 
 /// How much detail a variant of the line keeps.
@@ -51,8 +61,8 @@ fn mode_parts(mode: &str) -> (&'static str, String) {
 struct Detail {
     cycle_hint: bool,
     model: Option<usize>,
-    long_right: bool,
-    mode_words: bool,
+    mode: Form,
+    right: Form,
 }
 
 fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
@@ -60,12 +70,13 @@ fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
     if let (Some(max), false) = (d.model, status.model.is_empty()) {
         parts.push((cut(&status.model, max), Role::Text));
     }
-    let (marker, words) = mode_parts(&status.permission_mode);
+    let (marker, long, short) = mode_parts(&status.permission_mode);
     if !marker.is_empty() {
-        let mut mode = marker.to_string();
-        if d.mode_words {
-            mode = format!("{marker} {words}");
-        }
+        let mut mode = match d.mode {
+            Form::Long => format!("{marker} {long}"),
+            Form::Short => format!("{marker} {short}"),
+            Form::Least => marker.to_string(),
+        };
         if d.cycle_hint {
             mode.push_str(" (shift+tab to cycle)");
         }
@@ -79,30 +90,28 @@ fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
     parts
 }
 
-fn right(status: &Status, long: bool) -> Vec<(String, Role)> {
+fn right(status: &Status, form: Form) -> Vec<(String, Role)> {
     if let Some(hint) = &status.hint {
         return vec![(hint.clone(), Role::Warning)];
     }
     let mut parts = Vec::new();
     if let Some(pct) = status.context_percent {
         let role = if pct >= 80 { Role::Warning } else { Role::Dim };
-        parts.push((
-            if long {
-                format!("ctx {pct}%")
-            } else {
-                format!("{pct}%")
-            },
-            role,
-        ));
+        parts.push((format!("ctx {pct}%"), role));
     }
-    if status.cost_usd > 0.0 {
+    if status.cost_usd > 0.0 && form != Form::Least {
         parts.push((dollars(status.cost_usd), Role::Dim));
     }
-    match (status.running_agents, long) {
-        (0, _) => {}
-        (1, true) => parts.push(("1 agent running".into(), Role::Accent)),
-        (n, true) => parts.push((format!("{n} agents running"), Role::Accent)),
-        (n, false) => parts.push((format!("{n}◇"), Role::Accent)),
+    let agents = match status.running_agents {
+        0 => None,
+        1 => Some("1 agent".to_string()),
+        n => Some(format!("{n} agents")),
+    };
+    if let Some(mut agents) = agents {
+        if form == Form::Long {
+            agents.push_str(" running");
+        }
+        parts.push((agents, Role::Accent));
     }
     parts
 }
@@ -128,42 +137,52 @@ pub fn line(status: &Status, max: usize, theme: &Theme) -> Line<'static> {
     let full = Detail {
         cycle_hint: true,
         model: Some(usize::MAX),
-        long_right: true,
-        mode_words: true,
+        mode: Form::Long,
+        right: Form::Long,
+    };
+    let plain = Detail {
+        cycle_hint: false,
+        ..full
     };
     let variants = [
         full,
+        plain,
         Detail {
-            cycle_hint: false,
-            ..full
-        },
-        Detail {
-            cycle_hint: false,
             model: Some(SHORT_MODEL),
-            ..full
+            ..plain
         },
         Detail {
-            cycle_hint: false,
             model: Some(SHORT_MODEL),
-            long_right: false,
-            ..full
+            right: Form::Short,
+            ..plain
         },
         Detail {
-            cycle_hint: false,
             model: None,
-            long_right: false,
-            ..full
+            right: Form::Short,
+            ..plain
         },
         Detail {
-            cycle_hint: false,
             model: None,
-            long_right: false,
-            mode_words: false,
+            mode: Form::Short,
+            right: Form::Short,
+            ..plain
+        },
+        Detail {
+            model: None,
+            mode: Form::Short,
+            right: Form::Least,
+            ..plain
+        },
+        Detail {
+            model: None,
+            mode: Form::Least,
+            right: Form::Least,
+            ..plain
         },
     ];
     for d in variants {
         let l = left(status, d);
-        let r = right(status, d.long_right);
+        let r = right(status, d.right);
         let (lw, rw) = (joined_width(&l), joined_width(&r));
         let gap = if l.is_empty() || r.is_empty() { 0 } else { 2 };
         if lw + gap + rw <= max {
@@ -176,7 +195,7 @@ pub fn line(status: &Status, max: usize, theme: &Theme) -> Line<'static> {
     // Nothing fits whole: the shortest form, cut.
     let last = variants[variants.len() - 1];
     let mut parts = left(status, last);
-    parts.extend(right(status, false));
+    parts.extend(right(status, Form::Least));
     let text: Vec<String> = parts.into_iter().map(|(t, _)| t).collect();
     Line::from(Span::styled(
         cut(&text.join(" · "), max),
