@@ -23,7 +23,7 @@ const LABELS: [&str; 4] = ["Name", "Description", "Tools", "Prompt"];
 const SCOPE: usize = 4;
 /// Below this inner width a label sits above its value instead of beside it.
 const SIDE_BY_SIDE: usize = 40;
-const LABEL_CELLS: usize = 14;
+const LABEL_CELLS: usize = 15;
 
 #[derive(Debug, Default)]
 pub struct AgentForm {

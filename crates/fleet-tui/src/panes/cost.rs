@@ -10,13 +10,15 @@ use ratatui::text::{Line, Span};
 
 const UNKNOWN: &str = "—";
 /// The agent column never grows past this.
-const AGENT_CELLS: usize = 26;
+const AGENT_CELLS: usize = 34;
 /// Below this many columns the table becomes one block per agent.
 const TABLE_WIDTH: u16 = 60;
 
 /// One row of figures.
 struct Row {
     agent: String,
+    /// Shown as "(running)" after the name, which is cut first to make room.
+    running: bool,
     turns: String,
     input: String,
     output: String,
@@ -43,22 +45,37 @@ pub fn lines_for_width(
 ) -> Vec<Line<'static>> {
     let mut rows = rows(agents, tree);
     rows.push(total(agents, tree));
+    let room = if width_cells < TABLE_WIDTH {
+        usize::from(width_cells)
+    } else {
+        AGENT_CELLS + RUNNING.len()
+    };
+    for row in &mut rows {
+        row.agent = labelled(&row.agent, row.running, room);
+    }
     let mut out = vec![Line::from(Span::styled(
         "Cost by agent",
         theme.style(Role::Heading),
     ))];
     if width_cells < TABLE_WIDTH {
         let last = rows.len() - 1;
+        let w = usize::from(width_cells);
         for (i, row) in rows.into_iter().enumerate() {
             let role = if i == last { Role::Heading } else { Role::Text };
-            out.push(Line::from(Span::styled(row.agent, theme.style(role))));
+            let turns = if row.turns == "1" { "turn" } else { "turns" };
             out.push(Line::from(Span::styled(
-                format!(
-                    "  {} turns · {} in · {} out · {}",
-                    row.turns, row.input, row.output, row.cost
-                ),
-                theme.style(Role::Dim),
+                cut(&row.agent, w),
+                theme.style(role),
             )));
+            for figures in [
+                format!("  {} · {} {turns}", row.cost, row.turns),
+                format!("  {} in · {} out", row.input, row.output),
+            ] {
+                out.push(Line::from(Span::styled(
+                    cut(&figures, w),
+                    theme.style(Role::Dim),
+                )));
+            }
         }
         return out;
     }
@@ -82,6 +99,7 @@ pub fn lines_for_width(
     };
     let header = Row {
         agent: "Agent".into(),
+        running: false,
         turns: "Turns".into(),
         input: "Input".into(),
         output: "Output".into(),
@@ -97,6 +115,17 @@ pub fn lines_for_width(
         out.push(Line::from(Span::styled(render(row), theme.style(role))));
     }
     out
+}
+
+const RUNNING: &str = " (running)";
+
+/// The agent's name in `room` cells, "(running)" kept whole after it.
+fn labelled(name: &str, running: bool, room: usize) -> String {
+    if running {
+        format!("{}{RUNNING}", cut(name, room.saturating_sub(RUNNING.len())))
+    } else {
+        cut(name, room)
+    }
 }
 
 /// `12,345`: exact counts, grouped for reading.
@@ -123,16 +152,13 @@ fn known_cost(agent: &AgentSummary, tree: Option<&TreeReport>) -> Option<f64> {
 }
 
 fn name(agent: &AgentSummary) -> String {
-    let mut name = if agent.tool_use_id.is_none() {
+    let name = if agent.tool_use_id.is_none() {
         "main".to_string()
     } else if agent.description.is_empty() {
         agent.subagent_type.clone()
     } else {
         format!("{}: {}", agent.subagent_type, agent.description)
     };
-    if !agent.done && agent.tool_use_id.is_some() {
-        name = format!("{} (running)", cut(&name, AGENT_CELLS - 10));
-    }
     cut(&name, AGENT_CELLS)
 }
 
@@ -145,6 +171,7 @@ fn rows(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Vec<Row> {
                     .iter()
                     .map(|a| Row {
                         agent: cut(&a.agent_type, AGENT_CELLS),
+                        running: a.status == "running",
                         turns: a.num_turns.to_string(),
                         input: grouped(a.usage.total_input()),
                         output: grouped(a.usage.output_tokens),
@@ -158,6 +185,7 @@ fn rows(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Vec<Row> {
         .iter()
         .map(|a| Row {
             agent: name(a),
+            running: !a.done && a.tool_use_id.is_some(),
             turns: a.turns.to_string(),
             input: grouped(a.input_tokens),
             output: grouped(a.output_tokens),
@@ -199,6 +227,7 @@ fn total(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Row {
     };
     Row {
         agent: "Total".into(),
+        running: false,
         turns: turns.to_string(),
         input: grouped(input),
         output: grouped(output),

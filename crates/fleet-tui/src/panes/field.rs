@@ -2,7 +2,7 @@
 //! the agent form's inputs. The cursor is drawn as a reversed cell so it shows with
 //! `NO_COLOR` and needs no terminal cursor placement from the app.
 
-use super::text::{take_cells, width};
+use super::text::{cut, take_cells, width};
 use crate::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Modifier;
@@ -84,7 +84,7 @@ impl LineField {
     pub fn line(&self, max: usize, focused: bool, theme: &Theme) -> Line<'static> {
         let text_style = theme.style(Role::Text);
         if !focused {
-            return Line::from(Span::styled(take_cells(&self.text, max), text_style));
+            return Line::from(Span::styled(cut(&self.text, max), text_style));
         }
         if max == 0 {
             return Line::default();
