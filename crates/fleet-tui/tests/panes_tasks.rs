@@ -358,3 +358,73 @@ fn an_empty_panel_says_so() {
         draw(w, h, |a, b| panel.render(a, b, &board, &Theme::dark()));
     }
 }
+
+fn team(event: fleet_protocol::TeamEvent) -> AgentEvent {
+    main_event(EventKind::Team(event))
+}
+
+#[test]
+fn teammates_are_tasks_that_idle_and_leave() {
+    use fleet_protocol::TeamEvent;
+    let mut board = TaskBoard::new();
+    board.apply(&team(TeamEvent::TeammateSpawned {
+        team: "docs".into(),
+        name: "alice".into(),
+        agent_id: "alice@docs".into(),
+        agent_type: "researcher".into(),
+        model: "sonnet".into(),
+        color: "blue".into(),
+        resumed: false,
+    }));
+    // A teammate's own events count by its agent id.
+    let mut reply = turn(9, 700);
+    reply.agent = AgentRef::subagent("alice@docs", "toolu_team", "researcher", "alice");
+    board.apply(&reply);
+    // Registry updates never list teammates; that says nothing about them.
+    board.apply(&running_set(&[]));
+    let pill = text(&draw(80, 1, |a, b| {
+        pills::render(&board, a, b, &Theme::mono())
+    }));
+    assert_eq!(pill, "◇ researcher: alice · 1 turn");
+
+    board.apply(&team(TeamEvent::TeammateIdle {
+        team: "docs".into(),
+        name: "alice".into(),
+        agent_id: "alice@docs".into(),
+        summary: None,
+    }));
+    assert_eq!(board.running_background(), 1);
+    let pill = text(&draw(80, 1, |a, b| {
+        pills::render(&board, a, b, &Theme::mono())
+    }));
+    assert_eq!(pill, "◇ researcher: alice · idle");
+
+    board.apply(&team(TeamEvent::TeammateTerminated {
+        team: "docs".into(),
+        name: "alice".into(),
+        agent_id: "alice@docs".into(),
+        reason: "shutdown".into(),
+    }));
+    assert_eq!(board.running_background(), 0);
+    let pill = text(&draw(80, 1, |a, b| {
+        pills::render(&board, a, b, &Theme::mono())
+    }));
+    assert_eq!(pill, "◆ researcher: alice · done");
+}
+
+#[test]
+fn a_failed_and_a_stopped_task_say_so_in_words() {
+    let mut board = TaskBoard::new();
+    board.apply(&started(1, "Explore", "a", true));
+    board.apply(&started(2, "Plan", "b", true));
+    for e in finished(1, TaskStatus::Failed, 1, 1)
+        .into_iter()
+        .chain(finished(2, TaskStatus::Killed, 1, 1))
+    {
+        board.apply(&e);
+    }
+    let pill = text(&draw(80, 1, |a, b| {
+        pills::render(&board, a, b, &Theme::mono())
+    }));
+    assert_eq!(pill, "◆ Explore: a · failed  ◆ Plan: b · stopped");
+}

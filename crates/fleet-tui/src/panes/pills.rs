@@ -43,6 +43,7 @@ impl Pill {
             format!("{}: {}", task.kind_label(), task.description)
         };
         let (icon, icon_role, tail) = match task.status.as_str() {
+            "idle" => ("◇ ", Role::Dim, " · idle".to_string()),
             _ if task.is_live() => (
                 "◇ ",
                 Role::Accent,
