@@ -1,12 +1,18 @@
 //! Everything on screen besides the transcript and the composer. Each pane renders itself
 //! into the area the app gives it and turns the keys it is given into a result; the app
-//! decides which pane has the keys.
+//! decides which pane has the keys. Panes own no session state: the task board is fed the
+//! same events as the transcript, and everything else comes in as arguments.
 //!
-//! PLACEHOLDER (skeleton): the public API is the contract the app builds on.
+//! - `permission`: the inline approval prompt; `confirm`: a lettered question box.
+//! - `tasks`: the board of tasks built from events; `pills`: its footer row;
+//!   `task_panel`: the Ctrl+T list.
+//! - `status`: the status line; `picker`: choose-one lists; `agent_form`: `/agents new`.
+//! - `help`, `cost`: lines for `/help` and `/cost`.
 
 pub mod agent_form;
 pub mod confirm;
 pub mod cost;
+mod field;
 pub mod help;
 pub mod permission;
 pub mod picker;
@@ -14,3 +20,4 @@ pub mod pills;
 pub mod status;
 pub mod task_panel;
 pub mod tasks;
+mod text;

@@ -1,0 +1,167 @@
+//! The permission prompt: who asks, the call, the four answers and the feedback field.
+
+mod panes_support;
+
+use crossterm::event::KeyCode;
+use fleet_protocol::AgentRef;
+use fleet_tui::panes::permission::PermissionPrompt;
+use fleet_tui::port::{PermissionAnswer, PermissionAsk};
+use fleet_tui::theme::Theme;
+use panes_support::{ch, draw, key, text, typed};
+use serde_json::json;
+
+fn subagent_bash() -> PermissionAsk {
+    PermissionAsk {
+        id: 7,
+        agent: AgentRef::subagent("agent-1", "toolu_9", "Explore", "map the crate"),
+        tool: "Bash".into(),
+        input: json!({"command": "cargo test --workspace --all-features -- --nocapture --test-threads 1"}),
+        description: "Run the test suite".into(),
+        suggested_rule: Some("Bash(cargo test:*)".into()),
+    }
+}
+
+fn main_write() -> PermissionAsk {
+    PermissionAsk {
+        id: 8,
+        agent: AgentRef::main(),
+        tool: "Write".into(),
+        input: json!({"file_path": "src/new.rs", "content": "fn main() {}"}),
+        description: "Create src/new.rs".into(),
+        suggested_rule: None,
+    }
+}
+
+fn render(prompt: &PermissionPrompt, width: u16) -> String {
+    let height = prompt.height(width);
+    text(&draw(width, height, |area, buf| {
+        prompt.render(area, buf, &Theme::mono())
+    }))
+}
+
+#[test]
+fn a_subagent_asks_with_a_rule_at_80_columns() {
+    let prompt = PermissionPrompt::new(subagent_bash());
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("Bash — asked by Explore (map the crate)"));
+    assert!(screen.contains("$ cargo test --workspace"));
+    assert!(screen.contains("❯ 1. Yes (y)"));
+    assert!(screen.contains("2. Yes, and don't ask again for Bash(cargo test:*) (a)"));
+    assert!(screen.contains("4. No, and tell the model what to do differently (f)"));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn a_subagent_asks_with_a_rule_at_30_columns() {
+    let prompt = PermissionPrompt::new(subagent_bash());
+    let screen = render(&prompt, 30);
+    // The command is wrapped, never cut: every word of it is on screen.
+    for word in ["cargo", "--all-features", "--nocapture", "--test-threads"] {
+        assert!(screen.contains(word), "{word} missing:\n{screen}");
+    }
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn the_main_agent_asks_plainly_and_without_a_rule() {
+    let prompt = PermissionPrompt::new(main_write());
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("╭ Write ─"), "{screen}");
+    assert!(!screen.contains("asked by"));
+    assert!(screen.contains("src/new.rs"));
+    assert!(!screen.contains("don't ask again"));
+    assert!(screen.contains("2. No (n)"));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn the_feedback_field_replaces_the_answers() {
+    let mut prompt = PermissionPrompt::new(subagent_bash());
+    assert_eq!(prompt.handle_key(ch('f')), None);
+    for k in typed("use nextest") {
+        assert_eq!(prompt.handle_key(k), None);
+    }
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("Tell the model what to do differently:"));
+    assert!(screen.contains("> use nextest"));
+    assert!(!screen.contains("1. Yes"));
+    insta::assert_snapshot!("feedback_80", screen);
+    insta::assert_snapshot!("feedback_30", render(&prompt, 30));
+}
+
+#[test]
+fn each_answer_by_letter_number_and_arrows() {
+    let answer = |keys: Vec<crossterm::event::KeyEvent>| {
+        let mut prompt = PermissionPrompt::new(subagent_bash());
+        keys.into_iter().find_map(|k| prompt.handle_key(k))
+    };
+    assert_eq!(answer(vec![ch('y')]), Some(PermissionAnswer::AllowOnce));
+    assert_eq!(answer(vec![ch('1')]), Some(PermissionAnswer::AllowOnce));
+    assert_eq!(
+        answer(vec![key(KeyCode::Enter)]),
+        Some(PermissionAnswer::AllowOnce)
+    );
+    assert_eq!(answer(vec![ch('a')]), Some(PermissionAnswer::AllowAlways));
+    assert_eq!(answer(vec![ch('2')]), Some(PermissionAnswer::AllowAlways));
+    assert_eq!(
+        answer(vec![key(KeyCode::Down), key(KeyCode::Enter)]),
+        Some(PermissionAnswer::AllowAlways)
+    );
+    assert_eq!(answer(vec![ch('n')]), Some(PermissionAnswer::Deny));
+    assert_eq!(answer(vec![ch('3')]), Some(PermissionAnswer::Deny));
+    assert_eq!(
+        answer(vec![key(KeyCode::Esc)]),
+        Some(PermissionAnswer::Deny)
+    );
+    let mut feedback = vec![ch('4')];
+    feedback.extend(typed("try cargo nextest"));
+    feedback.push(key(KeyCode::Enter));
+    assert_eq!(
+        answer(feedback),
+        Some(PermissionAnswer::DenyWithFeedback(
+            "try cargo nextest".into()
+        ))
+    );
+    // An empty feedback is a plain no.
+    assert_eq!(
+        answer(vec![ch('f'), key(KeyCode::Enter)]),
+        Some(PermissionAnswer::Deny)
+    );
+    // Unrelated keys answer nothing.
+    assert_eq!(answer(vec![ch('z'), ch('9'), key(KeyCode::Up)]), None);
+}
+
+#[test]
+fn without_a_rule_allow_always_is_not_offered() {
+    let mut prompt = PermissionPrompt::new(main_write());
+    assert_eq!(prompt.handle_key(ch('a')), None);
+    // The numbers follow what is listed: 2 is "No" here.
+    assert_eq!(prompt.handle_key(ch('2')), Some(PermissionAnswer::Deny));
+}
+
+#[test]
+fn esc_in_the_feedback_field_goes_back_to_the_answers() {
+    let mut prompt = PermissionPrompt::new(subagent_bash());
+    prompt.handle_key(ch('f'));
+    prompt.handle_paste("keep it short\nplease");
+    assert!(prompt.is_typing_feedback());
+    assert!(render(&prompt, 80).contains("> keep it short please"));
+    assert_eq!(prompt.handle_key(key(KeyCode::Esc)), None);
+    assert!(!prompt.is_typing_feedback());
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("❯ 4. No, and tell the model"), "{screen}");
+    // A paste while the answers show picks nothing.
+    prompt.handle_paste("y");
+    assert!(!prompt.is_typing_feedback());
+}
+
+#[test]
+fn tiny_widths_do_not_panic() {
+    let prompt = PermissionPrompt::new(subagent_bash());
+    for width in 0..6 {
+        let height = prompt.height(width);
+        draw(width, height.min(40), |area, buf| {
+            prompt.render(area, buf, &Theme::dark())
+        });
+    }
+}
