@@ -183,3 +183,9 @@ fn up_and_down_follow_wrapped_rows() {
         "Down went to the row below"
     );
 }
+
+#[test]
+fn the_composer_can_live_in_shared_state() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<fleet_tui::input::Composer>();
+}

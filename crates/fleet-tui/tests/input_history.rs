@@ -177,3 +177,38 @@ fn ctrl_r_esc_restores_the_text_and_a_miss_says_so() {
     assert_eq!(c.text(), "draft");
     assert_eq!(c.handle_key(key(KeyCode::Esc)), ComposerAction::Unhandled);
 }
+
+#[test]
+fn during_search_moves_take_the_match_and_app_keys_pass_through() {
+    let mut c = composer();
+    submit(&mut c, "cargo build");
+    submit(&mut c, "ls");
+    c.handle_key(ctrl('r'));
+    type_text(&mut c, "carg");
+    assert_eq!(
+        c.handle_key(ctrl('b')),
+        ComposerAction::Unhandled,
+        "Ctrl+B is the app's"
+    );
+    assert!(lines(&c, 80)
+        .last()
+        .is_some_and(|l| l.starts_with("search: carg")));
+    c.handle_key(key(KeyCode::Left));
+    type_text(&mut c, "!");
+    assert_eq!(c.text(), "cargo buil!d");
+
+    c.clear();
+    c.handle_key(ctrl('r'));
+    type_text(&mut c, "ls");
+    assert_eq!(c.handle_key(key(KeyCode::Up)), ComposerAction::Handled);
+    assert_eq!(c.text(), "ls", "Up took the match, not an older entry");
+    assert_eq!(lines(&c, 80), ["> ls"]);
+
+    c.handle_key(ctrl('r'));
+    assert_eq!(
+        c.handle_key(ctrl('c')),
+        ComposerAction::Unhandled,
+        "Ctrl+C reaches the app"
+    );
+    assert_eq!(lines(&c, 80), ["> ls"], "and the search is over");
+}

@@ -8,6 +8,7 @@ use super::wrap;
 use super::{Composer, ComposerAction};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::borrow::Cow;
+use std::sync::atomic::Ordering;
 
 pub(super) fn handle(c: &mut Composer, key: KeyEvent) -> ComposerAction {
     if key.kind == KeyEventKind::Release {
@@ -32,18 +33,42 @@ fn search_key(c: &mut Composer, key: KeyEvent) -> ComposerAction {
     let Some(search) = c.search.as_mut() else {
         return ComposerAction::Unhandled;
     };
+    // Ctrl+C ends the search and still reaches the app (which clears the input).
+    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+        c.search = None;
+        return ComposerAction::Unhandled;
+    }
+    let moves = matches!(
+        key.code,
+        KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End
+    );
+    let takes = matches!(key.code, KeyCode::Up | KeyCode::Down);
     match search.handle_key(key, &c.history) {
         SearchOutcome::Continue => {}
-        SearchOutcome::Accept(found) => {
-            c.search = None;
-            if let Some(found) = found {
-                c.editor.set_text(&found);
-                c.edited();
-            }
-        }
+        SearchOutcome::Accept(found) => take_found(c, found),
         SearchOutcome::Cancel => c.search = None,
+        // A movement key takes the match and then moves in it, as in a shell.
+        SearchOutcome::Unhandled if moves => {
+            let found = search.found(&c.history).map(str::to_string);
+            take_found(c, found);
+            return edit_key(c, key);
+        }
+        // Up/Down take the match too, without stepping into the history from it.
+        SearchOutcome::Unhandled if takes => {
+            let found = search.found(&c.history).map(str::to_string);
+            take_found(c, found);
+        }
+        SearchOutcome::Unhandled => return ComposerAction::Unhandled,
     }
     ComposerAction::Handled
+}
+
+fn take_found(c: &mut Composer, found: Option<String>) {
+    c.search = None;
+    if let Some(found) = found {
+        c.editor.set_text(&found);
+        c.edited();
+    }
 }
 
 /// Keys an open popup takes; `None` lets the key through.
@@ -158,7 +183,7 @@ fn edit_key(c: &mut Composer, key: KeyEvent) -> ComposerAction {
 
 /// Up/Down: between rows of the text, and into the history from the first or last row.
 fn vertical(c: &mut Composer, up: bool) -> ComposerAction {
-    let width = match c.text_width.get() {
+    let width = match c.text_width.load(Ordering::Relaxed) {
         0 => usize::MAX / 2,
         w => w,
     };

@@ -8,14 +8,14 @@
 //! - `keys`: what each key does; `view`: the height and the drawing.
 
 pub mod commands;
-pub mod complete;
-pub mod editor;
-pub mod history;
+mod complete;
+mod editor;
+mod history;
 mod keys;
-pub mod paste;
-pub mod search;
+mod paste;
+mod search;
 mod view;
-pub mod wrap;
+mod wrap;
 
 use commands::CommandInfo;
 use complete::path::FileIndex;
@@ -26,8 +26,8 @@ use history::History;
 use paste::Pastes;
 use search::Search;
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Rows of text shown before the box scrolls inside.
 pub const MAX_TEXT_ROWS: usize = 10;
@@ -72,10 +72,11 @@ pub struct Composer {
     commands: Vec<CommandInfo>,
     /// Column Up/Down aim for, kept across rows shorter than it.
     preferred_column: Option<usize>,
+    /// Atomics rather than `Cell`s so the composer stays `Sync`; only `render` writes them.
     /// Text width at the last render, for Up/Down over wrapped rows (0: not drawn yet).
-    text_width: Cell<usize>,
+    text_width: AtomicUsize,
     /// First text row shown when the text is taller than the box.
-    scroll: Cell<usize>,
+    scroll: AtomicUsize,
 }
 
 impl Composer {
@@ -122,7 +123,7 @@ impl Composer {
         self.dismissed = None;
         self.preferred_column = None;
         self.history.reset();
-        self.scroll.set(0);
+        self.scroll.store(0, Ordering::Relaxed);
     }
 
     pub fn set_commands(&mut self, commands: Vec<CommandInfo>) {

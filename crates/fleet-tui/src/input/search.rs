@@ -17,6 +17,8 @@ pub enum SearchOutcome {
     /// Take this text (the match, or nothing when there was none).
     Accept(Option<String>),
     Cancel,
+    /// Not a search key: the caller decides (the search stays open).
+    Unhandled,
 }
 
 #[derive(Debug, Default)]
@@ -32,10 +34,6 @@ impl Search {
         let mut search = Self::default();
         search.find(history, history.entries().len());
         search
-    }
-
-    pub fn query(&self) -> &str {
-        &self.query
     }
 
     /// The match shown, if any.
@@ -73,9 +71,9 @@ impl Search {
                 }
                 SearchOutcome::Continue
             }
-            KeyCode::Char('c' | 'g') if ctrl => SearchOutcome::Cancel,
+            KeyCode::Char('g') if ctrl => SearchOutcome::Cancel,
             KeyCode::Esc => SearchOutcome::Cancel,
-            KeyCode::Enter | KeyCode::Tab | KeyCode::Left | KeyCode::Right => {
+            KeyCode::Enter | KeyCode::Tab => {
                 SearchOutcome::Accept(self.found(history).map(str::to_string))
             }
             KeyCode::Backspace => {
@@ -88,7 +86,7 @@ impl Search {
                 self.find(history, history.entries().len());
                 SearchOutcome::Continue
             }
-            _ => SearchOutcome::Continue,
+            _ => SearchOutcome::Unhandled,
         }
     }
 

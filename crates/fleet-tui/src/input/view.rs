@@ -7,9 +7,10 @@ use super::{Composer, MAX_TEXT_ROWS};
 use crate::theme::{Role, Theme};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use std::sync::atomic::Ordering;
 
 const PROMPT: &str = "> ";
-const PLACEHOLDER: &str = "Type a message · / for commands · @ for files · ! for shell";
+const EMPTY_HINT: &str = "Type a message · / for commands · @ for files · ! for shell";
 
 /// Columns taken by the prompt marker at `width` (none when there is no room for text).
 fn prompt_width(width: usize) -> usize {
@@ -46,7 +47,7 @@ impl Composer {
         let width = usize::from(area.width);
         let indent = prompt_width(width);
         let text_width = width - indent;
-        self.text_width.set(text_width);
+        self.text_width.store(text_width, Ordering::Relaxed);
         let text = self.editor.text();
         let rows = wrap::wrap(text, text_width);
         let height = usize::from(area.height);
@@ -59,16 +60,16 @@ impl Composer {
         let (cursor_row, cursor_column) = wrap::position(text, &rows, self.editor.cursor());
         let top = self
             .scroll
-            .get()
+            .load(Ordering::Relaxed)
             .min(cursor_row)
             .max((cursor_row + 1).saturating_sub(visible))
             .min(rows.len().saturating_sub(visible));
-        self.scroll.set(top);
+        self.scroll.store(top, Ordering::Relaxed);
 
         let prompt_style = theme.style(Role::Accent).patch(theme.style(Role::User));
         if text.is_empty() {
             buf.set_stringn(area.x, area.y, PROMPT, indent, prompt_style);
-            let hint = truncate(PLACEHOLDER, text_width);
+            let hint = truncate(EMPTY_HINT, text_width);
             let x = area.x + indent as u16;
             buf.set_stringn(x, area.y, hint, text_width, theme.style(Role::Dim));
         }
