@@ -10,16 +10,15 @@
 //! the input, so an unclosed fence arrives as a code block that runs to the end: the code so
 //! far, highlighted.
 
+use super::containers::Containers;
 use super::highlight::code;
 use super::table::Table;
-use super::wrap::{spans_width, wrap_prefixed};
+use super::wrap::wrap_prefixed;
 use crate::theme::{Role, Theme};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-/// Bullets by nesting depth; deeper lists reuse the last.
-const BULLETS: [&str; 3] = ["• ", "◦ ", "▪ "];
 /// Code blocks sit this far in from the text around them.
 const CODE_INDENT: &str = "  ";
 
@@ -35,18 +34,6 @@ pub fn markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     writer.finish()
 }
 
-#[derive(Debug)]
-enum Container {
-    Quote,
-    /// The next number of an ordered list; `None` for bullets.
-    List(Option<u64>),
-    /// `used` once the item's first row (the one with the bullet) is out.
-    Item {
-        bullet: String,
-        used: bool,
-    },
-}
-
 /// Inline styles open at this point of the text, as nesting counts.
 #[derive(Debug, Default)]
 struct Inline {
@@ -60,7 +47,7 @@ struct Writer<'t> {
     theme: &'t Theme,
     width: u16,
     out: Vec<Line<'static>>,
-    containers: Vec<Container>,
+    containers: Containers,
     /// The logical line being collected.
     line: Vec<Span<'static>>,
     inline: Inline,
@@ -80,7 +67,7 @@ impl<'t> Writer<'t> {
             theme,
             width,
             out: Vec::new(),
-            containers: Vec::new(),
+            containers: Containers::default(),
             line: Vec::new(),
             inline: Inline::default(),
             links: Vec::new(),
@@ -126,7 +113,7 @@ impl<'t> Writer<'t> {
             Event::Rule => {
                 self.flush();
                 self.start_block();
-                let avail = usize::from(self.width).saturating_sub(self.prefix_width());
+                let avail = usize::from(self.width).saturating_sub(self.containers.width());
                 let rule = Line::styled("─".repeat(avail), self.theme.style(Role::Dim));
                 self.emit_rows(vec![rule]);
                 self.blank_pending = true;
@@ -154,7 +141,7 @@ impl<'t> Writer<'t> {
             Tag::BlockQuote(_) => {
                 self.flush();
                 self.start_block();
-                self.containers.push(Container::Quote);
+                self.containers.open_quote();
             }
             Tag::CodeBlock(kind) => {
                 self.flush();
@@ -167,19 +154,15 @@ impl<'t> Writer<'t> {
             }
             Tag::List(first) => {
                 self.flush();
-                if self.list_depth() == 0 {
+                if self.containers.list_depth() == 0 {
                     self.start_block();
                 }
-                self.containers.push(Container::List(first));
+                self.containers.open_list(first);
             }
             Tag::Item => {
                 self.flush();
                 self.start_block();
-                let bullet = self.next_bullet();
-                self.containers.push(Container::Item {
-                    bullet,
-                    used: false,
-                });
+                self.containers.open_item();
             }
             Tag::FootnoteDefinition(label) => {
                 self.flush();
@@ -221,28 +204,28 @@ impl<'t> Writer<'t> {
             }
             TagEnd::BlockQuote(_) => {
                 self.flush();
-                self.pop_container(|c| matches!(c, Container::Quote));
+                self.containers.close_quote();
                 self.blank_pending = true;
             }
             TagEnd::CodeBlock => self.end_code(),
             TagEnd::List(_) => {
                 self.flush();
-                self.pop_container(|c| matches!(c, Container::List(_)));
-                if self.list_depth() == 0 {
+                self.containers.close_list();
+                if self.containers.list_depth() == 0 {
                     self.blank_pending = true;
                 }
             }
             TagEnd::Item => {
                 self.flush();
-                if let Some(Container::Item { used: false, .. }) = self.containers.last() {
+                if self.containers.item_unused() {
                     // An item with nothing in it yet (`- ` while streaming): its bullet alone.
                     self.emit_rows(vec![Line::default()]);
                 }
-                self.pop_container(|c| matches!(c, Container::Item { .. }));
+                self.containers.close_item();
             }
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
-                    let avail = usize::from(self.width).saturating_sub(self.prefix_width());
+                    let avail = usize::from(self.width).saturating_sub(self.containers.width());
                     let rows = table.render(avail, self.theme);
                     self.emit_rows(rows);
                 }
@@ -267,36 +250,6 @@ impl<'t> Writer<'t> {
     fn with_table(&mut self, f: impl FnOnce(&mut Table)) {
         if let Some(table) = &mut self.table {
             f(table);
-        }
-    }
-
-    fn pop_container(&mut self, is: impl Fn(&Container) -> bool) {
-        if self.containers.last().is_some_and(is) {
-            self.containers.pop();
-        }
-    }
-
-    fn list_depth(&self) -> usize {
-        self.containers
-            .iter()
-            .filter(|c| matches!(c, Container::List(_)))
-            .count()
-    }
-
-    /// The bullet of a new item of the innermost list: its number, or a mark by depth.
-    fn next_bullet(&mut self) -> String {
-        let depth = self.list_depth().saturating_sub(1);
-        let list = self.containers.iter_mut().rev().find_map(|c| match c {
-            Container::List(next) => Some(next),
-            _ => None,
-        });
-        match list {
-            Some(Some(n)) => {
-                let bullet = format!("{n}. ");
-                *n = n.saturating_add(1);
-                bullet
-            }
-            _ => BULLETS[depth.min(BULLETS.len() - 1)].to_string(),
         }
     }
 
@@ -370,7 +323,7 @@ impl<'t> Writer<'t> {
             return;
         };
         // The width the code gets after the prefixes; the indent comes out of it.
-        let room = usize::from(self.width).saturating_sub(self.prefix_width());
+        let room = usize::from(self.width).saturating_sub(self.containers.width());
         let room = u16::try_from(room).unwrap_or(u16::MAX);
         let mut rows = Vec::new();
         for line in code(&source, &lang, self.theme) {
@@ -394,60 +347,9 @@ impl<'t> Writer<'t> {
     /// Before a block: the blank row that separates it from the one before.
     fn start_block(&mut self) {
         if self.blank_pending && !self.out.is_empty() {
-            let mut bars = String::new();
-            for c in &self.containers {
-                match c {
-                    Container::Quote => bars.push_str("│ "),
-                    Container::Item { bullet, .. } => bars.extend(std::iter::repeat_n(
-                        ' ',
-                        spans_width(&[Span::raw(bullet.as_str())]),
-                    )),
-                    Container::List(_) => {}
-                }
-            }
-            let bars = bars.trim_end().to_string();
-            self.out
-                .push(Line::styled(bars, self.theme.style(Role::Dim)));
+            self.out.push(self.containers.blank_row(self.theme));
         }
         self.blank_pending = false;
-    }
-
-    /// The prefixes of the next row and of the rows after it.
-    fn prefixes(&self) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
-        let bar = self.theme.style(Role::Dim);
-        let mut first = Vec::new();
-        let mut rest = Vec::new();
-        for c in &self.containers {
-            match c {
-                Container::Quote => {
-                    first.push(Span::styled("│ ", bar));
-                    rest.push(Span::styled("│ ", bar));
-                }
-                Container::Item { bullet, used } => {
-                    let blank = " ".repeat(spans_width(&[Span::raw(bullet.as_str())]));
-                    if *used {
-                        first.push(Span::raw(blank.clone()));
-                    } else {
-                        first.push(Span::styled(bullet.clone(), bar));
-                    }
-                    rest.push(Span::raw(blank));
-                }
-                Container::List(_) => {}
-            }
-        }
-        (first, rest)
-    }
-
-    fn prefix_width(&self) -> usize {
-        spans_width(&self.prefixes().1)
-    }
-
-    fn mark_items_used(&mut self) {
-        for c in &mut self.containers {
-            if let Container::Item { used, .. } = c {
-                *used = true;
-            }
-        }
     }
 
     /// The collected logical line, wrapped under its prefixes.
@@ -456,15 +358,15 @@ impl<'t> Writer<'t> {
             return;
         }
         let line = Line::from(std::mem::take(&mut self.line));
-        let (first, rest) = self.prefixes();
+        let (first, rest) = self.containers.prefixes(self.theme);
         let rows = wrap_prefixed(line, self.width, &first, &rest);
         self.out.extend(rows);
-        self.mark_items_used();
+        self.containers.mark_items_used();
     }
 
     /// Rows already fitted to the space left by the prefixes, given those prefixes.
     fn emit_rows(&mut self, rows: Vec<Line<'static>>) {
-        let (first, rest) = self.prefixes();
+        let (first, rest) = self.containers.prefixes(self.theme);
         for (i, mut row) in rows.into_iter().enumerate() {
             let prefix = if i == 0 { &first } else { &rest };
             let mut spans = prefix.clone();
@@ -472,7 +374,7 @@ impl<'t> Writer<'t> {
             row.spans = spans;
             self.out.push(row);
         }
-        self.mark_items_used();
+        self.containers.mark_items_used();
     }
 }
 

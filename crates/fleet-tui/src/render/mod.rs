@@ -8,6 +8,7 @@
 //! - `tool_label` / `tool_result`: a tool call's one line and its folded result;
 //! - `wrap`: word wrap of styled lines, which all of the above use.
 
+mod containers;
 mod diff;
 mod highlight;
 mod markdown;
