@@ -27,6 +27,13 @@ fn syntaxes() -> &'static SyntaxSet {
     SET.get_or_init(SyntaxSet::load_defaults_newlines)
 }
 
+/// syntect's bundled set has no TOML; ours lives in a set of its own, because adding it to
+/// the bundled one would rebuild every grammar (seconds in a debug build).
+fn toml_syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(super::toml_syntax::toml_set)
+}
+
 fn themes() -> &'static ThemeSet {
     static SET: OnceLock<ThemeSet> = OnceLock::new();
     SET.get_or_init(ThemeSet::load_defaults)
@@ -44,7 +51,7 @@ pub fn code(source: &str, lang: &str, theme: &Theme) -> Vec<Line<'static>> {
     };
     let highlighted = match (syntax_theme, source.len() <= MAX_HIGHLIGHT_BLOCK) {
         (Some(syn_theme), true) => {
-            find_syntax(lang).map(|syntax| highlight(&source, syntax, syn_theme, theme))
+            find_syntax(lang).map(|(syntax, set)| highlight(&source, syntax, set, syn_theme, theme))
         }
         _ => None,
     };
@@ -57,8 +64,8 @@ pub fn knows_language(lang: &str) -> bool {
 }
 
 /// The syntax for a fence's info string (`rust`, `rust,ignore`, `py title="x"`), a language
-/// name, a file extension, or a file path.
-fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
+/// name, a file extension, or a file path; with the set it belongs to.
+fn find_syntax(lang: &str) -> Option<(&'static SyntaxReference, &'static SyntaxSet)> {
     let token = lang
         .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
         .next()
@@ -67,16 +74,20 @@ fn find_syntax(lang: &str) -> Option<&'static SyntaxReference> {
     if token.is_empty() {
         return None;
     }
-    let set = syntaxes();
     let token = alias(&token.to_ascii_lowercase());
-    if let Some(found) = set.find_syntax_by_token(&token) {
-        return Some(found);
-    }
     // A file path or name: its extension, or the whole name (`Makefile`).
     let name = token.rsplit('/').next().unwrap_or(&token);
     let ext = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or(name);
-    set.find_syntax_by_extension(ext)
-        .or_else(|| set.find_syntax_by_token(alias(ext).as_str()))
+    for set in [syntaxes(), toml_syntaxes()] {
+        let found = set
+            .find_syntax_by_token(&token)
+            .or_else(|| set.find_syntax_by_extension(ext))
+            .or_else(|| set.find_syntax_by_token(alias(ext).as_str()));
+        if let Some(found) = found {
+            return Some((found, set));
+        }
+    }
+    None
 }
 
 /// Names people write in fences that syntect's default set spells differently or lacks.
@@ -97,6 +108,7 @@ fn alias(token: &str) -> String {
 fn highlight(
     source: &str,
     syntax: &SyntaxReference,
+    set: &SyntaxSet,
     syn_theme: &SynTheme,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -110,7 +122,7 @@ fn highlight(
             lines.push(Line::styled(text.to_string(), theme.style(Role::Code)));
             continue;
         }
-        match highlighter.highlight_line(raw, syntaxes()) {
+        match highlighter.highlight_line(raw, set) {
             Ok(regions) => {
                 let spans: Vec<Span<'static>> = regions
                     .into_iter()

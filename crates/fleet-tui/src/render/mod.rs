@@ -13,6 +13,7 @@ mod diff;
 mod highlight;
 mod markdown;
 mod table;
+mod toml_syntax;
 mod tool_label;
 mod tool_result;
 mod wrap;

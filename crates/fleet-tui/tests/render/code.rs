@@ -78,3 +78,27 @@ fn an_unknown_language_is_plain_code() {
         }
     }
 }
+
+#[test]
+fn toml_has_a_grammar_of_its_own() {
+    assert!(knows_language("toml"));
+    assert!(knows_language("Cargo.toml"));
+    let source = "[package]\nname = \"fleet\" # the crate\nversion = 3\nok = true\n";
+    let lines = code(source, "toml", &Theme::dark());
+    assert_eq!(text(&lines), source.trim_end());
+    // Header, key, string, comment, number and boolean each stand out from plain text.
+    let fg = |needle: &str| {
+        lines
+            .iter()
+            .flat_map(|l| &l.spans)
+            .find(|s| s.content.contains(needle))
+            .and_then(|s| s.style.fg)
+    };
+    for needle in ["[package]", "name", "\"fleet\"", "# the crate", "3", "true"] {
+        assert!(
+            matches!(fg(needle), Some(Color::Rgb(..))),
+            "{needle} has no colour: {lines:?}"
+        );
+    }
+    assert_ne!(fg("name"), fg("\"fleet\""));
+}
