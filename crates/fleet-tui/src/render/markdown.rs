@@ -108,7 +108,9 @@ impl<'t> Writer<'t> {
             }
             Event::InlineHtml(html) => self.text(&html, self.theme.style(Role::Dim)),
             Event::FootnoteReference(label) => self.text(&format!("[^{label}]"), self.style()),
-            Event::SoftBreak => self.text(" ", self.style()),
+            // Models write a single newline meaning a new line (addresses, step lists without
+            // markers, short poems); joining them as Markdown's soft break would garble those.
+            Event::SoftBreak => self.flush(),
             Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.flush();
