@@ -15,6 +15,7 @@
 //!   whatever happens, out again.
 
 pub mod app;
+pub mod bench;
 pub mod input;
 pub mod panes;
 pub mod port;
