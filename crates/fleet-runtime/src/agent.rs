@@ -94,9 +94,13 @@ impl Agent {
         client: Arc<dyn ModelClient>,
         catalog: Arc<Catalog>,
         config: AgentConfig,
-        ctx: ToolContext,
+        mut ctx: ToolContext,
         session_id: impl Into<String>,
     ) -> Self {
+        // The controls' Ctrl+B reaches this agent's foreground calls through its context.
+        if let Some(controls) = &config.controls {
+            ctx.background = Some(controls.move_signal());
+        }
         let tool_definitions = config
             .tool_definitions
             .clone()

@@ -1,5 +1,6 @@
 //! What a tool call may know about the agent that makes it.
 
+use crate::background::{Enrolment, MoveSignal};
 use crate::file_state::FileState;
 use crate::permissions::ReadGuard;
 use crate::sandbox::AgentSandbox;
@@ -28,6 +29,9 @@ pub struct ToolContext {
     pub sandbox: Arc<AgentSandbox>,
     /// Paths this agent may not read, which Read, Grep and Glob skip.
     pub read_guard: Arc<ReadGuard>,
+    /// The user's "move to the background" for this agent's foreground calls (Ctrl+B); set
+    /// on the main agent of a session with controls, `None` elsewhere.
+    pub background: Option<MoveSignal>,
 }
 
 impl ToolContext {
@@ -41,7 +45,19 @@ impl ToolContext {
             request_id: None,
             sandbox: Arc::new(AgentSandbox::off()),
             read_guard: Arc::new(ReadGuard::none()),
+            background: None,
         }
+    }
+
+    /// The same context with its long-running calls answering `signal`.
+    pub fn with_background(mut self, signal: MoveSignal) -> Self {
+        self.background = Some(signal);
+        self
+    }
+
+    /// Enrols the call being made with the agent's move signal, when it has one.
+    pub fn enrol_foreground(&self) -> Option<Enrolment> {
+        self.background.as_ref().map(MoveSignal::enrol)
     }
 
     /// The same context with its Bash processes confined by `sandbox`.

@@ -5,6 +5,7 @@
 //! all is the business of [`permissions`]; the agent loop asks before every call, using the
 //! [`Access`] a tool declares for its input.
 
+pub mod background;
 pub mod builtin;
 pub mod context;
 pub mod error;

@@ -28,6 +28,7 @@ use crate::subagent::Spawner;
 use crate::tasks::TaskError;
 use fleet_model::{Catalog, Provider};
 use fleet_protocol::KilledBy;
+use fleet_tools::background::MoveSignal;
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -102,6 +103,8 @@ struct Inner {
     /// The session's spawner, for its task registry; weak, as the spawner's tools outlive
     /// nothing that holds it.
     spawner: OnceLock<Weak<Spawner>>,
+    /// Ctrl+B: the main agent's foreground subagents and Bash commands enrol here.
+    background: MoveSignal,
 }
 
 /// What the controls act on, from the main agent.
@@ -150,6 +153,16 @@ impl SessionControls {
             }
             _ => false,
         }
+    }
+
+    /// Moves every foreground subagent and Bash command of the main agent's current turn to
+    /// the background (Claude Code's Ctrl+B): each call answers at once that it was moved,
+    /// and its work runs on as a background task — TaskOutput, TaskStop and a
+    /// `<task-notification>` when it ends, and an interrupt no longer stops it. Returns how
+    /// many calls moved; 0 when nothing runs in the foreground. It returns once each moved
+    /// call has become a background task, so an [`Self::interrupt`] after it leaves them be.
+    pub async fn move_to_background(&self) -> usize {
+        self.inner.background.move_all().await
     }
 
     /// Whether a turn is running (a prompt's run, or the waiting and runs on notifications
@@ -301,6 +314,14 @@ impl SessionControls {
 
     fn attach_spawner(&self, spawner: &Arc<Spawner>) {
         let _ = self.inner.spawner.set(Arc::downgrade(spawner));
+        self.inner
+            .background
+            .set_shell_tasks(Arc::new(crate::tasks::SessionShells::new(spawner)));
+    }
+
+    /// The signal the main agent's tool calls enrol with (see [`Self::move_to_background`]).
+    pub(crate) fn move_signal(&self) -> MoveSignal {
+        self.inner.background.clone()
     }
 
     fn begin_turn(&self, session: &CancellationToken) -> CancellationToken {

@@ -21,6 +21,7 @@ mod run;
 mod scoped;
 mod tap;
 mod tool;
+mod waiting;
 
 pub(crate) use build::{Blueprint, Kind, MemberSpec, Start};
 pub use fork::{

@@ -14,12 +14,11 @@ use crate::definitions::{AgentDefinition, Isolation};
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
-use crate::tasks::{ForegroundStart, ForegroundTask, NewTask};
+use crate::tasks::NewTask;
 use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus, TaskUsage};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 impl Spawner {
@@ -159,8 +158,10 @@ impl Spawner {
             worktree: worktree.clone(),
             mcp: child_mcp.clone(),
         });
-        // A background child lives on its own root: interrupting its parent leaves it be.
-        let run = Run::new(if background {
+        // A background child lives on its own root: interrupting its parent leaves it be. So
+        // does one the user may move to the background; its caller forwards an interrupt
+        // while it waits (see `waiting`).
+        let run = Run::new(if background || ctx.background.is_some() {
             CancellationToken::new()
         } else {
             ctx.cancel.child_token()
@@ -215,48 +216,7 @@ impl Spawner {
                 parent.tool_names(),
             ));
         }
-        let started = Instant::now();
-        let agent_id = child.agent_id.clone();
-        let cancel = child.run.cancel.clone();
-        let task = ForegroundTask::start(
-            &self.sink,
-            ForegroundStart {
-                task_id: &agent_id,
-                tool_use_id: &tool_use_id,
-                description: &bp.description,
-                subagent_type: type_name,
-                prompt: &input.prompt,
-                model: &bp.model,
-                depth,
-                output_file: &child.output_file,
-            },
-        )
-        .await;
-        let outcome = Box::pin(run_to_end(self.clone(), child, &record)).await;
-        drop(slot);
-        Box::pin(bp.mcp.stop()).await;
-        let kept = match &bp.worktree {
-            Some(wt) => Box::pin(self.settle_worktree(wt)).await,
-            None => None,
-        };
-        let status = outcome.status(cancel.is_cancelled());
-        self.ledger
-            .finish(&agent_id, status, Some(KilledBy::Parent));
-        let usage = TaskUsage {
-            total_tokens: outcome.total_tokens(),
-            tool_uses: outcome.tool_uses,
-            duration_ms: 0,
-        };
-        task.end(&self.sink, status, outcome.result_text(), usage)
-            .await;
-        record.life.set_stopped();
-        Ok(report::completed(
-            &agent_id,
-            &bp,
-            &outcome,
-            started.elapsed(),
-            kept.as_ref(),
-        ))
+        Box::pin(self.run_foreground(parent, bp, &input.prompt, child, record, slot, ctx)).await
     }
 
     /// The parent's conversation when this call forks it: `subagent_type: "fork"`, or no
@@ -485,7 +445,11 @@ impl Spawner {
 /// Runs the child on its prompt, then lets it react to its own background tasks and to
 /// messages sent to it until none are left, so nothing it started is orphaned and nothing
 /// sent to it is dropped. Returns the runs' result and totals.
-async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -> ChildOutcome {
+pub(super) async fn run_to_end(
+    spawner: Arc<Spawner>,
+    child: Child,
+    record: &AgentRecord,
+) -> ChildOutcome {
     let Child {
         mut agent,
         agent_id,
@@ -547,7 +511,7 @@ impl ChildOutcome {
         self.last = Some(result.clone());
     }
 
-    fn status(&self, cancelled: bool) -> TaskStatus {
+    pub(super) fn status(&self, cancelled: bool) -> TaskStatus {
         match &self.last {
             _ if cancelled => TaskStatus::Killed,
             Some(result) if !result.is_error() && self.transcript_error.is_none() => {

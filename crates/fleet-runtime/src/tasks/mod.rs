@@ -1,9 +1,12 @@
-//! Background tasks: the registry that tracks them and the tools that look at and stop them.
+//! Background tasks: the registry that tracks them, the tools that look at and stop them, and
+//! the shell commands the user moved to the background.
 
 mod foreground;
 mod registry;
+mod shells;
 mod tools;
 
 pub(crate) use foreground::{ForegroundStart, ForegroundTask};
-pub use registry::{NewTask, TaskError, TaskRegistry, TaskSnapshot};
+pub use registry::{NewTask, TaskError, TaskKind, TaskRegistry, TaskSnapshot};
+pub(crate) use shells::SessionShells;
 pub use tools::{TaskOutputTool, TaskStopTool};

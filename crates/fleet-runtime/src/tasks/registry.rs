@@ -48,10 +48,31 @@ pub struct NewTask {
     pub cancel: CancellationToken,
 }
 
+/// What runs in a task: the kinds Claude Code's task events name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskKind {
+    /// A background subagent (`local_agent`).
+    #[default]
+    Agent,
+    /// A Bash command the user moved to the background (`local_bash`).
+    Shell,
+}
+
+impl TaskKind {
+    /// The `task_type` task events carry.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Agent => "local_agent",
+            TaskKind::Shell => "local_bash",
+        }
+    }
+}
+
 /// A copy of one task's state, for TaskOutput and tests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskSnapshot {
     pub task_id: String,
+    pub kind: TaskKind,
     pub owner_id: String,
     pub description: String,
     pub subagent_type: String,
@@ -66,6 +87,7 @@ pub struct TaskSnapshot {
 #[derive(Debug)]
 struct Entry {
     seq: u64,
+    kind: TaskKind,
     task: NewTask,
     status: TaskStatus,
     progress: TaskProgress,
@@ -102,6 +124,11 @@ impl TaskRegistry {
 
     /// Registers a pending task and announces it.
     pub async fn register(&self, task: NewTask) {
+        self.register_kind(task, TaskKind::Agent).await;
+    }
+
+    /// Registers a pending task of `kind` and announces it.
+    pub async fn register_kind(&self, task: NewTask, kind: TaskKind) {
         let started = TaskStarted {
             task_id: task.task_id.clone(),
             tool_use_id: task.tool_use_id.clone(),
@@ -111,7 +138,7 @@ impl TaskRegistry {
             model: task.model.clone(),
             is_backgrounded: true,
             spawn_depth: task.depth,
-            task_type: "local_agent".into(),
+            task_type: kind.as_str().into(),
             output_file: task.output_file.clone(),
         };
         let seq = {
@@ -123,6 +150,7 @@ impl TaskRegistry {
             task.task_id.clone(),
             Entry {
                 seq,
+                kind,
                 task,
                 status: TaskStatus::Pending,
                 progress: TaskProgress::default(),
@@ -186,7 +214,10 @@ impl TaskRegistry {
                 task_id: task_id.to_string(),
                 tool_use_id: entry.task.tool_use_id.clone(),
                 status,
-                summary: summary(&entry.task.description, status, &result),
+                summary: match entry.kind {
+                    TaskKind::Agent => summary(&entry.task.description, status, &result),
+                    TaskKind::Shell => shell_summary(&entry.task.description, status),
+                },
                 result,
                 usage: entry.usage,
                 output_file: entry.task.output_file.clone(),
@@ -346,7 +377,7 @@ impl TaskRegistry {
         live.into_iter()
             .map(|e| BackgroundTask {
                 task_id: e.task.task_id.clone(),
-                task_type: "local_agent".into(),
+                task_type: e.kind.as_str().into(),
                 subagent_type: e.task.subagent_type.clone(),
                 description: e.task.description.clone(),
             })
@@ -382,6 +413,7 @@ fn move_to(entry: &mut Entry, next: TaskStatus) -> Result<(), TaskError> {
 fn snapshot(entry: &Entry) -> TaskSnapshot {
     TaskSnapshot {
         task_id: entry.task.task_id.clone(),
+        kind: entry.kind,
         owner_id: entry.task.owner_id.clone(),
         description: entry.task.description.clone(),
         subagent_type: entry.task.subagent_type.clone(),
@@ -418,6 +450,18 @@ pub(crate) fn summary(description: &str, status: TaskStatus, result: &str) -> St
         }
         TaskStatus::Killed => format!("Agent \"{description}\" was stopped"),
         TaskStatus::Pending | TaskStatus::Running => format!("Agent \"{description}\" is running"),
+    }
+}
+
+/// One line on how a background shell command ended.
+fn shell_summary(description: &str, status: TaskStatus) -> String {
+    match status {
+        TaskStatus::Completed => format!("Background command \"{description}\" completed"),
+        TaskStatus::Failed => format!("Background command \"{description}\" failed"),
+        TaskStatus::Killed => format!("Background command \"{description}\" was stopped"),
+        TaskStatus::Pending | TaskStatus::Running => {
+            format!("Background command \"{description}\" is running")
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! TaskStop and TaskOutput: what an agent can do about the background tasks it started.
 
-use super::{TaskError, TaskRegistry, TaskSnapshot};
+use super::{TaskError, TaskKind, TaskRegistry, TaskSnapshot};
 use crate::context::AgentContext;
 use fleet_protocol::{KilledBy, TaskStatus};
 use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -169,16 +169,25 @@ impl TypedTool for TaskOutputTool {
         } else {
             current
         };
-        Ok(render(&snapshot))
+        let live = match (snapshot.kind, snapshot.status.is_terminal()) {
+            (TaskKind::Shell, false) => super::shells::output_tail(&snapshot.output_file).await,
+            _ => None,
+        };
+        Ok(render(&snapshot, live.as_deref()))
     }
 }
 
-fn render(s: &TaskSnapshot) -> ToolOutput {
+/// `live`: the latest output of a shell task still running.
+fn render(s: &TaskSnapshot, live: Option<&str>) -> ToolOutput {
     let mut text = format!("Task {} ({}): {}\n", s.task_id, s.description, s.status);
     match (&s.result, s.status) {
         (Some(result), _) => {
             text.push('\n');
             text.push_str(result);
+        }
+        (None, TaskStatus::Pending | TaskStatus::Running) if s.kind == TaskKind::Shell => {
+            text.push_str("Still running. Latest output:\n");
+            text.push_str(live.unwrap_or("(no output yet)"));
         }
         (None, TaskStatus::Pending | TaskStatus::Running) => {
             text.push_str(&format!(
@@ -199,6 +208,7 @@ fn render(s: &TaskSnapshot) -> ToolOutput {
         "task_id": s.task_id,
         "status": s.status.as_str(),
         "description": s.description,
+        "task_type": s.kind.as_str(),
         "subagent_type": s.subagent_type,
         "result": s.result,
         "progress": s.progress,

@@ -17,6 +17,7 @@
 //!   (they would die of SIGPIPE at their next write anyway) and the result says how to keep one.
 
 mod guarded;
+mod moved;
 mod output;
 mod policy;
 mod process;
@@ -25,6 +26,7 @@ pub use guarded::{GuardedBash, SANDBOX_ONLY_ENV};
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
 pub(crate) use policy::{hidden_action, protected_target};
 
+use crate::background::{Enrolment, Moving};
 use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use process::{Ended, Finished, Running};
 use schemars::JsonSchema;
@@ -117,10 +119,20 @@ fn timeout_of(timeout: Option<i64>) -> Result<u64, ToolError> {
 }
 
 /// Why a command did not run to its end.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 enum Interrupt {
     Timeout,
     Cancelled,
+    /// The user moved the call to the background (Ctrl+B); it must say whether it did.
+    Background(Moving),
+}
+
+/// Resolves when the call is moved to the background; never without an enrolment.
+async fn moved(enrolment: &mut Option<Enrolment>) -> Moving {
+    match enrolment {
+        Some(enrolment) => enrolment.moved().await,
+        None => std::future::pending().await,
+    }
 }
 
 impl TypedTool for BashTool {
@@ -202,13 +214,42 @@ impl TypedTool for BashTool {
                 "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
             ))
         })?;
-        let stop = async {
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Interrupt::Timeout,
-                () = ctx.cancel.cancelled() => Interrupt::Cancelled,
+        // Only where a moved command can become a task does the call answer Ctrl+B.
+        let shells = ctx.background.as_ref().and_then(|s| s.shell_tasks());
+        let mut enrolment = shells.as_ref().and(ctx.enrol_foreground());
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
+        let ended = loop {
+            let stop = async {
+                tokio::select! {
+                    () = tokio::time::sleep_until(deadline) => Interrupt::Timeout,
+                    () = ctx.cancel.cancelled() => Interrupt::Cancelled,
+                    moving = moved(&mut enrolment) => Interrupt::Background(moving),
+                }
+            };
+            let ended = running.run_until(stop, LINGER).await.map_err(wait_failed)?;
+            let moving = match ended {
+                Ended::Stopped(Interrupt::Background(moving)) => moving,
+                other => break other,
+            };
+            let Some(shells) = shells.as_ref() else {
+                moving.refused();
+                enrolment = None;
+                continue;
+            };
+            let start = moved::start(&input.command, input.description.as_deref(), ctx);
+            match shells.adopt(start).await {
+                Ok(adopted) => {
+                    let max = self.max_output;
+                    return moved::continue_in_background(running, adopted, moving, max).await;
+                }
+                Err(err) => {
+                    // It cannot become a task: it goes on in the foreground, as before.
+                    tracing::warn!(%err, "moving a Bash command to the background");
+                    moving.refused();
+                    enrolment = None;
+                }
             }
         };
-        let ended = running.run_until(stop, LINGER).await.map_err(wait_failed)?;
         let note = match ended {
             Ended::Exited => None,
             Ended::HeldOpen => {
@@ -219,7 +260,7 @@ impl TypedTool for BashTool {
                 stop_group(&mut running).await?;
                 Some(Note::TimedOut(timeout_ms))
             }
-            Ended::Stopped(Interrupt::Cancelled) => {
+            Ended::Stopped(Interrupt::Cancelled | Interrupt::Background(_)) => {
                 stop_group(&mut running).await?;
                 return Err(ToolError::Cancelled);
             }

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 const SNAP_WINDOW: usize = 256;
 
 /// One stream as it is read: the head fills first, then the tail as a ring of the latest bytes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Capture {
     head: Vec<u8>,
     head_cap: usize,

@@ -95,6 +95,8 @@ pub(super) struct Running {
     stdout_capture: Capture,
     stderr_capture: Capture,
     status: Option<ExitStatus>,
+    /// Where output goes as it arrives once the command was moved to the background.
+    tee: Option<tokio::fs::File>,
 }
 
 /// Starts `bash -c command` in `cwd`, keeping at most `capture_limit` bytes of each stream: in
@@ -153,6 +155,7 @@ pub(super) fn spawn(
         stdout_capture: Capture::new(capture_limit),
         stderr_capture: Capture::new(capture_limit),
         status: None,
+        tee: None,
     })
 }
 
@@ -177,13 +180,19 @@ impl Running {
             tokio::select! {
                 read = read_some(&mut self.stdout, &mut out_buf), if self.stdout.is_some() => {
                     match read {
-                        Ok(n) if n > 0 => self.stdout_capture.push(&out_buf[..n]),
+                        Ok(n) if n > 0 => {
+                            self.stdout_capture.push(&out_buf[..n]);
+                            self.write_tee(&out_buf[..n]).await;
+                        }
                         _ => self.stdout = None,
                     }
                 }
                 read = read_some(&mut self.stderr, &mut err_buf), if self.stderr.is_some() => {
                     match read {
-                        Ok(n) if n > 0 => self.stderr_capture.push(&err_buf[..n]),
+                        Ok(n) if n > 0 => {
+                            self.stderr_capture.push(&err_buf[..n]);
+                            self.write_tee(&err_buf[..n]).await;
+                        }
                         _ => self.stderr = None,
                     }
                 }
@@ -210,6 +219,35 @@ impl Running {
         self.stdout = None;
         self.stderr = None;
         Ok(())
+    }
+
+    /// What the command has printed so far (each stream bounded as the result will be),
+    /// while it goes on running.
+    pub(super) fn printed_so_far(&self) -> (Captured, Captured) {
+        (
+            self.stdout_capture.clone().finish(),
+            self.stderr_capture.clone().finish(),
+        )
+    }
+
+    /// From now on, also appends everything the command prints to `file`.
+    pub(super) fn tee_to(&mut self, file: tokio::fs::File) {
+        self.tee = Some(file);
+    }
+
+    /// A failed write loses only the file's copy: the result still has the output.
+    async fn write_tee(&mut self, bytes: &[u8]) {
+        use tokio::io::AsyncWriteExt;
+        if let Some(file) = self.tee.as_mut() {
+            let written = async {
+                file.write_all(bytes).await?;
+                file.flush().await
+            };
+            if let Err(err) = written.await {
+                tracing::warn!(%err, "writing a background command's output file");
+                self.tee = None;
+            }
+        }
     }
 
     /// Hands over the output. Processes the command left running with their output redirected
