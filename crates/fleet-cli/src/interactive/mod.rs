@@ -40,6 +40,13 @@ const UI_BUFFER: usize = 256;
 /// Opens the terminal UI on a session built from `args`, and ends the session cleanly when
 /// the person leaves.
 pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        bail!(
+            "the interactive mode needs a terminal on stdin and stdout: for a script or a \
+             pipe, run `fleet -p \"your prompt\"` (or pipe the prompt to `fleet -p`)"
+        );
+    }
     refuse_headless_flags(&args)?;
     let cwd = crate::headless::resolve_cwd(&args)?;
     flags::check(&args)?;
