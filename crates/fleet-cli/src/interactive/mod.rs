@@ -5,6 +5,7 @@
 //!
 //! - `session`: building (and rebuilding, for `/clear` and `/resume`) the session.
 //! - `driver`: the loop between the session and the UI.
+//! - `ending`: ending a session, and what is noted of each event.
 //! - `approver`: permission questions to the UI and their answers.
 //! - `shell`: `!command`.
 //! - `rules`, `commands`, `resume`, `agent_file`: what the slash commands do.
@@ -13,6 +14,7 @@ mod agent_file;
 mod approver;
 mod commands;
 pub(crate) mod driver;
+mod ending;
 mod resume;
 mod rules;
 pub(crate) mod session;
