@@ -7,6 +7,7 @@ mod demo;
 mod dev;
 mod headless;
 mod input;
+mod interactive;
 mod mcp_cmd;
 mod mcp_list;
 mod mcp_serve;

@@ -6,9 +6,10 @@ mod agents;
 mod approve;
 pub(crate) mod flags;
 mod hooks;
-mod orchestration;
+pub(crate) mod launch;
+pub(crate) mod orchestration;
 mod prompt_tool;
-mod session_file;
+pub(crate) mod session_file;
 pub(crate) mod setup;
 mod stopping;
 mod structured;
@@ -21,7 +22,6 @@ use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
 use fleet_protocol::{env, EventKind, Message};
-use fleet_runtime::Session;
 use session_file::SessionFile;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -49,21 +49,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let piped = args.input_format == "stream-json"
         || (args.prompt.is_none() && !std::io::stdin().is_terminal());
     if !args.print && !piped {
-        bail!(
-            "the interactive mode is not built yet: run `fleet -p \"your prompt\"` (or pipe the \
-             prompt to `fleet -p`), or try `fleet demo`"
-        );
+        return crate::interactive::run(args).await;
     }
-    let cwd = match &args.cwd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().context("reading the working directory")?,
-    };
-    let cwd = cwd
-        .canonicalize()
-        .with_context(|| format!("--cwd {}: no such folder", cwd.display()))?;
-    if !cwd.is_dir() {
-        bail!("--cwd {}: not a folder", cwd.display());
-    }
+    let cwd = resolve_cwd(&args)?;
     flags::check(&args)?;
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
@@ -178,21 +166,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     // SDK-hosted servers start through the control link, while `initialize` still waits.
     let bridge = host.as_ref().map(|host| host.bridge.clone());
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text, bridge).await;
-    let mcp = setup::McpTools {
-        tools: {
-            let mut tools = servers.servers.tools().await;
-            tools.extend(servers.servers.resource_tools().await);
-            tools
-        },
-        instructions: servers.servers.instructions().await,
-        statuses: servers
-            .servers
-            .statuses()
-            .into_iter()
-            .map(|(name, status)| fleet_protocol::McpServerStatus { name, status })
-            .collect(),
-        session: Some(servers.clone()),
-    };
+    let mcp = launch::mcp_tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
     let built = setup::agent(
         &args,
@@ -232,7 +206,6 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         );
         channel.link.respond(id, Ok(answer));
     }
-    let agent = built.agent.with_history(session.history());
     if let Some(prompt) = first_prompt {
         prompt_tx
             .send(Message::user_text(prompt))
@@ -241,36 +214,22 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     }
     // The stdin reader holds its own sender; the session ends when it (or the prompt) is done.
     drop(prompt_tx);
-
-    // A resumed session takes up its team again: members, their conversations, unread mail.
-    if let Some(team) = built
-        .spawner
-        .restore_team(session.mail_read())
-        .await
-        .map_err(anyhow::Error::msg)
-        .context("bringing the session's team back")?
-    {
-        tracing::info!("resumed team {team}");
-    }
-    let mut socket = None;
-    if built.spawner.teams().is_some_and(|t| t.settings.listen) {
-        match built.spawner.listen_uds() {
-            Ok(path) => socket = Some(path),
-            Err(err) => tracing::warn!("not listening for other sessions' messages: {err}"),
-        }
-    }
+    let launch::Started { mut handle, socket } = launch::start(
+        launch::Ready {
+            agent: built.agent,
+            spawner: built.spawner,
+            sink: built.sink,
+            events: built.events,
+        },
+        &mut session,
+        prompt_rx,
+    )
+    .await?;
     // The host's requests are answered from here on, the session built.
     let server = channel
         .as_mut()
         .zip(controls)
         .and_then(|(channel, controls)| channel.serve(servers.clone(), controls));
-    let mut handle = Session::spawn_with(
-        agent,
-        prompt_rx,
-        built.sink,
-        built.events,
-        Some(built.spawner),
-    );
     let options = PrintOptions {
         verbose: args.verbose,
         include_partial_messages: args.include_partial_messages,
@@ -293,18 +252,10 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         };
         let Some(event) = event else { break };
         let main = event.agent.parent_tool_use_id.is_none();
-        if let (EventKind::MessageCommitted(committed), true) = (&event.kind, main) {
-            if let Err(err) = session.record(committed) {
-                // Nothing more may happen that the transcript cannot hold.
-                handle.cancel.cancel();
-                failed.get_or_insert(err);
-            }
-        }
-        if let (EventKind::CompactBoundary(boundary), true) = (&event.kind, main) {
-            if let Err(err) = session.record_boundary(boundary) {
-                handle.cancel.cancel();
-                failed.get_or_insert(err);
-            }
+        if let Err(err) = session.record_event(&event) {
+            // Nothing more may happen that the transcript cannot hold.
+            handle.cancel.cancel();
+            failed.get_or_insert(err);
         }
         if let (EventKind::Finished(result), true) = (&event.kind, main) {
             last_error = result.is_error();
@@ -351,10 +302,25 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The folder the session works in: `--cwd`, else the current one, resolved.
+pub(crate) fn resolve_cwd(args: &PrintArgs) -> anyhow::Result<PathBuf> {
+    let cwd = match &args.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("reading the working directory")?,
+    };
+    let cwd = cwd
+        .canonicalize()
+        .with_context(|| format!("--cwd {}: no such folder", cwd.display()))?;
+    if !cwd.is_dir() {
+        bail!("--cwd {}: not a folder", cwd.display());
+    }
+    Ok(cwd)
+}
+
 /// Starts the session's MCP servers (`.mcp.json`, settings, `--mcp-config`), all at once. A
 /// server that fails is reported — one line on stderr in text mode, `failed` in the `init`
 /// line — and the session goes on without it.
-async fn start_mcp(
+pub(crate) async fn start_mcp(
     args: &PrintArgs,
     cwd: &std::path::Path,
     text: bool,

@@ -142,6 +142,26 @@ impl SessionFile {
         Ok(())
     }
 
+    /// Records what the transcript keeps of one event: the main agent's committed messages
+    /// and compactions (a subagent keeps its own transcript). An error means the transcript
+    /// can no longer be trusted to hold what happens next, so the caller stops the run.
+    pub fn record_event(&mut self, event: &fleet_protocol::AgentEvent) -> anyhow::Result<()> {
+        if event.agent.parent_tool_use_id.is_some() {
+            return Ok(());
+        }
+        match &event.kind {
+            fleet_protocol::EventKind::MessageCommitted(committed) => self.record(committed),
+            fleet_protocol::EventKind::CompactBoundary(boundary) => self.record_boundary(boundary),
+            _ => Ok(()),
+        }
+    }
+
+    /// The conversation the session carries on from, before [`Self::history`] hands it to
+    /// the agent (a UI shows it).
+    pub fn peek_history(&self) -> &[Message] {
+        &self.history
+    }
+
     fn append(&mut self, entry: fleet_store::TranscriptEntry) -> anyhow::Result<()> {
         if let Some((home, cwd)) = self.pending.take() {
             let path = SessionStore::new(home.clone()).session_path(&cwd, &self.id)?;

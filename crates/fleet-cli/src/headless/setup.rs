@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 
 /// What the session's MCP servers give its agents: their tools, their instructions, and how
 /// each server's start went.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct McpTools {
     pub tools: Vec<Arc<dyn fleet_tools::Tool>>,
     pub instructions: Option<String>,

@@ -151,7 +151,7 @@ impl TypedTool for SendMessageTool {
 }
 
 impl Spawner {
-    async fn send(
+    pub(super) async fn send(
         self: &Arc<Self>,
         sender: &Arc<ParentView>,
         input: SendMessageInput,

@@ -15,6 +15,7 @@ mod isolate;
 mod lifecycle;
 mod mcp;
 mod message;
+mod message_from_lead;
 mod pool;
 mod report;
 mod run;

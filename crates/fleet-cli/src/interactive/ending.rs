@@ -1,0 +1,90 @@
+//! How the driver ends a session (on quit, `/clear`, `/resume`) and what it notes of each
+//! event on the way: the transcript, the agents' labels, the background tasks running.
+
+use super::approver::{AgentLabels, UiApprover};
+use super::session::Live;
+use fleet_protocol::{AgentEvent, EventKind};
+use fleet_runtime::approval::Approval;
+use fleet_tui::port::{UiCommand, UiEvent};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::sync::mpsc;
+
+/// Records what the transcript keeps and notes what the driver tracks of one event.
+pub(super) fn observe(
+    live: &mut Live,
+    event: &AgentEvent,
+    labels: &AgentLabels,
+    background: &AtomicUsize,
+) -> anyhow::Result<()> {
+    labels.note(&event.agent);
+    if let (EventKind::BackgroundTasksChanged(tasks), None) =
+        (&event.kind, &event.agent.parent_tool_use_id)
+    {
+        background.store(tasks.len(), Ordering::Relaxed);
+    }
+    live.file.record_event(event).inspect_err(|_| {
+        // Nothing more may happen that the transcript cannot hold.
+        live.handle.cancel.cancel();
+    })
+}
+
+/// Ends `live`: no more prompts; with `stop`, its turn and background tasks are stopped,
+/// else they finish first. Its last events are recorded and forwarded; a `Quit` with
+/// `stop_background` arriving meanwhile stops what is left.
+pub(super) async fn end(
+    mut live: Live,
+    stop: bool,
+    ui: &mpsc::Sender<UiEvent>,
+    labels: &AgentLabels,
+    background: &AtomicUsize,
+    approver: &UiApprover,
+    mut commands: Option<&mut mpsc::UnboundedReceiver<UiCommand>>,
+) {
+    let (closed, _) = mpsc::channel(1);
+    live.prompts = closed;
+    if stop {
+        live.handle.cancel.cancel();
+        approver.deny_all();
+    }
+    loop {
+        let event = match commands.as_deref_mut() {
+            Some(commands) => tokio::select! {
+                event = live.handle.recv() => event,
+                Some(command) = commands.recv() => {
+                    match command {
+                        UiCommand::Quit { stop_background: true } | UiCommand::Interrupt => {
+                            live.handle.cancel.cancel();
+                            approver.deny_all();
+                        }
+                        UiCommand::Answer { id, .. } => {
+                            if let Some(pending) = approver.take(id) {
+                                pending.reply(Approval::deny());
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+            },
+            None => live.handle.recv().await,
+        };
+        let Some(event) = event else { break };
+        if let Err(err) = observe(&mut live, &event, labels, background) {
+            tracing::warn!("recording the session's last events: {err:#}");
+        }
+        let _ = ui.send(UiEvent::Agent(event)).await;
+    }
+    let Live {
+        handle,
+        mut file,
+        socket,
+        ..
+    } = live;
+    let _ = handle.finish().await;
+    if let Some(path) = socket {
+        let _ = std::fs::remove_file(path);
+    }
+    if let Err(err) = file.finish() {
+        tracing::warn!("saving the session: {err:#}");
+    }
+}

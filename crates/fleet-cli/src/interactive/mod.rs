@@ -1,0 +1,146 @@
+//! `fleet` with a terminal: the interactive mode. The terminal UI (`fleet_tui`) shows the
+//! session and sends commands; the [`driver`] owns the session — built the way `-p` builds
+//! it — records and forwards its events, asks the person for permissions, and does what the
+//! UI asks. The two talk only over channels (`fleet_tui::port`).
+//!
+//! - `session`: building (and rebuilding, for `/clear` and `/resume`) the session.
+//! - `driver`: the loop between the session and the UI.
+//! - `ending`: ending a session, and what is noted of each event.
+//! - `approver`: permission questions to the UI and their answers.
+//! - `shell`: `!command`.
+//! - `rules`, `commands`, `resume`, `agent_file`: what the slash commands do.
+
+mod agent_file;
+mod approver;
+mod commands;
+pub(crate) mod driver;
+mod ending;
+mod resume;
+mod rules;
+pub(crate) mod session;
+mod shell;
+#[cfg(test)]
+mod tests;
+
+use crate::args::PrintArgs;
+use crate::headless::flags;
+use crate::model_choice::choose;
+use crate::settings;
+use anyhow::bail;
+use driver::{Driver, Ended};
+use fleet_protocol::env;
+use fleet_tui::port::UiCommand;
+use fleet_tui::{UiExit, UiOptions};
+use session::Spec;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use tokio::sync::mpsc;
+
+/// Events waiting for the UI before the session waits for it.
+const UI_BUFFER: usize = 256;
+
+/// Opens the terminal UI on a session built from `args`, and ends the session cleanly when
+/// the person leaves.
+pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        bail!(
+            "the interactive mode needs a terminal on stdin and stdout: for a script or a \
+             pipe, run `fleet -p \"your prompt\"` (or pipe the prompt to `fleet -p`)"
+        );
+    }
+    refuse_headless_flags(&args)?;
+    let cwd = crate::headless::resolve_cwd(&args)?;
+    flags::check(&args)?;
+    let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
+    let choice = choose(args.provider, args.model.clone(), &settings)?;
+    let persist = !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args.no_session_persistence;
+    let initial_prompt = args.prompt.clone().filter(|p| !p.trim().is_empty());
+    let spec = Spec {
+        args,
+        cwd: cwd.clone(),
+        settings,
+        client: choice.client,
+        catalog: choice.catalog,
+        model: choice.model,
+        persist,
+    };
+    let (ui_tx, ui_rx) = mpsc::channel(UI_BUFFER);
+    let (command_tx, command_rx) = mpsc::unbounded_channel();
+    let driver = Driver::start(spec, ui_tx).await?;
+    let options = UiOptions {
+        cwd,
+        home: std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(std::path::PathBuf::from),
+        theme: fleet_tui::theme::Theme::from_env(),
+        initial_prompt,
+        status: driver.status(),
+        history_file: settings::fleet_home().map(|home| home.join("history.jsonl")),
+    };
+    let background = driver.background_count();
+    let servers = driver.servers();
+    let driving = tokio::spawn(driver.run(command_rx));
+    let quit = command_tx.clone();
+    let exit = fleet_tui::run(options, ui_rx, command_tx).await;
+    // The UI is gone: from here on, stderr is the person's again.
+    let stop_background = match &exit {
+        Ok(UiExit::Quit { stop_background }) => *stop_background,
+        Ok(UiExit::SessionEnded) => false,
+        Err(_) => true,
+    };
+    let waiting = background.load(Ordering::Relaxed);
+    if !stop_background && waiting > 0 && !driving.is_finished() {
+        eprintln!(
+            "fleet: waiting for {waiting} background task{} to finish (Ctrl+C stops them)",
+            if waiting == 1 { "" } else { "s" }
+        );
+    }
+    let _ = quit.send(UiCommand::Quit { stop_background });
+    let interrupt = quit.clone();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = interrupt.send(UiCommand::Quit {
+                stop_background: true,
+            });
+        }
+    });
+    drop(quit);
+    let ended = driving.await;
+    ctrl_c.abort();
+    // No MCP server outlives its session.
+    drop(servers);
+    fleet_runtime::mcp::kill_all_server_groups();
+    exit?;
+    match ended {
+        Ok(Ended::SessionEnded) => {
+            eprintln!("fleet: the session ended: its transcript could not be written");
+            Ok(ExitCode::FAILURE)
+        }
+        Ok(Ended::Quit { .. }) => Ok(ExitCode::SUCCESS),
+        Err(err) => bail!("the session driver failed: {err}"),
+    }
+}
+
+/// Flags that shape `-p`'s output or an SDK's conversation mean nothing with a UI.
+fn refuse_headless_flags(args: &PrintArgs) -> anyhow::Result<()> {
+    let refused = [
+        (args.output_format != "text", "--output-format"),
+        (args.input_format != "text", "--input-format"),
+        (args.include_partial_messages, "--include-partial-messages"),
+        (args.include_hook_events, "--include-hook-events"),
+        (args.json_schema.is_some(), "--json-schema"),
+        (
+            args.permission_prompt_tool.is_some(),
+            "--permission-prompt-tool",
+        ),
+        (args.await_initialize, "--await-initialize"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        bail!(
+            "{flag} only applies with -p (a headless run); the interactive mode shows the \
+             session in the terminal. Add -p \"your prompt\" to use it."
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,151 @@
+//! Building the interactive session, and building it again: at start (a new session, or
+//! `-c` / `-r`), after `/clear` (a new conversation) and on `/resume <id>`. Every build goes
+//! the way `-p` goes (`headless::setup::agent`, `headless::launch`), with the UI as the
+//! approver and [`SessionControls`] always attached; the MCP servers are started once and
+//! shared by every build.
+
+use super::approver::UiApprover;
+use crate::args::PrintArgs;
+use crate::headless::launch::{self, Ready, Started};
+use crate::headless::orchestration::Scratchpad;
+use crate::headless::session_file::SessionFile;
+use crate::headless::setup;
+use crate::model_choice::Choice;
+use crate::settings::{repo_root, Settings};
+use fleet_model::{Catalog, ModelClient};
+use fleet_protocol::Message;
+use fleet_runtime::controls::{ControlOptions, SessionControls};
+use fleet_runtime::subagent::McpSession;
+use fleet_runtime::{SessionHandle, Spawner};
+use fleet_tools::permissions::{PermissionMode, Permissions};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// What every build of the session starts from.
+pub struct Spec {
+    pub args: PrintArgs,
+    pub cwd: PathBuf,
+    pub settings: Settings,
+    pub client: Arc<dyn ModelClient>,
+    pub catalog: Catalog,
+    /// The model id to start with.
+    pub model: String,
+    /// Whether sessions are written under `$FLEET_HOME`.
+    pub persist: bool,
+}
+
+/// Which conversation a build carries on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Which {
+    /// As the command line says: new, `-c`, `-r`, `--session-id`, `--fork-session`.
+    CommandLine,
+    /// A new, empty conversation (`/clear`).
+    Fresh,
+    /// This session of the folder (`/resume <id>`).
+    Resume(String),
+}
+
+/// Builds sessions: the spec, the shared MCP servers and the UI's approver.
+pub struct Builder {
+    pub spec: Spec,
+    pub servers: Arc<McpSession>,
+    /// What the servers give the agents, worked out once.
+    pub mcp: setup::McpTools,
+    pub approver: Arc<UiApprover>,
+}
+
+/// A running session and the handles the driver steers it by.
+pub struct Live {
+    pub handle: SessionHandle,
+    /// Where prompts go; dropped to let the session end after its turn.
+    pub prompts: mpsc::Sender<Message>,
+    pub controls: SessionControls,
+    pub spawner: Arc<Spawner>,
+    /// The main agent's permissions: its rules, for `/permissions`.
+    pub permissions: Arc<Permissions>,
+    pub file: SessionFile,
+    pub socket: Option<PathBuf>,
+    /// The conversation it carries on from (empty for a new one), for the UI.
+    pub history: Vec<Message>,
+    _scratchpad: Option<Scratchpad>,
+}
+
+impl Builder {
+    /// Builds and starts a session carrying on `which`, with `model` and `mode` when given
+    /// (so `/clear` keeps what the person chose).
+    pub async fn start(
+        &self,
+        which: &Which,
+        model: Option<String>,
+        mode: Option<PermissionMode>,
+    ) -> anyhow::Result<Live> {
+        let spec = &self.spec;
+        let mut args = spec.args.clone();
+        if *which != Which::CommandLine {
+            args.continue_session = false;
+            args.session_id = None;
+            args.fork_session = false;
+            args.resume = match which {
+                Which::Resume(id) => Some(id.clone()),
+                _ => None,
+            };
+        }
+        if let Some(mode) = mode {
+            args.permission_mode = Some(mode);
+            args.dangerously_skip_permissions = false;
+        }
+        let mut file = SessionFile::open(&args, &spec.cwd, spec.persist)?;
+        let controls = SessionControls::new(ControlOptions {
+            allow_bypass: args.allow_dangerously_skip_permissions
+                || args.mode() == Some(PermissionMode::BypassPermissions),
+            project_dir: repo_root(&spec.cwd).or_else(|| Some(spec.cwd.clone())),
+            home_dir: None,
+        });
+        let choice = Choice {
+            client: spec.client.clone(),
+            catalog: spec.catalog.clone(),
+            model: model.unwrap_or_else(|| spec.model.clone()),
+        };
+        let built = setup::agent(
+            &args,
+            &spec.cwd,
+            &spec.settings,
+            choice,
+            file.id(),
+            setup::Host {
+                approver: Some(self.approver.clone()),
+                hooks: None,
+                controls: Some(controls.clone()),
+            },
+            spec.persist,
+            &self.mcp,
+        )?;
+        let permissions = built.agent.config().permissions.clone();
+        let spawner = built.spawner.clone();
+        let history = file.peek_history().to_vec();
+        let (prompts, prompt_rx) = mpsc::channel::<Message>(16);
+        let Started { handle, socket } = launch::start(
+            Ready {
+                agent: built.agent,
+                spawner: built.spawner,
+                sink: built.sink,
+                events: built.events,
+            },
+            &mut file,
+            prompt_rx,
+        )
+        .await?;
+        Ok(Live {
+            handle,
+            prompts,
+            controls,
+            spawner,
+            permissions,
+            file,
+            socket,
+            history,
+            _scratchpad: built.scratchpad,
+        })
+    }
+}
