@@ -8,6 +8,7 @@
 mod accounting;
 pub mod agent;
 pub mod approval;
+mod attended;
 pub mod compact;
 pub mod config;
 pub mod context;

@@ -28,7 +28,7 @@ pub struct SessionHandle {
     pub cancel: CancellationToken,
     pub task: JoinHandle<Agent>,
     /// The task's outcome once [`Self::recv`] has seen it end.
-    ended: Option<Result<Agent, tokio::task::JoinError>>,
+    pub(crate) ended: Option<Result<Agent, tokio::task::JoinError>>,
 }
 
 impl SessionHandle {
@@ -151,13 +151,14 @@ async fn settle(
         cancel,
         announce: Some(&announce),
         team: Some(spawner),
+        wait_for_tasks: true,
     }
     .run(agent, |_| {})
     .await;
 }
 
 /// What `Started` reports: the agent's setup, and the agent types it can start.
-fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::SessionInfo {
+pub(crate) fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::SessionInfo {
     let mut info = agent.session_info();
     if let Some(spawner) = spawner {
         info.agents = spawner

@@ -23,6 +23,9 @@ pub(crate) struct Settle<'a> {
     /// The lead's team, whose activity also keeps the owner waiting, and whose mail (in the
     /// spawner's team inbox) is read here, between runs.
     pub team: Option<&'a crate::subagent::Spawner>,
+    /// Wait for outstanding tasks (`-p`, subagents), or only answer what is already waiting
+    /// (an attended session, where the person may type while tasks run).
+    pub wait_for_tasks: bool,
 }
 
 impl Settle<'_> {
@@ -61,7 +64,7 @@ impl Settle<'_> {
                 each_run(&result);
                 continue;
             }
-            if outstanding == 0 && !team_busy {
+            if !self.wait_for_tasks || (outstanding == 0 && !team_busy) {
                 return;
             }
             let team_changed = async {

@@ -90,15 +90,27 @@ fn session(app: &mut App) {
     send(
         app,
         &main,
-        tool_use("t1", "Edit", json!({"file_path": "src/parse.rs",
-            "old_string": "let x = 1;", "new_string": "let x = 2;"})),
+        tool_use(
+            "t1",
+            "Edit",
+            json!({"file_path": "src/parse.rs",
+            "old_string": "let x = 1;", "new_string": "let x = 2;"}),
+        ),
     );
-    send(app, &main, result("t1", "Edit", "The file src/parse.rs has been updated."));
     send(
         app,
         &main,
-        tool_use("t2", "Agent", json!({"subagent_type": "Explore",
-            "description": "map the crate", "prompt": "Map it", "run_in_background": true})),
+        result("t1", "Edit", "The file src/parse.rs has been updated."),
+    );
+    send(
+        app,
+        &main,
+        tool_use(
+            "t2",
+            "Agent",
+            json!({"subagent_type": "Explore",
+            "description": "map the crate", "prompt": "Map it", "run_in_background": true}),
+        ),
     );
     send(
         app,
@@ -117,8 +129,16 @@ fn session(app: &mut App) {
         }),
     );
     let child = AgentRef::subagent("a1", "t2", "Explore", "map the crate");
-    send(app, &child, tool_use("c1", "Grep", json!({"pattern": "fn main"})));
-    send(app, &child, result("c1", "Grep", "src/main.rs\nsrc/bin/x.rs"));
+    send(
+        app,
+        &child,
+        tool_use("c1", "Grep", json!({"pattern": "fn main"})),
+    );
+    send(
+        app,
+        &child,
+        result("c1", "Grep", "src/main.rs\nsrc/bin/x.rs"),
+    );
 }
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
@@ -160,7 +180,10 @@ fn a_working_session_at_80_by_24() {
     insta::assert_snapshot!("session_80x24", text);
     assert!(text.contains("● Edit(src/parse.rs)"), "{text}");
     assert!(text.contains("Explore"), "{text}");
-    assert!(text.contains("◇ Explore: map the crate"), "the pill:\n{text}");
+    assert!(
+        text.contains("◇ Explore: map the crate"),
+        "the pill:\n{text}"
+    );
     assert!(text.contains("claude-sonnet-4-5"), "{text}");
     assert!(text.contains("esc to interrupt"), "{text}");
 }
@@ -190,5 +213,8 @@ fn a_subagents_permission_question_replaces_the_input() {
     insta::assert_snapshot!("permission_80x24", text);
     assert!(text.contains("asked by Explore"), "{text}");
     assert!(text.contains("rm -rf target"), "{text}");
-    assert!(!text.contains("for commands"), "the input is hidden meanwhile:\n{text}");
+    assert!(
+        !text.contains("for commands"),
+        "the input is hidden meanwhile:\n{text}"
+    );
 }

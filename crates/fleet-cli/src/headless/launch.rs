@@ -37,6 +37,9 @@ pub(crate) struct Ready {
     pub spawner: Arc<Spawner>,
     pub sink: EventSink,
     pub events: mpsc::Receiver<AgentEvent>,
+    /// A person is at the terminal: the next prompt need not wait for background tasks
+    /// (see `Session::spawn_attended`).
+    pub attended: bool,
 }
 
 /// A started session.
@@ -58,6 +61,7 @@ pub(crate) async fn start(
         spawner,
         sink,
         events,
+        attended,
     } = ready;
     let agent = agent.with_history(session.history());
     // A resumed session takes up its team again: members, their conversations, unread mail.
@@ -76,6 +80,10 @@ pub(crate) async fn start(
             Err(err) => tracing::warn!("not listening for other sessions' messages: {err}"),
         }
     }
-    let handle = Session::spawn_with(agent, prompts, sink, events, Some(spawner));
+    let handle = if attended {
+        Session::spawn_attended(agent, prompts, sink, events, spawner)
+    } else {
+        Session::spawn_with(agent, prompts, sink, events, Some(spawner))
+    };
     Ok(Started { handle, socket })
 }

@@ -220,6 +220,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             spawner: built.spawner,
             sink: built.sink,
             events: built.events,
+            attended: false,
         },
         &mut session,
         prompt_rx,

@@ -226,12 +226,23 @@ impl Driver {
                 }
             }
             UiCommand::Background => {
-                let text = match background(&controls) {
-                    0 => "nothing running in the foreground".to_string(),
-                    1 => "moved 1 task to the background".to_string(),
-                    n => format!("moved {n} tasks to the background"),
-                };
-                self.notice(NoticeLevel::Info, text).await;
+                // Moving emits task events, which this loop forwards: waiting here for the
+                // move to finish could wait on ourselves, so it runs beside the loop.
+                let controls = controls.clone();
+                let ui = self.ui.clone();
+                tokio::spawn(async move {
+                    let text = match controls.move_to_background().await {
+                        0 => "nothing running in the foreground".to_string(),
+                        1 => "moved 1 task to the background".to_string(),
+                        n => format!("moved {n} tasks to the background"),
+                    };
+                    let _ = ui
+                        .send(UiEvent::Notice {
+                            level: NoticeLevel::Info,
+                            text,
+                        })
+                        .await;
+                });
             }
             UiCommand::Answer { id, answer } => self.answer(id, answer).await,
             UiCommand::SetModel(None) => {
@@ -424,10 +435,4 @@ impl Driver {
         }
         self.say(UiEvent::Status(self.status())).await;
     }
-}
-
-/// Moves the running foreground subagent or Bash command to the background; how many moved.
-// wired to SessionControls::move_to_background at merge
-fn background(_controls: &fleet_runtime::SessionControls) -> usize {
-    0
 }

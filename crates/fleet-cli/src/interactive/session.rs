@@ -131,6 +131,7 @@ impl Builder {
                 spawner: built.spawner,
                 sink: built.sink,
                 events: built.events,
+                attended: true,
             },
             &mut file,
             prompt_rx,

@@ -477,6 +477,7 @@ pub(super) async fn run_to_end(
                     cancel,
                     announce: None,
                     team: None,
+                    wait_for_tasks: true,
                 };
                 Box::pin(settle.run(&mut agent, |result| {
                     outcome.add(result, &spawner, &agent_id)

@@ -1,0 +1,116 @@
+//! A session with a person at it (the terminal UI). Unlike `-p`, which after each run waits
+//! for every background task before it reads the next prompt, an attended session takes up
+//! whichever comes first: the person's next prompt, or a background task's notification (or
+//! a teammate's mail). So the person can go on typing while agents work, and a notification
+//! that arrives after Esc stopped the turn still gets its own run.
+
+use crate::agent::Agent;
+use crate::session::{info, Session, SessionHandle};
+use crate::settle::Settle;
+use crate::sink::EventSink;
+use crate::subagent::Spawner;
+use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message, SessionState};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What the session does next.
+enum Next {
+    Prompt(Message),
+    /// A notification or mail is waiting for the main agent.
+    Mail,
+    End,
+}
+
+impl Session {
+    /// Like [`Session::spawn_with`], for a session a person attends: prompts and
+    /// notifications are taken in the order they come, each in a turn of its own (so Esc
+    /// stops that turn only).
+    pub fn spawn_attended(
+        mut agent: Agent,
+        mut prompts: mpsc::Receiver<Message>,
+        sink: EventSink,
+        events: mpsc::Receiver<AgentEvent>,
+        spawner: Arc<Spawner>,
+    ) -> SessionHandle {
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let task = tokio::spawn(async move {
+            let turns = crate::controls::Turns::new(&agent, Some(&spawner));
+            sink.emit(EventKind::Started(info(&agent, Some(&spawner))))
+                .await;
+            let mut start_context = crate::hooks::turn::session_start(&agent, &sink, &token).await;
+            loop {
+                let next = tokio::select! {
+                    biased;
+                    _ = token.cancelled() => Next::End,
+                    prompt = prompts.recv() => prompt.map_or(Next::End, Next::Prompt),
+                    _ = mail_waiting(&spawner) => Next::Mail,
+                };
+                let prompt = match next {
+                    Next::End => break,
+                    Next::Prompt(prompt) => Some(prompt),
+                    Next::Mail => None,
+                };
+                sink.emit(EventKind::SessionState(SessionState::Running))
+                    .await;
+                let turn = turns.begin(&token);
+                if let Some(prompt) = prompt {
+                    let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
+                    agent.run(prompt, &sink, &turn).await;
+                }
+                answer_waiting(&mut agent, &spawner, &sink, &turn).await;
+                turns.end();
+                sink.emit(EventKind::SessionState(SessionState::Idle)).await;
+                if token.is_cancelled() {
+                    break;
+                }
+            }
+            spawner.stop_team().await;
+            spawner.tasks().stop_all(KilledBy::User).await;
+            sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
+                .await;
+            crate::hooks::turn::session_end(&agent, "other", &sink).await;
+            agent
+        });
+        SessionHandle {
+            events,
+            cancel,
+            task,
+            ended: None,
+        }
+    }
+}
+
+/// Resolves once something waits for the main agent: a task's notification, a message, or
+/// team mail.
+async fn mail_waiting(spawner: &Spawner) {
+    tokio::select! {
+        _ = spawner.main_inbox().wait() => {}
+        _ = spawner.team_inbox().wait() => {}
+    }
+}
+
+/// Runs the main agent on what is already waiting, without waiting for tasks still running.
+async fn answer_waiting(
+    agent: &mut Agent,
+    spawner: &Spawner,
+    sink: &EventSink,
+    cancel: &CancellationToken,
+) {
+    let announce = |agent: &Agent| info(agent, Some(spawner));
+    Box::pin(
+        Settle {
+            owner: "main",
+            tasks: spawner.tasks(),
+            inbox: spawner.main_inbox(),
+            sink,
+            cancel,
+            announce: Some(&announce),
+            team: Some(spawner),
+            wait_for_tasks: false,
+        }
+        .run(agent, |_| {}),
+    )
+    .await;
+}
