@@ -218,3 +218,63 @@ fn a_subagents_permission_question_replaces_the_input() {
         "the input is hidden meanwhile:\n{text}"
     );
 }
+
+/// An attacker's text — a file the model read, a command's output, the model's own reply, a
+/// permission question's input — must not reach the terminal as escape sequences: a cell
+/// holding ESC would let it retitle the window, write the clipboard (OSC 52) or paint over
+/// the screen. Every cell drawn is free of control characters.
+#[test]
+fn escape_sequences_in_any_text_never_reach_the_terminal() {
+    let (mut app, _rx) = app();
+    let evil = "ok\u{1b}]52;c;cGF5bG9hZA==\u{7}\u{1b}[2J\u{1b}]0;pwned\u{7}\u{9b}31m\r done";
+    let main = AgentRef::main();
+    send(
+        &mut app,
+        &main,
+        EventKind::TextDelta(format!("reply {evil}\n")),
+    );
+    send(
+        &mut app,
+        &main,
+        tool_use("e1", "Bash", json!({"command": format!("echo {evil}")})),
+    );
+    send(&mut app, &main, result("e1", "Bash", evil));
+    send(
+        &mut app,
+        &main,
+        tool_use("e2", "Read", json!({"file_path": format!("x{evil}.rs")})),
+    );
+    app.handle_ui_event(UiEvent::Notice {
+        level: fleet_tui::port::NoticeLevel::Error,
+        text: evil.into(),
+    });
+    app.handle_ui_event(UiEvent::ShellDone {
+        command: format!("cat {evil}"),
+        output: evil.into(),
+        exit_code: Some(1),
+    });
+    app.handle_ui_event(UiEvent::Permission(PermissionAsk {
+        id: 9,
+        agent: AgentRef::subagent("a9", "t9", evil, evil),
+        tool: "Bash".into(),
+        input: json!({"command": evil}),
+        description: evil.into(),
+        suggested_rule: Some(evil.into()),
+    }));
+    for (w, h) in [(80, 40), (30, 40)] {
+        let text = screen(&mut app, w, h);
+        // The text is shown (its printable part), only the control characters are gone.
+        assert!(text.contains("asked by"), "{text}");
+        assert!(text.contains("pwned"), "{text}");
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|frame| app.draw(frame)).unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        for cell in buffer.content() {
+            assert!(
+                !cell.symbol().chars().any(char::is_control),
+                "a control character reached the screen: {:?}",
+                cell.symbol()
+            );
+        }
+    }
+}
