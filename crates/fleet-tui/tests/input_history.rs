@@ -212,3 +212,15 @@ fn during_search_moves_take_the_match_and_app_keys_pass_through() {
     );
     assert_eq!(lines(&c, 80), ["> ls"], "and the search is over");
 }
+
+/// A pasted secret in a prompt must not become readable by other users of the machine.
+#[test]
+fn the_history_file_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("history.jsonl");
+    let mut c = with_file(file.clone());
+    submit(&mut c, "token sk-secret");
+    let mode = std::fs::metadata(&file).expect("written").permissions().mode();
+    assert_eq!(mode & 0o077, 0, "history mode {mode:o}");
+}

@@ -79,7 +79,7 @@ impl History {
     /// Keeps the file from growing without end: only the kept entries are written back.
     fn rewrite(&self, path: &Path) {
         let tmp = path.with_extension("jsonl.tmp");
-        let result = std::fs::File::create(&tmp).and_then(|mut f| {
+        let result = private_file(&tmp, false).and_then(|mut f| {
             for text in &self.entries {
                 writeln!(f, "{}", encode(text))?;
             }
@@ -166,7 +166,20 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    let mut file = private_file(path, true)?;
     // One write per line, so two fleets appending at once do not interleave within a line.
     file.write_all(format!("{}\n", encode(text)).as_bytes())
+}
+
+/// Prompts can hold secrets a person pasted: the history is readable by its owner only.
+fn private_file(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = OpenOptions::new();
+    options.create(true).mode(0o600);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(true);
+    }
+    options.open(path)
 }
