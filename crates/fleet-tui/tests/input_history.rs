@@ -221,6 +221,9 @@ fn the_history_file_is_readable_by_its_owner_only() {
     let file = dir.path().join("history.jsonl");
     let mut c = with_file(file.clone());
     submit(&mut c, "token sk-secret");
-    let mode = std::fs::metadata(&file).expect("written").permissions().mode();
+    let mode = std::fs::metadata(&file)
+        .expect("written")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o077, 0, "history mode {mode:o}");
 }

@@ -1,4 +1,4 @@
-//! `fleet dev bench fanout`, `fork`, `long`, `mcp`, `sandbox`, `team` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
+//! `fleet dev bench fanout`, `fork`, `long`, `mcp`, `sandbox`, `team`, `tui` and `worktrees`. Fanout: one parent spawns N subagents in a single turn, against the fake
 //! model server running as a separate process (so its memory and sockets are not counted),
 //! and the wall time and this process's peak RSS are reported.
 //!
@@ -25,6 +25,7 @@ mod sandbox;
 mod session;
 mod team;
 mod team_latency;
+mod tui;
 mod worktrees;
 
 #[derive(Debug, clap::Subcommand)]
@@ -46,6 +47,9 @@ pub enum BenchCommand {
     /// N in-process teammates exchange M messages each, round-robin, through their durable
     /// inboxes; reports messages/s, p50/p99/max delivery latency and peak RSS at two M.
     Team(team::TeamArgs),
+    /// The terminal UI: keystroke to frame while subagents stream, paging a 20,000-line
+    /// session, and memory over many frames.
+    Tui(tui::TuiArgs),
     /// N isolated agents in one reply against the same N without isolation: wall time of
     /// creating and removing N worktrees, and a check that none is left.
     Worktrees(worktrees::WorktreesArgs),
@@ -79,6 +83,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Mcp(args) => mcp::mcp(args).await,
         BenchCommand::Sandbox(args) => sandbox::sandbox(args).await,
         BenchCommand::Team(args) => team::team(args).await,
+        BenchCommand::Tui(args) => tui::tui(args),
         BenchCommand::Worktrees(args) => worktrees::worktrees(args).await,
     }
 }
