@@ -5,11 +5,11 @@
 //! that arrives after Esc stopped the turn still gets its own run.
 
 use crate::agent::Agent;
-use crate::session::{info, Session, SessionHandle};
+use crate::session::{info, wind_down, Session, SessionHandle};
 use crate::settle::Settle;
 use crate::sink::EventSink;
 use crate::subagent::Spawner;
-use fleet_protocol::{AgentEvent, EventKind, KilledBy, Message, SessionState};
+use fleet_protocol::{AgentEvent, EventKind, Message, SessionState};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -66,11 +66,7 @@ impl Session {
                     break;
                 }
             }
-            spawner.stop_team().await;
-            spawner.tasks().stop_all(KilledBy::User).await;
-            sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
-                .await;
-            crate::hooks::turn::session_end(&agent, "other", &sink).await;
+            wind_down(&agent, Some(&spawner), &sink).await;
             agent
         });
         SessionHandle {

@@ -106,15 +106,7 @@ impl Session {
                     break;
                 }
             }
-            if let Some(spawner) = &spawner {
-                // A headless session ends once its team is quiet: whoever is still a member
-                // is stopped now, like any background task.
-                spawner.stop_team().await;
-                spawner.tasks().stop_all(KilledBy::User).await;
-                sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
-                    .await;
-            }
-            crate::hooks::turn::session_end(&agent, "other", &sink).await;
+            wind_down(&agent, spawner.as_deref(), &sink).await;
             agent
         });
         SessionHandle {
@@ -132,6 +124,18 @@ impl Session {
         let _ = tx.try_send(prompt);
         Self::spawn(agent, rx)
     }
+}
+
+/// The end of a session: whoever is still a member of its team is stopped now, like any
+/// background task still running; the tree's totals are reported, and SessionEnd hooks run.
+pub(crate) async fn wind_down(agent: &Agent, spawner: Option<&Spawner>, sink: &EventSink) {
+    if let Some(spawner) = spawner {
+        spawner.stop_team().await;
+        spawner.tasks().stop_all(KilledBy::User).await;
+        sink.emit(EventKind::TreeTotals(spawner.ledger().report()))
+            .await;
+    }
+    crate::hooks::turn::session_end(agent, "other", sink).await;
 }
 
 /// Waits for the main agent's background tasks, running it again on their notifications,

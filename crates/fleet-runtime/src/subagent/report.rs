@@ -128,7 +128,18 @@ pub(crate) fn launched(
     if !output_file.is_empty() {
         text.push_str(&format!("\nIts transcript is written to {output_file}."));
     }
-    ToolOutput::text(text).with_structured(json!({
+    ToolOutput::text(text).with_structured(launch_record(agent_id, bp, prompt, output_file))
+}
+
+/// The structured part of an `async_launched` answer (a background start, or a foreground
+/// child the user moved to the background).
+pub(crate) fn launch_record(
+    agent_id: &str,
+    bp: &Blueprint,
+    prompt: &str,
+    output_file: &str,
+) -> serde_json::Value {
+    json!({
         "isAsync": true,
         "status": "async_launched",
         "agentId": agent_id,
@@ -139,5 +150,5 @@ pub(crate) fn launched(
         "prompt": prompt,
         "outputFile": output_file,
         "canReadOutputFile": !output_file.is_empty(),
-    }))
+    })
 }

@@ -228,17 +228,7 @@ fn moved_result(agent_id: &str, bp: &Blueprint, prompt: &str, output_file: &str)
     if !output_file.is_empty() {
         text.push_str(&format!("\nIts transcript is written to {output_file}."));
     }
-    ToolOutput::text(text).with_structured(json!({
-        "isAsync": true,
-        "status": "async_launched",
-        "backgroundedByUser": true,
-        "agentId": agent_id,
-        "agentType": bp.kind.type_name(),
-        "name": bp.name,
-        "description": bp.description,
-        "resolvedModel": bp.model,
-        "prompt": prompt,
-        "outputFile": output_file,
-        "canReadOutputFile": !output_file.is_empty(),
-    }))
+    let mut structured = report::launch_record(agent_id, bp, prompt, output_file);
+    structured["backgroundedByUser"] = json!(true);
+    ToolOutput::text(text).with_structured(structured)
 }

@@ -3,7 +3,7 @@
 //! prompt) before anything is written, and says so next to the field.
 
 use super::field::LineField;
-use super::text::{cut, draw_lines, frame, pad, wrapped_lines, FRAME_COLUMNS};
+use super::text::{cut, draw_lines, frame, framed_height, pad, wrapped_lines, FRAME_COLUMNS};
 use crate::port::NewAgent;
 use crate::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -108,14 +108,10 @@ impl AgentForm {
     }
 
     pub fn height(&self, width: u16) -> u16 {
-        let rows = self
-            .lines(
-                usize::from(width.saturating_sub(FRAME_COLUMNS)),
-                &Theme::mono(),
-            )
-            .len()
-            + 2;
-        u16::try_from(rows).unwrap_or(u16::MAX)
+        framed_height(self.lines(
+            usize::from(width.saturating_sub(FRAME_COLUMNS)),
+            &Theme::mono(),
+        ))
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {

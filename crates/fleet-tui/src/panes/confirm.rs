@@ -2,7 +2,7 @@
 //! (s) stop them and quit · (w) wait for them · (c) cancel". The answer is the option's
 //! letter; Esc picks the last option, which by convention is the harmless one.
 
-use super::text::{cut, draw_lines, frame, width, wrapped_lines, FRAME_COLUMNS};
+use super::text::{cut, draw_lines, frame, framed_height, width, wrapped_lines, FRAME_COLUMNS};
 use crate::theme::{Role, Theme};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
@@ -54,14 +54,10 @@ impl Confirm {
     }
 
     pub fn height(&self, width: u16) -> u16 {
-        let rows = self
-            .lines(
-                usize::from(width.saturating_sub(FRAME_COLUMNS)),
-                &Theme::mono(),
-            )
-            .len()
-            + 2;
-        u16::try_from(rows).unwrap_or(u16::MAX)
+        framed_height(self.lines(
+            usize::from(width.saturating_sub(FRAME_COLUMNS)),
+            &Theme::mono(),
+        ))
     }
 
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {

@@ -16,24 +16,7 @@ pub(crate) fn width(text: &str) -> usize {
 
 /// `text` cut to at most `max` cells, ending in `…` when something was cut.
 pub(crate) fn cut(text: &str, max: usize) -> String {
-    if width(text) <= max {
-        return text.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > max - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
+    crate::render::truncate(text, max)
 }
 
 /// The first `max` cells of `text`, without an ellipsis (for scrolling windows).
@@ -119,6 +102,11 @@ pub(crate) fn wrapped_lines(
             Line::from(vec![Span::raw(lead), Span::styled(row, style)])
         })
         .collect()
+}
+
+/// Rows a framed pane needs for its content lines: the lines and the two borders.
+pub(crate) fn framed_height(lines: Vec<Line<'_>>) -> u16 {
+    u16::try_from(lines.len() + 2).unwrap_or(u16::MAX)
 }
 
 /// A bordered box with a column of space inside each side, the frame every pane uses.
