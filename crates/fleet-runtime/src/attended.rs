@@ -5,8 +5,7 @@
 //! that arrives after Esc stopped the turn still gets its own run.
 
 use crate::agent::Agent;
-use crate::session::{info, wind_down, Session, SessionHandle};
-use crate::settle::Settle;
+use crate::session::{info, settle, wind_down, Session, SessionHandle};
 use crate::sink::EventSink;
 use crate::subagent::Spawner;
 use fleet_protocol::{AgentEvent, EventKind, Message, SessionState};
@@ -59,7 +58,8 @@ impl Session {
                     let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
                     agent.run(prompt, &sink, &turn).await;
                 }
-                answer_waiting(&mut agent, &spawner, &sink, &turn).await;
+                // What is already waiting is answered now; tasks still running report later.
+                Box::pin(settle(&mut agent, &spawner, &sink, &turn, false)).await;
                 turns.end();
                 sink.emit(EventKind::SessionState(SessionState::Idle)).await;
                 if token.is_cancelled() {
@@ -85,28 +85,4 @@ async fn mail_waiting(spawner: &Spawner) {
         _ = spawner.main_inbox().wait() => {}
         _ = spawner.team_inbox().wait() => {}
     }
-}
-
-/// Runs the main agent on what is already waiting, without waiting for tasks still running.
-async fn answer_waiting(
-    agent: &mut Agent,
-    spawner: &Spawner,
-    sink: &EventSink,
-    cancel: &CancellationToken,
-) {
-    let announce = |agent: &Agent| info(agent, Some(spawner));
-    Box::pin(
-        Settle {
-            owner: "main",
-            tasks: spawner.tasks(),
-            inbox: spawner.main_inbox(),
-            sink,
-            cancel,
-            announce: Some(&announce),
-            team: Some(spawner),
-            wait_for_tasks: false,
-        }
-        .run(agent, |_| {}),
-    )
-    .await;
 }

@@ -97,7 +97,7 @@ impl Session {
                 let turn = turns.begin(&token);
                 agent.run(prompt, &sink, &turn).await;
                 if let Some(spawner) = &spawner {
-                    settle(&mut agent, spawner, &sink, &turn).await;
+                    settle(&mut agent, spawner, &sink, &turn, true).await;
                 }
                 turns.end();
                 // Idle only now: until the background tasks have reported, another run is owed.
@@ -138,13 +138,15 @@ pub(crate) async fn wind_down(agent: &Agent, spawner: Option<&Spawner>, sink: &E
     crate::hooks::turn::session_end(agent, "other", sink).await;
 }
 
-/// Waits for the main agent's background tasks, running it again on their notifications,
-/// until none is left or the session is cancelled.
-async fn settle(
+/// Runs the main agent again on its background tasks' notifications and its mail: until
+/// none is left or the session is cancelled (`wait_for_tasks`), or only on what is already
+/// waiting (an attended session, where the person may type meanwhile).
+pub(crate) async fn settle(
     agent: &mut Agent,
     spawner: &Spawner,
     sink: &EventSink,
     cancel: &CancellationToken,
+    wait_for_tasks: bool,
 ) {
     let announce = |agent: &Agent| info(agent, Some(spawner));
     Settle {
@@ -155,7 +157,7 @@ async fn settle(
         cancel,
         announce: Some(&announce),
         team: Some(spawner),
-        wait_for_tasks: true,
+        wait_for_tasks,
     }
     .run(agent, |_| {})
     .await;

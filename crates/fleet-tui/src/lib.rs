@@ -16,6 +16,7 @@
 
 pub mod app;
 pub mod bench;
+mod figures;
 pub mod input;
 pub mod panes;
 pub mod port;

@@ -64,17 +64,8 @@ impl Pastes {
     }
 }
 
-/// `1234567` → `1,234,567`.
 fn group_thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::figures::group_thousands(n as u64)
 }
 
 #[cfg(test)]

@@ -128,18 +128,7 @@ fn labelled(name: &str, running: bool, room: usize) -> String {
     }
 }
 
-/// `12,345`: exact counts, grouped for reading.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::figures::group_thousands as grouped;
 
 fn known_cost(agent: &AgentSummary, tree: Option<&TreeReport>) -> Option<f64> {
     agent.cost_usd.or_else(|| {
