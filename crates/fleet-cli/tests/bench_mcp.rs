@@ -28,7 +28,19 @@ fn bench(args: &[&str]) -> (Output, Vec<String>) {
         cmd.env_remove(var);
     }
     let out = cmd.output().unwrap();
-    (out, processes_in(&root))
+    (out, processes_left(&root))
+}
+
+/// Processes still in `root` once the kernel has had a moment: fleet's last act is a SIGKILL
+/// to its servers' groups, and a killed process takes a little while to finish exiting.
+fn processes_left(root: &Path) -> Vec<String> {
+    for _ in 0..50 {
+        if processes_in(root).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    processes_in(root)
 }
 
 /// Live processes whose working folder is under `root` (the bench's servers run in a
