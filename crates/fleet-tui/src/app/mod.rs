@@ -80,7 +80,7 @@ pub async fn run(
         }
         let deadline = if dirty {
             last_frame + FRAME
-        } else if app.is_working() {
+        } else if app.is_working() || app.is_waiting_on_background() {
             last_frame + TICK
         } else {
             Instant::now() + Duration::from_secs(3600)

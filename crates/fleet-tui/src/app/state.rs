@@ -113,6 +113,12 @@ impl App {
         self.working_since.is_some()
     }
 
+    /// Whether something the screen shows changes without an event: the `@` file list being
+    /// built on its thread.
+    pub fn is_waiting_on_background(&self) -> bool {
+        self.composer.is_indexing()
+    }
+
     pub fn handle_ui_event(&mut self, event: UiEvent) {
         match event {
             UiEvent::Agent(event) => {
@@ -154,7 +160,8 @@ impl App {
     /// board see every event anyway).
     fn main_event(&mut self, kind: &EventKind) {
         match kind {
-            EventKind::SessionState(SessionState::Running) | EventKind::Started(_) => {
+            // Not `Started`: the session announces itself before anyone has asked anything.
+            EventKind::SessionState(SessionState::Running) => {
                 self.working_since.get_or_insert_with(Instant::now);
             }
             EventKind::SessionState(SessionState::Idle) => self.working_since = None,
