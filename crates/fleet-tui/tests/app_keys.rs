@@ -117,6 +117,19 @@ fn the_initial_prompt_is_sent_at_once() {
 #[test]
 fn esc_interrupts_only_a_running_turn() {
     let mut h = harness();
+    // The session announces itself before anything is asked: that is not work.
+    h.main_event(EventKind::Started(fleet_protocol::SessionInfo {
+        session_id: "s".into(),
+        cwd: "/r".into(),
+        model: "m".into(),
+        tools: Vec::new(),
+        permission_mode: "default".into(),
+        additional_directories: Vec::new(),
+        agents: Vec::new(),
+        mcp_servers: Vec::new(),
+        skills: Vec::new(),
+    }));
+    assert!(!h.screen(80, 24).contains("Working"));
     h.app.handle_terminal_event(key(KeyCode::Esc));
     assert!(h.sent().is_empty(), "nothing runs, nothing to interrupt");
     h.main_event(EventKind::SessionState(SessionState::Running));
