@@ -11,7 +11,8 @@ mod harness;
 
 use fleet_protocol::{AgentEvent, EventKind, Message, TaskStarted, TaskStatus};
 use fleet_runtime::controls::ControlOptions;
-use fleet_runtime::tasks::{TaskKind, TaskOutputTool};
+use fleet_runtime::session::SessionHandle;
+use fleet_runtime::tasks::{TaskKind, TaskOutputTool, TaskRegistry};
 use fleet_runtime::{Session, SessionControls};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use fleet_tools::{ToolContext, TypedTool, Workspace};
@@ -66,6 +67,46 @@ async fn move_once_enrolled(controls: &SessionControls) -> usize {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     0
+}
+
+/// The parent runs one Bash call with `input`, goes on once it is moved, and answers the
+/// moved command's notification.
+async fn bash_server(input: serde_json::Value) -> FakeModelServer {
+    FakeModelServer::start(Scenario::with_rules([
+        Rule::text("MAIN-SAW-NOTIFICATION")
+            .when_system_contains(PARENT)
+            .when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-GOES-ON")
+            .when_system_contains(PARENT)
+            .when_tool_result_contains("moved this command to the background"),
+        Rule::tool_use("Bash", input)
+            .when_system_contains(PARENT)
+            .when_tool_result(false),
+    ]))
+    .await
+    .unwrap()
+}
+
+/// A session on "go" whose Bash command has begun (the `begun` file exists) and has been
+/// moved to the background.
+async fn moved_bash(
+    server: &FakeModelServer,
+    dir: &Path,
+    home: &Path,
+    begun: &Path,
+) -> (SessionHandle, SessionControls, Arc<TaskRegistry>) {
+    let (setup, controls) = controlled();
+    let tree = tree(server, dir, home, setup);
+    let tasks = tree.spawner.tasks().clone();
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(Message::user_text("go")).await.unwrap();
+    drop(tx);
+    let handle = Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
+    while !begun.exists() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(move_once_enrolled(&controls).await, 1);
+    (handle, controls, tasks)
 }
 
 /// A sync subagent that waits on `gate`; the main agent goes on once it is moved, and
@@ -236,34 +277,8 @@ async fn a_moved_bash_command_runs_on_as_a_shell_task() {
         begun.display(),
         wait_for(&gate)
     );
-    let server = FakeModelServer::start(Scenario::with_rules([
-        Rule::text("MAIN-SAW-NOTIFICATION")
-            .when_system_contains(PARENT)
-            .when_last_user_contains("<task-notification>"),
-        Rule::text("MAIN-GOES-ON")
-            .when_system_contains(PARENT)
-            .when_tool_result_contains("moved this command to the background"),
-        Rule::tool_use(
-            "Bash",
-            json!({"command": command, "description": "slow build"}),
-        )
-        .when_system_contains(PARENT)
-        .when_tool_result(false),
-    ]))
-    .await
-    .unwrap();
-    let (setup, controls) = controlled();
-    let tree = tree(&server, dir.path(), home.path(), setup);
-    let tasks = tree.spawner.tasks().clone();
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(Message::user_text("go")).await.unwrap();
-    drop(tx);
-    let mut handle =
-        Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
-    while !begun.exists() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(move_once_enrolled(&controls).await, 1);
+    let server = bash_server(json!({"command": command, "description": "slow build"})).await;
+    let (mut handle, _controls, tasks) = moved_bash(&server, dir.path(), home.path(), &begun).await;
 
     let mut events = Vec::new();
     let mut task_id = None;
@@ -344,30 +359,8 @@ async fn a_moved_bash_command_stops_with_task_stop() {
         wait_for(&gate),
         after.display()
     );
-    let server = FakeModelServer::start(Scenario::with_rules([
-        Rule::text("MAIN-SAW-NOTIFICATION")
-            .when_system_contains(PARENT)
-            .when_last_user_contains("<task-notification>"),
-        Rule::text("MAIN-GOES-ON")
-            .when_system_contains(PARENT)
-            .when_tool_result_contains("moved this command to the background"),
-        Rule::tool_use("Bash", json!({"command": command}))
-            .when_system_contains(PARENT)
-            .when_tool_result(false),
-    ]))
-    .await
-    .unwrap();
-    let (setup, controls) = controlled();
-    let tree = tree(&server, dir.path(), home.path(), setup);
-    let (tx, rx) = tokio::sync::mpsc::channel(1);
-    tx.send(Message::user_text("go")).await.unwrap();
-    drop(tx);
-    let mut handle =
-        Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
-    while !begun.exists() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(move_once_enrolled(&controls).await, 1);
+    let server = bash_server(json!({"command": command})).await;
+    let (mut handle, controls, _) = moved_bash(&server, dir.path(), home.path(), &begun).await;
     let mut events = Vec::new();
     while let Some(event) = handle.recv().await {
         if let EventKind::TaskStarted(s) = &event.kind {
