@@ -133,6 +133,16 @@ impl Ui {
         .await
     }
 
+    /// Sends `prompt`, answers the permission question it raises with `answer`, and waits
+    /// for the run to end; the question is returned for its checks.
+    async fn answer_through(&mut self, prompt: &str, answer: PermissionAnswer) -> PermissionAsk {
+        self.send(UiCommand::Submit(prompt.into()));
+        let ask = self.ask().await;
+        self.send(UiCommand::Answer { id: ask.id, answer });
+        self.until_finished().await;
+        ask
+    }
+
     async fn notice(&mut self) -> (NoticeLevel, String) {
         self.wait_for("a notice", |event| match event {
             UiEvent::Notice { level, text } => Some((*level, text.clone())),
@@ -249,13 +259,8 @@ async fn allow_once_runs_the_call() {
 async fn deny_keeps_the_call_from_running_and_tells_the_model() {
     let dir = project();
     let mut ui = open(one_call("touch made.txt"), dir.path(), &[]).await;
-    ui.send(UiCommand::Submit("make the file".into()));
-    let ask = ui.ask().await;
-    ui.send(UiCommand::Answer {
-        id: ask.id,
-        answer: PermissionAnswer::Deny,
-    });
-    ui.until_finished().await;
+    ui.answer_through("make the file", PermissionAnswer::Deny)
+        .await;
     assert!(!dir.path().join("made.txt").exists());
     let body = ui.last_request();
     assert!(body.contains("\"is_error\":true"), "{body}");
@@ -266,13 +271,11 @@ async fn deny_keeps_the_call_from_running_and_tells_the_model() {
 async fn feedback_reaches_the_model() {
     let dir = project();
     let mut ui = open(one_call("touch made.txt"), dir.path(), &[]).await;
-    ui.send(UiCommand::Submit("make the file".into()));
-    let ask = ui.ask().await;
-    ui.send(UiCommand::Answer {
-        id: ask.id,
-        answer: PermissionAnswer::DenyWithFeedback("name it other.txt instead".into()),
-    });
-    ui.until_finished().await;
+    ui.answer_through(
+        "make the file",
+        PermissionAnswer::DenyWithFeedback("name it other.txt instead".into()),
+    )
+    .await;
     assert!(!dir.path().join("made.txt").exists());
     let body = ui.last_request();
     assert!(body.contains("The user said:"), "{body}");
@@ -290,13 +293,8 @@ async fn allow_always_saves_the_rule_and_stops_asking() {
         Rule::text("done again"),
     ]);
     let mut ui = open(scenario, dir.path(), &[]).await;
-    ui.send(UiCommand::Submit("make the file".into()));
-    let ask = ui.ask().await;
-    ui.send(UiCommand::Answer {
-        id: ask.id,
-        answer: PermissionAnswer::AllowAlways,
-    });
-    ui.until_finished().await;
+    ui.answer_through("make the file", PermissionAnswer::AllowAlways)
+        .await;
     let saved = std::fs::read_to_string(dir.path().join(".claude/settings.local.json"))
         .expect("settings.local.json written");
     let saved: serde_json::Value = serde_json::from_str(&saved).expect("json");
