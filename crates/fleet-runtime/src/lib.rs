@@ -9,6 +9,7 @@ mod accounting;
 pub mod agent;
 pub mod approval;
 mod attended;
+pub mod backends;
 pub mod compact;
 pub mod config;
 pub mod context;

@@ -26,4 +26,4 @@ pub mod theme;
 pub mod transcript;
 
 pub use app::{run, UiExit, UiOptions};
-pub use port::{PermissionAnswer, PermissionAsk, UiCommand, UiEvent};
+pub use port::{PermissionAnswer, PermissionAsk, TeammateIdentity, UiCommand, UiEvent};

@@ -38,6 +38,21 @@ pub enum UiEvent {
     },
     /// `/clear` took effect: a new, empty conversation.
     Cleared,
+    /// This session is a teammate in its own pane: the header names it and its team, and
+    /// mail from the lead and peers is shown as mail.
+    Identity(TeammateIdentity),
+}
+
+/// Who a pane teammate is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeammateIdentity {
+    /// Its member name (`alpha`).
+    pub name: String,
+    pub team: String,
+    /// Its color (`blue`, …), also its pane border's.
+    pub color: String,
+    /// The agent definition it runs (`general-purpose`, …).
+    pub agent_type: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +104,8 @@ pub struct PermissionAsk {
     /// The rule "allow always" would write to `.claude/settings.local.json`, when one covers
     /// the call.
     pub suggested_rule: Option<String>,
+    /// A pane teammate can hand the question to its lead ([`PermissionAnswer::AskLead`]).
+    pub forwardable: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +116,8 @@ pub enum PermissionAnswer {
     Deny,
     /// Deny, and tell the model why or what to do instead.
     DenyWithFeedback(String),
+    /// Hand the question to the team's lead and its person; their answer comes back by mail.
+    AskLead,
 }
 
 /// What the UI asks the driver to do.

@@ -209,6 +209,7 @@ fn ask(id: u64) -> PermissionAsk {
         input: json!({"command": "touch x"}),
         description: "Bash command `touch x`".into(),
         suggested_rule: Some("Bash(touch:*)".into()),
+        forwardable: false,
     }
 }
 

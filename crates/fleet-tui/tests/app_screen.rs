@@ -208,6 +208,7 @@ fn a_subagents_permission_question_replaces_the_input() {
         input: json!({"command": "rm -rf target"}),
         description: "Bash command `rm -rf target`".into(),
         suggested_rule: Some("Bash(rm:*)".into()),
+        forwardable: false,
     }));
     let text = without_clock(&screen(&mut app, 80, 24));
     insta::assert_snapshot!("permission_80x24", text);
@@ -260,6 +261,7 @@ fn escape_sequences_in_any_text_never_reach_the_terminal() {
         input: json!({"command": evil}),
         description: evil.into(),
         suggested_rule: Some(evil.into()),
+        forwardable: false,
     }));
     for (w, h) in [(80, 40), (30, 40)] {
         let text = screen(&mut app, w, h);

@@ -18,6 +18,7 @@ fn subagent_bash() -> PermissionAsk {
         input: json!({"command": "cargo test --workspace --all-features -- --nocapture --test-threads 1"}),
         description: "Run the test suite".into(),
         suggested_rule: Some("Bash(cargo test:*)".into()),
+        forwardable: false,
     }
 }
 
@@ -29,6 +30,7 @@ fn main_write() -> PermissionAsk {
         input: json!({"file_path": "src/new.rs", "content": "fn main() {}"}),
         description: "Create src/new.rs".into(),
         suggested_rule: None,
+        forwardable: false,
     }
 }
 

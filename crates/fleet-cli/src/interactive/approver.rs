@@ -133,6 +133,7 @@ impl Approver for UiApprover {
             input: request.input.clone(),
             description: describe(&request),
             suggested_rule: (!rules.is_empty()).then(|| rules.join(", ")),
+            forwardable: false,
         };
         let (reply, answer) = oneshot::channel();
         lock(&self.pending).insert(

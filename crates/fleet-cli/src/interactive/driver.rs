@@ -379,6 +379,8 @@ impl Driver {
             PermissionAnswer::Deny => Approval::deny(),
             PermissionAnswer::DenyWithFeedback(text) if text.trim().is_empty() => Approval::deny(),
             PermissionAnswer::DenyWithFeedback(text) => approver::feedback(&pending.tool, &text),
+            // PLACEHOLDER (lead): forwarding to the team lead.
+            PermissionAnswer::AskLead => Approval::deny(),
             PermissionAnswer::AllowAlways => {
                 if pending.rules.is_empty() {
                     let text = "no rule covers exactly this call, so it was allowed once";

@@ -163,6 +163,16 @@ fn frame_line(kind: &str, text: &str) -> String {
             add("feedback", f.feedback.as_deref());
         }
         Some(Frame::TeammateTerminated(f)) => add("message", Some(&f.message)),
+        Some(Frame::PermissionRequest(f)) => {
+            add("requestId", Some(&f.request_id));
+            add("tool", Some(&f.tool_name));
+            add("description", Some(&f.description));
+        }
+        Some(Frame::PermissionResponse(f)) => {
+            add("requestId", Some(&f.request_id));
+            add("approved", Some(if f.approved { "true" } else { "false" }));
+            add("feedback", f.feedback.as_deref());
+        }
         // A frame type only Claude Code writes: its JSON is all there is to show.
         None => return format!("frame {kind}\n{}", text.trim()),
     }

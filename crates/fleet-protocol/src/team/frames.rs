@@ -28,6 +28,41 @@ pub enum Frame {
     PlanApprovalResponse(PlanApprovalResponse),
     /// A teammate has ended; injected into the lead's queue from sender `system`.
     TeammateTerminated(TeammateTerminated),
+    /// A pane teammate asks the lead (and its person) to decide a tool call it cannot decide
+    /// itself (teammate → lead).
+    PermissionRequest(PermissionRequest),
+    /// The lead's answer to a permission request (lead → teammate, signed).
+    PermissionResponse(PermissionResponse),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRequest {
+    /// `permission-<epoch-ms>@<name>`; the answer names it.
+    pub request_id: String,
+    /// The asking teammate's name.
+    pub from: String,
+    pub tool_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tool_use_id: String,
+    /// The check's description of the call ("Bash command `rm -rf build`").
+    pub description: String,
+    pub input: serde_json::Value,
+    /// The rule "allow always" would add, when one covers the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_rule: Option<String>,
+    pub timestamp: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionResponse {
+    pub request_id: String,
+    pub approved: bool,
+    /// Why not, or what to do instead, for the teammate's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    pub timestamp: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,6 +208,8 @@ impl Frame {
             Frame::PlanApprovalRequest(_) => "plan_approval_request",
             Frame::PlanApprovalResponse(_) => "plan_approval_response",
             Frame::TeammateTerminated(_) => "teammate_terminated",
+            Frame::PermissionRequest(_) => "permission_request",
+            Frame::PermissionResponse(_) => "permission_response",
         }
     }
 }
@@ -198,9 +235,16 @@ pub fn frame_type(text: &str) -> Option<String> {
             "plan_approval_request",
             "plan_approval_response",
             "teammate_terminated",
+            "permission_request",
+            "permission_response",
         ]
         .contains(&kind);
     known.then(|| kind.to_string())
+}
+
+/// `permission-<epoch-ms>@<name>`, the id a forwarded permission question and its answer share.
+pub fn permission_request_id(epoch_ms: u64, name: &str) -> String {
+    format!("permission-{epoch_ms}@{name}")
 }
 
 /// `shutdown-<epoch-ms>@<recipient>`, the id a shutdown request and its answer share.

@@ -30,6 +30,12 @@ pub struct MailEntry {
     /// Kept for the shape of the file; consumption is tracked by the mailbox, not here.
     #[serde(default)]
     pub read: bool,
+    /// The lead's Ed25519 signature (base64url), on entries the lead writes into a pane
+    /// teammate's inbox as `team-lead`, `user` or `system`: a teammate in its own process
+    /// refuses such an entry without a valid one, so no other local process can speak as the
+    /// lead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_sig: Option<String>,
 }
 
 fn version() -> u32 {
@@ -59,6 +65,7 @@ impl MailEntry {
             msg_id: msg_id.into(),
             kind: message_type(),
             read: false,
+            lead_sig: None,
         }
     }
 

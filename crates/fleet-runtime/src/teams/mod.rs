@@ -23,6 +23,7 @@ pub mod lead;
 pub mod mate;
 pub mod roster;
 pub mod send;
+pub mod signing;
 pub mod spawn;
 pub mod tools;
 pub mod uds;

@@ -153,6 +153,8 @@ impl App {
                 self.tree = None;
                 self.status.cost_usd = 0.0;
             }
+            // PLACEHOLDER (helper B): the teammate header and mail cells.
+            UiEvent::Identity(_) => {}
         }
     }
 
