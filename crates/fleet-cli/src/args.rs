@@ -161,9 +161,62 @@ pub struct PrintArgs {
     /// agents, plan mode, the verification agent and read-only commands stay sandboxed.
     #[arg(long)]
     pub no_sandbox: bool,
+    /// Where teammates run: `auto` (panes when fleet runs inside tmux or iTerm2), `in-process`,
+    /// `tmux` or `iterm2`. Also the `teammateMode` setting. `-p` keeps them in-process unless
+    /// a mode is given.
+    #[arg(long, value_name = "MODE", value_parser = parse_teammate_mode)]
+    pub teammate_mode: Option<fleet_runtime::backends::detect::TeammateMode>,
+    /// Who this process is, when a lead started it as a pane teammate.
+    #[command(flatten)]
+    pub member: MemberArgs,
     /// Claude Code flags fleet does not honour yet: each is refused by name.
     #[command(flatten)]
     pub unsupported: crate::unsupported_flags::UnsupportedFlags,
+}
+
+/// The identity a lead gives a pane teammate on its command line (Claude Code's flags).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MemberArgs {
+    /// `name@team`.
+    #[arg(long, hide = true, requires_all = ["agent_name", "team_name", "lead_verify_key"])]
+    pub agent_id: Option<String>,
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub agent_name: Option<String>,
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub team_name: Option<String>,
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub agent_color: Option<String>,
+    /// The agent definition the teammate runs.
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub agent_type: Option<String>,
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub parent_session_id: Option<String>,
+    /// `<epoch-ms>.<base64url SPKI>`: the lead's public key for this teammate.
+    #[arg(long, hide = true, requires = "agent_id")]
+    pub lead_verify_key: Option<String>,
+}
+
+impl MemberArgs {
+    /// The identity, when this process is a pane teammate.
+    pub fn identity(&self) -> Option<fleet_runtime::teams::member::Identity> {
+        let agent_id = self.agent_id.clone()?;
+        Some(fleet_runtime::teams::member::Identity {
+            name: self.agent_name.clone()?,
+            team: self.team_name.clone()?,
+            lead_verify_key: self.lead_verify_key.clone()?,
+            color: self.agent_color.clone().unwrap_or_else(|| "blue".into()),
+            agent_type: self
+                .agent_type
+                .clone()
+                .unwrap_or_else(|| "general-purpose".into()),
+            parent_session_id: self.parent_session_id.clone().unwrap_or_default(),
+            agent_id,
+        })
+    }
+}
+
+fn parse_teammate_mode(s: &str) -> Result<fleet_runtime::backends::detect::TeammateMode, String> {
+    s.parse()
 }
 
 fn parse_mode(s: &str) -> Result<PermissionMode, String> {

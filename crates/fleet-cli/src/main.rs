@@ -72,6 +72,19 @@ fn main() -> std::process::ExitCode {
         return code;
     }
     fleet_tools::sandbox::set_warning_handler(|message| eprintln!("fleet: warning: {message}"));
+    // A pane teammate's secrets (API keys) come in a file its lead wrote for it, read once
+    // here, while this is still the only thread.
+    match fleet_runtime::teams::member::take_secret_env() {
+        Ok(vars) => {
+            for (name, value) in vars {
+                std::env::set_var(name, value);
+            }
+        }
+        Err(err) => {
+            eprintln!("fleet: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     // No MCP server outlives fleet, whatever way it ends: a panic kills their process groups
     // before the usual report.
     let report = std::panic::take_hook();

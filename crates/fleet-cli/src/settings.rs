@@ -52,6 +52,8 @@ pub struct Settings {
     /// The `hooks` object of each file, lowest precedence first, with the file it came from;
     /// every file's hooks run (see `headless/hooks.rs`).
     pub hooks: Vec<(serde_json::Value, PathBuf)>,
+    /// `teammateMode`: where teammates run (`auto`, `in-process`, `tmux`, `iterm2`).
+    pub teammate_mode: Option<fleet_runtime::backends::detect::TeammateMode>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -81,6 +83,8 @@ struct File {
     permissions: Option<PermissionSettings>,
     #[serde(default, rename = "forkSubagent")]
     fork_subagent: Option<bool>,
+    #[serde(default, rename = "teammateMode")]
+    teammate_mode: Option<String>,
     #[serde(default)]
     sandbox: Option<SandboxSettings>,
     #[serde(default, rename = "shellEnvironmentPolicy")]
@@ -220,6 +224,12 @@ impl Settings {
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;
+        }
+        if let Some(mode) = &file.teammate_mode {
+            settings.teammate_mode = Some(
+                mode.parse()
+                    .map_err(|e| anyhow::anyhow!("{}: `teammateMode`: {e}", path.display()))?,
+            );
         }
         if let Some(sandbox) = file.sandbox {
             settings.sandbox.push(SandboxSource {

@@ -147,6 +147,12 @@ impl Agent {
         &self.config
     }
 
+    /// Ends each run right after a tool call that sets `flag` (a pane teammate that agreed
+    /// to shut down makes no further request).
+    pub fn end_after_tools(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
+        self.config.end_after_tools = Some(flag);
+    }
+
     /// Marks the next run as started by something other than a prompt (task notifications).
     pub fn set_origin(&mut self, origin: RunOrigin) {
         self.origin = Some(origin);

@@ -53,6 +53,10 @@ impl Session {
                 };
                 sink.emit(EventKind::SessionState(SessionState::Running))
                     .await;
+                let member = spawner.membership().cloned();
+                if let Some(member) = &member {
+                    member.turn_started();
+                }
                 let turn = turns.begin(&token);
                 if let Some(prompt) = prompt {
                     let prompt = crate::hooks::turn::with_context(prompt, start_context.take());
@@ -61,8 +65,11 @@ impl Session {
                 // What is already waiting is answered now; tasks still running report later.
                 Box::pin(settle(&mut agent, &spawner, &sink, &turn, false)).await;
                 turns.end();
+                if let Some(member) = &member {
+                    member.turn_ended(&last_text(&agent)).await;
+                }
                 sink.emit(EventKind::SessionState(SessionState::Idle)).await;
-                if token.is_cancelled() {
+                if token.is_cancelled() || member.is_some_and(|m| m.exiting()) {
                     break;
                 }
             }
@@ -85,4 +92,16 @@ async fn mail_waiting(spawner: &Spawner) {
         _ = spawner.main_inbox().wait() => {}
         _ = spawner.team_inbox().wait() => {}
     }
+}
+
+/// The text of the conversation's last assistant message: what a pane teammate's idle
+/// notification tells the lead.
+fn last_text(agent: &Agent) -> String {
+    agent
+        .messages()
+        .iter()
+        .rev()
+        .find(|m| m.role == fleet_protocol::Role::Assistant)
+        .map(|m| m.text())
+        .unwrap_or_default()
 }

@@ -8,6 +8,7 @@ pub(crate) mod flags;
 mod hooks;
 pub(crate) mod launch;
 pub(crate) mod orchestration;
+pub(crate) mod panes;
 mod prompt_tool;
 pub(crate) mod session_file;
 pub(crate) mod setup;

@@ -151,7 +151,7 @@ pub fn agent(
                 ..Features::default()
             },
             sandbox: sandbox.clone(),
-            teams: team_settings(mode, session_id, persist)?,
+            teams: team_settings(mode, session_id, persist, args, settings)?,
             mcp: mcp.session.clone(),
             hooks: super::hooks::session_hooks(settings, cwd, session_id, host.hooks.as_ref())?,
             // Worktrees live under the fleet home, outside the repository.
@@ -260,6 +260,8 @@ fn team_settings(
     mode: Orchestration,
     session_id: &str,
     persist: bool,
+    args: &PrintArgs,
+    settings: &crate::settings::Settings,
 ) -> anyhow::Result<Option<TeamSettings>> {
     let wanted = env::FLEET_AGENT_TEAMS.get()?.unwrap_or(true);
     if !wanted || !persist || mode == Orchestration::Coordinator {
@@ -268,11 +270,13 @@ fn team_settings(
     let Ok(home) = FleetHome::from_env() else {
         return Ok(None);
     };
+    let sid8: String = session_id.chars().take(8).collect();
     Ok(Some(TeamSettings {
         home,
         session_id: session_id.to_string(),
         auto_approve_plans: env::FLEET_TEAM_AUTO_APPROVE_PLANS.is_on()?,
         listen: true,
+        panes: super::panes::settings(args, settings, &format!("session-{sid8}"))?,
     }))
 }
 

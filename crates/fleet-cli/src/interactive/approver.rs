@@ -18,6 +18,10 @@ pub struct Pending {
     /// The allow rules "allow always" writes: one per part of a command line.
     pub rules: Vec<String>,
     pub tool: String,
+    /// The call, for a question handed on to the team's lead.
+    pub input: serde_json::Value,
+    pub tool_use_id: String,
+    pub description: String,
     reply: oneshot::Sender<Approval>,
 }
 
@@ -67,6 +71,8 @@ pub struct UiApprover {
     labels: Arc<AgentLabels>,
     next_id: AtomicU64,
     pending: Arc<Mutex<HashMap<u64, Pending>>>,
+    /// A pane teammate's questions may be handed on to its lead.
+    forwardable: std::sync::atomic::AtomicBool,
 }
 
 /// A lock that a panic elsewhere does not make unusable: each value is changed in one step.
@@ -81,7 +87,13 @@ impl UiApprover {
             labels,
             next_id: AtomicU64::new(1),
             pending: Arc::default(),
+            forwardable: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Offers "ask the team lead" on every question from now on (a pane teammate).
+    pub fn offer_lead(&self) {
+        self.forwardable.store(true, Ordering::Relaxed);
     }
 
     /// The open question `id`, taken out so it is answered once.
@@ -133,7 +145,7 @@ impl Approver for UiApprover {
             input: request.input.clone(),
             description: describe(&request),
             suggested_rule: (!rules.is_empty()).then(|| rules.join(", ")),
-            forwardable: false,
+            forwardable: self.forwardable.load(Ordering::Relaxed),
         };
         let (reply, answer) = oneshot::channel();
         lock(&self.pending).insert(
@@ -141,6 +153,9 @@ impl Approver for UiApprover {
             Pending {
                 rules,
                 tool: request.tool.to_string(),
+                input: request.input.clone(),
+                tool_use_id: request.tool_use_id.to_string(),
+                description: ask.description.clone(),
                 reply,
             },
         );

@@ -99,6 +99,21 @@ impl Driver {
     /// Runs until the UI quits or the session ends, then ends the session.
     pub async fn run(mut self, mut commands: mpsc::UnboundedReceiver<UiCommand>) -> Ended {
         self.say(UiEvent::Status(self.status())).await;
+        if let Some(member) = &self.live.member {
+            let identity = &member.identity;
+            self.say(UiEvent::Identity(fleet_tui::TeammateIdentity {
+                name: identity.name.clone(),
+                team: identity.team.clone(),
+                color: identity.color.clone(),
+                agent_type: identity.agent_type.clone(),
+            }))
+            .await;
+            self.approver.offer_lead();
+        }
+        if let Some(text) = crate::headless::panes::take_notice() {
+            self.notice(NoticeLevel::Info, text).await;
+        }
+        let member = self.live.member.clone();
         if !self.live.history.is_empty() {
             let history = std::mem::take(&mut self.live.history);
             self.say(UiEvent::History(history)).await;
@@ -115,6 +130,10 @@ impl Driver {
                     None => break Ended::Quit { stop_background: false },
                 },
                 Some(output) = self.shell_rx.recv() => self.on_shell_done(output).await,
+                why = left_team(&member) => {
+                    self.notice(NoticeLevel::Info, why).await;
+                    break Ended::Quit { stop_background: true };
+                }
             }
         };
         if let Some(shell) = self.shell.take() {
@@ -305,6 +324,11 @@ impl Driver {
                     Err(err) => self.notice(NoticeLevel::Error, err).await,
                 }
             }
+            UiCommand::Clear | UiCommand::Resume(_) if self.live.member.is_some() => {
+                let text = "a teammate keeps its conversation: /clear and /resume are the \
+                            lead's (ask it to shut this teammate down instead)";
+                self.notice(NoticeLevel::Warning, text).await;
+            }
             UiCommand::Clear => self.switch(Which::Fresh).await,
             UiCommand::Resume(Some(id)) => {
                 if id.trim() == self.live.file.id() {
@@ -379,8 +403,7 @@ impl Driver {
             PermissionAnswer::Deny => Approval::deny(),
             PermissionAnswer::DenyWithFeedback(text) if text.trim().is_empty() => Approval::deny(),
             PermissionAnswer::DenyWithFeedback(text) => approver::feedback(&pending.tool, &text),
-            // PLACEHOLDER (lead): forwarding to the team lead.
-            PermissionAnswer::AskLead => Approval::deny(),
+            PermissionAnswer::AskLead => return self.ask_lead(pending).await,
             PermissionAnswer::AllowAlways => {
                 if pending.rules.is_empty() {
                     let text = "no rule covers exactly this call, so it was allowed once";
@@ -402,6 +425,59 @@ impl Driver {
             }
         };
         pending.reply(approval);
+    }
+
+    /// Hands the question to the team's lead; the call waits for the answer that comes back
+    /// by mail (or is refused when it cannot be asked).
+    async fn ask_lead(&mut self, pending: approver::Pending) {
+        let Some(member) = self.live.member.clone() else {
+            self.notice(NoticeLevel::Warning, "only a teammate has a lead to ask")
+                .await;
+            pending.reply(Approval::deny());
+            return;
+        };
+        let rule = (!pending.rules.is_empty()).then(|| pending.rules.join(", "));
+        let asked = member.ask_lead(
+            &pending.tool,
+            &pending.input,
+            &pending.tool_use_id,
+            &pending.description,
+            rule,
+        );
+        let answer = match asked {
+            Ok(answer) => answer,
+            Err(err) => {
+                self.notice(NoticeLevel::Error, format!("the lead was not asked: {err}"))
+                    .await;
+                pending.reply(Approval::deny());
+                return;
+            }
+        };
+        self.notice(
+            NoticeLevel::Info,
+            format!("{} asked team-lead; waiting for the answer", pending.tool),
+        )
+        .await;
+        let tool = pending.tool.clone();
+        tokio::spawn(async move {
+            let approval = match answer.await {
+                Ok(answer) if answer.approved => Approval::allow(),
+                Ok(answer) => Approval::Deny {
+                    message: Some(match answer.feedback {
+                        Some(feedback) => format!(
+                            "The team lead did not allow this {tool} call. It said:\n{feedback}"
+                        ),
+                        None => format!("The team lead did not allow this {tool} call."),
+                    }),
+                },
+                Err(_) => Approval::Deny {
+                    message: Some(format!(
+                        "This {tool} call was not run: the team lead's answer never came."
+                    )),
+                },
+            };
+            pending.reply(approval);
+        });
     }
 
     /// Ends the current conversation and carries on with `which` (`/clear`, `/resume`). The
@@ -436,5 +512,14 @@ impl Driver {
             _ => self.say(UiEvent::Cleared).await,
         }
         self.say(UiEvent::Status(self.status())).await;
+    }
+}
+
+/// Resolves when this pane teammate's session should end (it agreed to shut down, or its
+/// lead is gone), with the reason; never for a session that is no teammate.
+async fn left_team(member: &Option<Arc<fleet_runtime::teams::member::Membership>>) -> String {
+    match member {
+        Some(member) => member.gone().await,
+        None => std::future::pending().await,
     }
 }

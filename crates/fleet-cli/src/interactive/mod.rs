@@ -50,12 +50,22 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         );
     }
     refuse_headless_flags(&args)?;
+    let mut args = args;
+    if let Some(identity) = args.member.identity() {
+        args.append_system_prompt =
+            Some(teammate_prompt(&identity, args.append_system_prompt.take()));
+    }
     let cwd = crate::headless::resolve_cwd(&args)?;
     flags::check(&args)?;
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
     let choice = choose(args.provider, args.model.clone(), &settings)?;
     let persist = !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args.no_session_persistence;
-    let initial_prompt = args.prompt.clone().filter(|p| !p.trim().is_empty());
+    let member = args.member.identity();
+    // A pane teammate's prompts come through its inbox.
+    let initial_prompt = args
+        .prompt
+        .clone()
+        .filter(|p| !p.trim().is_empty() && member.is_none());
     let spec = Spec {
         args,
         cwd: cwd.clone(),
@@ -64,6 +74,7 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         catalog: choice.catalog,
         model: choice.model,
         persist,
+        member,
     };
     let (ui_tx, ui_rx) = mpsc::channel(UI_BUFFER);
     let (command_tx, command_rx) = mpsc::unbounded_channel();
@@ -143,4 +154,22 @@ fn refuse_headless_flags(args: &PrintArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// What a pane teammate's system prompt ends with: the team's rules, and who it is.
+fn teammate_prompt(
+    identity: &fleet_runtime::teams::member::Identity,
+    appended: Option<String>,
+) -> String {
+    let mut text = appended.map(|t| format!("{t}\n\n")).unwrap_or_default();
+    text.push_str(fleet_runtime::teams::mate::TEAMMATE_NOTES);
+    text.push_str(&format!(
+        "\n\nYou are {name:?} ({agent_id}), a member of team {team:?}, running in a terminal \
+         pane of your own: the user can watch it and may type to you there directly. Your \
+         lead is `team-lead`.",
+        name = identity.name,
+        agent_id = identity.agent_id,
+        team = identity.team,
+    ));
+    text
 }

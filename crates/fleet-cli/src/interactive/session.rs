@@ -16,6 +16,7 @@ use fleet_model::{Catalog, ModelClient};
 use fleet_protocol::Message;
 use fleet_runtime::controls::{ControlOptions, SessionControls};
 use fleet_runtime::subagent::McpSession;
+use fleet_runtime::teams::member::Membership;
 use fleet_runtime::{SessionHandle, Spawner};
 use fleet_tools::permissions::{PermissionMode, Permissions};
 use std::path::PathBuf;
@@ -33,6 +34,8 @@ pub struct Spec {
     pub model: String,
     /// Whether sessions are written under `$FLEET_HOME`.
     pub persist: bool,
+    /// Set when this process is a pane teammate: who it is in its team.
+    pub member: Option<fleet_runtime::teams::member::Identity>,
 }
 
 /// Which conversation a build carries on.
@@ -68,6 +71,8 @@ pub struct Live {
     pub socket: Option<PathBuf>,
     /// The conversation it carries on from (empty for a new one), for the UI.
     pub history: Vec<Message>,
+    /// Its membership of a team another session leads (a pane teammate).
+    pub member: Option<Arc<Membership>>,
     _scratchpad: Option<Scratchpad>,
 }
 
@@ -121,13 +126,19 @@ impl Builder {
             spec.persist,
             &self.mcp,
         )?;
-        let permissions = built.agent.config().permissions.clone();
+        let mut agent = built.agent;
+        // A pane teammate's turn ends right after it agrees to shut down.
+        let exit = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if spec.member.is_some() {
+            agent.end_after_tools(exit.clone());
+        }
+        let permissions = agent.config().permissions.clone();
         let spawner = built.spawner.clone();
         let history = file.peek_history().to_vec();
         let (prompts, prompt_rx) = mpsc::channel::<Message>(16);
         let Started { handle, socket } = launch::start(
             Ready {
-                agent: built.agent,
+                agent,
                 spawner: built.spawner,
                 sink: built.sink,
                 events: built.events,
@@ -137,7 +148,16 @@ impl Builder {
             prompt_rx,
         )
         .await?;
+        let member = match &spec.member {
+            Some(identity) => Some(
+                spawner
+                    .join_team(identity.clone(), exit)
+                    .map_err(anyhow::Error::msg)?,
+            ),
+            None => None,
+        };
         Ok(Live {
+            member,
             handle,
             prompts,
             controls,

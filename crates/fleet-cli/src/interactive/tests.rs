@@ -64,6 +64,7 @@ async fn open(scenario: Scenario, cwd: &Path, allowed: &[&str]) -> Ui {
         catalog: Catalog::builtin(),
         model: "claude-sonnet-4-5".into(),
         persist: true,
+        member: None,
     };
     let (ui_tx, events) = mpsc::channel(256);
     let (commands, command_rx) = mpsc::unbounded_channel();

@@ -46,6 +46,16 @@ pub enum TeamEvent {
         /// The text, or the frame's type for a protocol frame.
         text: String,
     },
+    /// A pane teammate refused an inbox entry that claims to come from the lead without the
+    /// lead's valid signature (another local process wrote it).
+    MailRefused {
+        team: String,
+        /// The teammate that refused it.
+        to: String,
+        /// Who the entry claimed to be from.
+        from: String,
+        reason: String,
+    },
     TaskListUpdated {
         team: String,
         task_id: String,
@@ -89,6 +99,7 @@ impl TeamEvent {
             | Self::TeammateIdle { team, .. }
             | Self::TeammateTerminated { team, .. }
             | Self::TeamMessage { team, .. }
+            | Self::MailRefused { team, .. }
             | Self::TaskListUpdated { team, .. }
             | Self::TeamDeleted { team }
             | Self::TeamSummary { team, .. } => team,

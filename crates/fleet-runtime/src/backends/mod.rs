@@ -89,4 +89,9 @@ pub trait PaneBackend: Send + Sync + std::fmt::Debug {
     /// A line telling the person where the panes are when they are not on screen (an
     /// external tmux session: `tmux attach -t fleet-<team>`).
     fn where_to_look(&self) -> Option<String>;
+    /// The last `lines` lines a pane showed, to quote a teammate that died.
+    fn last_words(&self, pane: &str, lines: usize) -> Option<String> {
+        let _ = (pane, lines);
+        None
+    }
 }

@@ -237,6 +237,8 @@ pub struct Spawner {
     main_view: OnceLock<Arc<ParentView>>,
     /// Team mail the lead's transcript says it read (a resumed session).
     lead_delivered: Mutex<Arc<std::collections::HashSet<String>>>,
+    /// Set when this session is a pane teammate of a team another session leads.
+    membership: OnceLock<Arc<crate::teams::member::Membership>>,
 }
 
 impl Spawner {
@@ -256,6 +258,7 @@ impl Spawner {
             teams,
             main_view: OnceLock::new(),
             lead_delivered: Mutex::default(),
+            membership: OnceLock::new(),
             slots: Slots::new(config.limits.max_concurrent),
             config,
             sink,
@@ -272,6 +275,20 @@ impl Spawner {
     /// The session's teams, when they are on.
     pub fn teams(&self) -> Option<&Arc<crate::teams::Teams>> {
         self.teams.as_ref()
+    }
+
+    /// The team this session is a pane teammate of, if it is one.
+    pub fn membership(&self) -> Option<&Arc<crate::teams::member::Membership>> {
+        self.membership.get()
+    }
+
+    pub(crate) fn set_membership(
+        &self,
+        member: Arc<crate::teams::member::Membership>,
+    ) -> Result<(), String> {
+        self.membership
+            .set(member)
+            .map_err(|_| "this session already joined a team".to_string())
     }
 
     pub(crate) fn set_lead_delivered(&self, ids: std::collections::HashSet<String>) {

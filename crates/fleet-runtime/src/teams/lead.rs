@@ -28,12 +28,16 @@ impl Spawner {
             return;
         }
         let team = team.clone();
+        let spawner = Arc::downgrade(self);
         let inbox = self.team_inbox().clone();
         // Mail a resumed lead's transcript says it already read: acknowledged, not repeated.
         let delivered = self.lead_delivered();
         *poller = Some(tokio::spawn(async move {
             // Mail handed to the main agent but not yet taken in: not handed over twice.
             let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
+            // Frames the poller acted on itself (a pane teammate's permission question): not
+            // acted on twice while they wait to be acknowledged with the rest.
+            let mut consumed: HashSet<String> = HashSet::new();
             loop {
                 let mut seen_upto = None;
                 match team.lead_mailbox.unread() {
@@ -42,10 +46,16 @@ impl Spawner {
                         for warning in &unread.warnings {
                             tracing::warn!(team = %team.name, "lead inbox: {warning}");
                         }
+                        let entries: Vec<MailEntry> = unread
+                            .entries
+                            .into_iter()
+                            .filter(|e| !consumed.contains(&e.msg_id))
+                            .collect();
+                        let entries =
+                            super::pane_mail::take_frames(&spawner, &team, entries, &mut consumed);
                         let (fresh, nothing_handed): (Vec<MailEntry>, bool) = {
                             let mut handed = lock(&handed);
-                            let fresh = unread
-                                .entries
+                            let fresh = entries
                                 .into_iter()
                                 .filter(|e| !delivered.contains(&e.msg_id))
                                 .filter(|e| handed.insert(e.msg_id.clone()))
@@ -58,6 +68,7 @@ impl Spawner {
                             if let Err(err) = team.lead_mailbox.ack(&unread.upto) {
                                 tracing::warn!("cannot mark the lead's mail read: {err}");
                             }
+                            consumed.clear();
                         }
                         if !fresh.is_empty() {
                             auto_approve(&team, &fresh);

@@ -82,6 +82,8 @@ pub struct Mate {
     /// Mail its transcript says it read, not yet acknowledged in the inbox when it last
     /// stopped: skipped at the first read after it is brought back.
     delivered: Mutex<std::collections::HashSet<String>>,
+    /// Set when it runs as its own `fleet` process in a terminal pane, not in this process.
+    pub(crate) pane: Option<Arc<super::pane::PaneLink>>,
 }
 
 /// How many delivered messages a teammate's view keeps in memory.
@@ -127,6 +129,21 @@ impl Mate {
             turns: std::sync::atomic::AtomicU32::new(0),
             recent: Mutex::new(std::collections::VecDeque::with_capacity(8)),
             delivered: Mutex::default(),
+            pane: None,
+        }
+    }
+
+    /// Makes it a pane teammate, whose life is a process this one watches.
+    pub(crate) fn with_pane(mut self, link: Arc<super::pane::PaneLink>) -> Self {
+        self.pane = Some(link);
+        self
+    }
+
+    /// Where it runs: `in-process`, `tmux` or `iterm2`.
+    pub fn backend(&self) -> &'static str {
+        match &self.pane {
+            Some(link) => link.backend_kind().as_str(),
+            None => fleet_store::team::IN_PROCESS,
         }
     }
 
@@ -172,8 +189,12 @@ impl Mate {
         lock(&self.turn).cancel();
     }
 
-    /// Ends the teammate.
+    /// Ends the teammate. A pane teammate's pane is closed (its process ends with it); the
+    /// watcher of its process then reports the end.
     pub fn stop(&self) {
+        if let Some(link) = &self.pane {
+            link.close();
+        }
         lock(&self.life).cancel();
     }
 
@@ -209,7 +230,7 @@ impl Mate {
         }
     }
 
-    fn set_state(&self, team: &Team, state: MateState) {
+    pub(crate) fn set_state(&self, team: &Team, state: MateState) {
         *lock(&self.state) = state;
         let status = match state {
             MateState::Busy => MemberStatus::Active,
@@ -256,7 +277,7 @@ impl Mate {
                 }
             })
             .await;
-        self.finish(&team).await;
+        self.finish(&team, None).await;
     }
 
     /// Tells the lead the turn is over, then marks the teammate idle.
@@ -396,8 +417,8 @@ impl Mate {
     }
 
     /// The end of a life: marked stopped, its unfinished tasks back on the list, and the lead
-    /// told.
-    async fn finish(&self, team: &Team) {
+    /// told (with `detail` after the usual words: how a pane teammate's process ended).
+    pub(crate) async fn finish(&self, team: &Team, detail: Option<String>) {
         let agreed = self.exit.load(Ordering::Acquire);
         let released = team
             .tasks
@@ -421,7 +442,10 @@ impl Mate {
             })
             .await;
         }
-        let notice = TeammateTerminated::new(&self.name, agreed, &unassigned);
+        let mut notice = TeammateTerminated::new(&self.name, agreed, &unassigned);
+        if let Some(detail) = detail {
+            notice.message = format!("{} {detail}", notice.message);
+        }
         let entry = MailEntry::new(
             "system",
             Frame::TeammateTerminated(notice.clone()).to_text(),
@@ -461,7 +485,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Told to every teammate after its own prompt, in place of the subagent notes.
-pub(crate) const TEAMMATE_NOTES: &str = "# Agent Teammate Communication\n\n\
+pub const TEAMMATE_NOTES: &str = "# Agent Teammate Communication\n\n\
 You are a member of a team of agents working together, coordinated by the team lead \
 (`team-lead`, also reachable as `main`). You keep running between tasks: when your turn ends \
 you go idle, the lead is told, and you wake when a message arrives.\n\n\

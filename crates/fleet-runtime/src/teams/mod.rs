@@ -21,6 +21,9 @@
 pub mod clock;
 pub mod lead;
 pub mod mate;
+pub mod member;
+pub mod pane;
+mod pane_mail;
 pub mod roster;
 pub mod send;
 pub mod signing;
@@ -57,6 +60,24 @@ pub struct TeamSettings {
     pub auto_approve_plans: bool,
     /// Listen on `$FLEET_HOME/sockets/<session>.sock` for `uds:` messages.
     pub listen: bool,
+    /// Where teammates run when not in this process: `None` keeps them in-process.
+    pub panes: Option<PaneSettings>,
+}
+
+/// How pane teammates are started: the terminal that hosts them and the `fleet` command
+/// line they run.
+#[derive(Debug, Clone)]
+pub struct PaneSettings {
+    pub backend: std::sync::Arc<dyn crate::backends::PaneBackend>,
+    /// The `fleet` program (this binary, or `FLEET_TEAMMATE_COMMAND`).
+    pub program: std::path::PathBuf,
+    /// Arguments every teammate gets before its identity (settings layers, MCP configs, …).
+    pub args: Vec<String>,
+    /// Variables for its process (where the API is, `FLEET_HOME`, …).
+    pub env: Vec<(String, String)>,
+    /// Variables too secret for a command line or the terminal's environment (API keys):
+    /// handed over in an owner-only file the teammate reads once.
+    pub secret_env: Vec<(String, String)>,
 }
 
 /// The colors teammates get in spawn order (the lead is red).

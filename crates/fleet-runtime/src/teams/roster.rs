@@ -118,6 +118,7 @@ impl Teams {
         *current = Some(team.clone());
         drop(current);
         self.record_socket(&team);
+        self.claim_lead(&team);
         team.emit_sync(TeamEvent::TeamCreated {
             team: team.name.clone(),
             lead_agent_id: team.lead_agent_id(),
@@ -140,7 +141,35 @@ impl Teams {
         let team = Arc::new(Team::open(self, config)?);
         *lock(&self.current) = Some(team.clone());
         self.record_socket(&team);
+        self.claim_lead(&team);
         Ok(Some(team))
+    }
+
+    /// Opens the team `name` another session leads, as one of its members (a pane teammate's
+    /// session): its files, inboxes and task list, without making or claiming anything.
+    pub fn join(&self, name: &str) -> Result<Arc<Team>, String> {
+        let config = self
+            .store
+            .load(name)
+            .map_err(|err| format!("Cannot join team {name:?}: {err}"))?;
+        let team = Arc::new(Team::open(self, config)?);
+        *lock(&self.current) = Some(team.clone());
+        Ok(team)
+    }
+
+    /// Writes this process into the team file as its lead (`leadProcess`, Claude Code's
+    /// field), so pane teammates can tell when the lead is gone.
+    fn claim_lead(&self, team: &Team) {
+        let pid = std::process::id();
+        let claimed = self.store.update(&team.name, |config| {
+            config.extra.insert(
+                "leadProcess".into(),
+                serde_json::json!({"pid": pid, "claimedAt": clock::now_ms()}),
+            );
+        });
+        if let Err(err) = claimed {
+            tracing::warn!(team = %team.name, "cannot record the lead's process: {err}");
+        }
     }
 
     /// Forgets the team (TeamDelete), after its members were shut down.
@@ -269,16 +298,35 @@ impl Team {
         true
     }
 
-    /// Writes `entry` into `to`'s inbox (durably) and says so on the event stream.
+    /// Writes `entry` into `to`'s inbox (durably) and says so on the event stream. What the
+    /// lead writes to a pane teammate is signed with that teammate's key.
     pub(crate) fn post(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
         let mailbox = if to == LEAD_NAME {
             self.lead_mailbox.clone()
         } else {
             self.mailbox(to)?
         };
+        let pane_mate = (to != LEAD_NAME)
+            .then(|| self.mate(to))
+            .flatten()
+            .filter(|m| m.pane.is_some());
+        let signed;
+        let entry = match pane_mate.as_ref().and_then(|m| m.pane.as_ref()) {
+            Some(link) if super::signing::needs_signature(&entry.from) => {
+                let mut copy = entry.clone();
+                link.key.sign(&mut copy);
+                signed = copy;
+                &signed
+            }
+            _ => entry,
+        };
         mailbox
             .append(entry)
             .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        // A pane teammate reads it in a turn of its own, and says when that turn is over.
+        if let Some(mate) = pane_mate.filter(|m| m.state() == MateState::Idle) {
+            mate.set_state(self, MateState::Busy);
+        }
         self.poke();
         let text = match fleet_protocol::team::Frame::parse(&entry.text) {
             Some(frame) => frame.type_name().to_string(),

@@ -21,11 +21,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Who is sending, as the team knows it.
-struct Sender {
-    name: String,
-    color: Option<String>,
+pub(super) struct Sender {
+    pub(super) name: String,
+    pub(super) color: Option<String>,
     /// The sending teammate, when one is.
-    mate: Option<Arc<Mate>>,
+    pub(super) mate: Option<Arc<Mate>>,
 }
 
 impl Sender {
@@ -61,6 +61,12 @@ impl Spawner {
                 .await
                 .map(Some)
                 .map_err(ToolError::Failed);
+        }
+        // A pane teammate's own agent: its team is led from another process.
+        if let Some(member) = self.membership() {
+            if parent.agent_id == "main" && AgentContext::current().is_none() {
+                return member.send(input);
+            }
         }
         let Some(team) = self.teams().and_then(|t| t.current()) else {
             if to == "*" {
@@ -173,7 +179,7 @@ fn sender(team: &Team, parent: &ParentView) -> Option<Sender> {
     })
 }
 
-fn plain_text(input: &SendMessageInput) -> Result<&str, ToolError> {
+pub(super) fn plain_text(input: &SendMessageInput) -> Result<&str, ToolError> {
     match &input.message {
         MessageBody::Text(text) => {
             if let Some(kind) = frame_type(text) {
@@ -191,13 +197,13 @@ fn plain_text(input: &SendMessageInput) -> Result<&str, ToolError> {
     }
 }
 
-fn entry(sender: &Sender, text: String, summary: Option<String>) -> MailEntry {
+pub(super) fn entry(sender: &Sender, text: String, summary: Option<String>) -> MailEntry {
     MailEntry::new(&sender.name, text, clock::now_iso(), clock::new_msg_id())
         .with_summary(summary)
         .with_color(sender.color.clone())
 }
 
-fn summary_of(input: &SendMessageInput, text: &str) -> Option<String> {
+pub(super) fn summary_of(input: &SendMessageInput, text: &str) -> Option<String> {
     input
         .summary
         .as_deref()
@@ -218,7 +224,7 @@ fn preview(text: &str, chars: usize) -> String {
     format!("{cut}…")
 }
 
-fn routing(
+pub(super) fn routing(
     sender: &Sender,
     target: &str,
     target_color: Option<&str>,
@@ -240,7 +246,7 @@ fn routing(
     routing
 }
 
-fn sent(message: String, msg_id: &str, routing: Value) -> ToolOutput {
+pub(super) fn sent(message: String, msg_id: &str, routing: Value) -> ToolOutput {
     let value = json!({
         "success": true,
         "message": message,
@@ -250,7 +256,7 @@ fn sent(message: String, msg_id: &str, routing: Value) -> ToolOutput {
     ToolOutput::text(value.to_string()).with_structured(value)
 }
 
-fn deliver(team: &Team, to: &str, entry: &MailEntry) -> Result<(), ToolError> {
+pub(super) fn deliver(team: &Team, to: &str, entry: &MailEntry) -> Result<(), ToolError> {
     team.post(to, entry).map_err(ToolError::Failed)
 }
 

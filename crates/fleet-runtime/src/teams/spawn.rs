@@ -33,7 +33,9 @@ impl Spawner {
         let teams = self.teams().ok_or_else(|| {
             ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
         })?;
-        if AgentContext::current().is_some_and(|c| c.teammate().is_some()) {
+        if self.membership().is_some()
+            || AgentContext::current().is_some_and(|c| c.teammate().is_some())
+        {
             return Err(ToolError::failed(
                 "Teammates cannot spawn other teammates — the team roster is flat. Leave out \
                  `name` to start an ordinary subagent, or ask the lead to add a member.",
@@ -65,8 +67,13 @@ impl Spawner {
                  or use SendMessage to reach it."
             )));
         }
-        let model = self.child_model(parent, &def, input.model.as_deref());
         let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
+        if let Some(panes) = teams.settings.panes.clone() {
+            return self
+                .spawn_pane_teammate(parent, &input, name, def, &team, &panes, cwd)
+                .await;
+        }
+        let model = self.child_model(parent, &def, input.model.as_deref());
         // Its required MCP servers, before anything else is made for it.
         let mcp = Arc::new(self.child_mcp(&def).await?);
         let plan_required = parent.permissions.mode() == PermissionMode::Plan;
@@ -196,6 +203,9 @@ impl Spawner {
         mate: &Arc<Mate>,
         first: Option<Message>,
     ) -> Result<bool, String> {
+        if mate.pane.is_some() {
+            return self.relaunch_pane(team, mate).await;
+        }
         if !mate.claim_for_revival() {
             return Ok(false);
         }
@@ -272,6 +282,12 @@ impl Spawner {
             let Some(transcript_id) = member.transcript_id.clone() else {
                 continue;
             };
+            if member.backend != fleet_store::team::IN_PROCESS {
+                // A pane teammate's process ended with its old lead's; it is not brought
+                // back into this one.
+                team.update_member(&member.name, |m| m.status = MemberStatus::Stopped);
+                continue;
+            }
             let def = self
                 .agents()
                 .get(&member.agent_type)

@@ -290,6 +290,7 @@ impl TextPrinter {
                 format!("☐ task #{task_id} {action}: [{status}] {subject}{owner}")
             }
             TeamEvent::TeamDeleted { team } => format!("⚑ team {team} ended"),
+            TeamEvent::MailRefused { reason, .. } => format!("⚠ {reason}"),
             TeamEvent::TeamSummary { .. } => return Ok(()),
         };
         self.aside(&visible_line(&line))
