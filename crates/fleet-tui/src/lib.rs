@@ -6,6 +6,8 @@
 //! - `port`: the boundary with the driver (what comes in, what goes out).
 //! - `transcript`: the conversation as cells, grouped by agent, with a viewport that renders
 //!   only what is on screen.
+//! - `mail`: delivered team mail (`<teammate-message>` blocks) read as letters, each shown as
+//!   a cell of its own.
 //! - `render`: one small module per kind of item (Markdown, code, diffs, tool lines).
 //! - `input`: the composer (editing, history, paste, completion, Ctrl+R search) and the
 //!   slash commands.
@@ -18,6 +20,7 @@ pub mod app;
 pub mod bench;
 mod figures;
 pub mod input;
+mod mail;
 pub mod panes;
 pub mod port;
 pub mod render;

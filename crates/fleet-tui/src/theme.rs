@@ -131,6 +131,35 @@ impl Theme {
         }
     }
 
+    /// A team member's colour by its name in the team's config (`blue`, `green`, `yellow`,
+    /// `purple`, `orange`, `pink`, `cyan`, `red`), bold, so the name stands out in every
+    /// palette. With `NO_COLOR`, or for a colour name fleet does not know, bold alone: the
+    /// member's name beside it is what says who it is.
+    pub fn team(&self, color: &str) -> Style {
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let light = self.palette == Palette::Light;
+        let color = match color.trim().to_ascii_lowercase().as_str() {
+            "blue" if light => Color::Blue,
+            "blue" => Color::LightBlue,
+            "green" => Color::Green,
+            "yellow" if light => Color::Rgb(150, 100, 0),
+            "yellow" => Color::Yellow,
+            "purple" => Color::Magenta,
+            "orange" if light => Color::Indexed(166),
+            "orange" => Color::Indexed(208),
+            "pink" if light => Color::Indexed(162),
+            "pink" => Color::Indexed(211),
+            "cyan" if light => Color::Indexed(30),
+            "cyan" => Color::Cyan,
+            "red" => Color::Red,
+            _ => return bold,
+        };
+        match self.palette {
+            Palette::Mono => bold,
+            _ => bold.fg(color),
+        }
+    }
+
     /// The colour of an agent's name (a teammate's or a subagent's), stable per index.
     pub fn agent(&self, index: usize) -> Style {
         const COLORS: [Color; 6] = [

@@ -11,7 +11,7 @@ use crate::panes::picker::Picker;
 use crate::panes::status::Status;
 use crate::panes::task_panel::TaskPanel;
 use crate::panes::tasks::TaskBoard;
-use crate::port::{PickerKind, StatusUpdate, UiCommand, UiEvent};
+use crate::port::{PickerKind, StatusUpdate, TeammateIdentity, UiCommand, UiEvent};
 use crate::theme::Theme;
 use crate::transcript::Transcript;
 use fleet_protocol::{EventKind, Role as MessageRole, SessionState, TreeReport};
@@ -53,6 +53,8 @@ pub struct App {
     pub(super) hint_until: Option<Instant>,
     /// The transcript's height in the last frame (what a page is).
     pub(super) transcript_rows: u16,
+    /// Set when this session is a teammate in its own pane: the header row names it.
+    pub(super) identity: Option<TeammateIdentity>,
     exit: Option<UiExit>,
     sender: mpsc::UnboundedSender<UiCommand>,
 }
@@ -89,6 +91,7 @@ impl App {
             ctrl_c_at: None,
             hint_until: None,
             transcript_rows: 20,
+            identity: None,
             exit: None,
             sender,
         };
@@ -106,6 +109,11 @@ impl App {
 
     pub fn exit_pending(&self) -> bool {
         self.exit.is_some()
+    }
+
+    /// Who this session is, when it is a pane teammate.
+    pub fn identity(&self) -> Option<&TeammateIdentity> {
+        self.identity.as_ref()
     }
 
     /// Whether the main agent is in a turn (the "working" line shows, its clock moves).
@@ -153,8 +161,9 @@ impl App {
                 self.tree = None;
                 self.status.cost_usd = 0.0;
             }
-            // PLACEHOLDER (helper B): the teammate header and mail cells.
-            UiEvent::Identity(_) => {}
+            // Mail cells need nothing from it: the transcript shows delivered mail as letters
+            // in every session, the lead's included.
+            UiEvent::Identity(identity) => self.identity = Some(identity),
         }
     }
 
@@ -178,7 +187,9 @@ impl App {
                 }
             }
             EventKind::MessageCommitted(committed)
-                if committed.message.role == MessageRole::User && is_prompt(&committed.message) =>
+                if committed.message.role == MessageRole::User
+                    && committed.mail_ids.is_empty()
+                    && is_prompt(&committed.message) =>
             {
                 self.queued.pop_front();
             }
@@ -232,8 +243,11 @@ impl App {
     }
 }
 
-/// A user message the person typed (not a turn's tool results, not a task notification).
+/// A user message the person typed (not a turn's tool results, not a task notification, not
+/// team mail): only such a message takes up a queued prompt.
 fn is_prompt(message: &fleet_protocol::Message) -> bool {
     let text = message.text();
-    !text.is_empty() && !text.trim_start().starts_with("<task-notification>")
+    !text.is_empty()
+        && !text.trim_start().starts_with("<task-notification>")
+        && crate::mail::parse_delivery(&text).is_none()
 }

@@ -1,9 +1,9 @@
-//! The screen, top to bottom: the transcript (or a task's transcript), prompts waiting to be
+//! The screen, top to bottom: a pane teammate's header row, the transcript (or a task's transcript), prompts waiting to be
 //! taken up, the "working" line, the bottom pane (a question, an open pane, or the composer),
 //! the task pills and the status line. The transcript gets whatever the rest leaves.
 
 use super::state::{App, Overlay};
-use crate::panes::{pills, status};
+use crate::panes::{pills, status, teammate};
 use crate::theme::Role;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -26,20 +26,26 @@ impl App {
         let queued_rows = self.queued.len().min(MAX_QUEUED) as u16;
         let working_rows = u16::from(self.is_working());
         let pills_rows = pills::height(&self.board);
-        let fixed = queued_rows + working_rows + pills_rows + 1;
+        let header_rows = u16::from(self.identity.is_some());
+        let fixed = header_rows + queued_rows + working_rows + pills_rows + 1;
         let room = area.height.saturating_sub(fixed + MIN_TRANSCRIPT).max(1);
         let bottom_rows = self.bottom_height(width).min(room);
-        let [transcript, queued, working, bottom, pills_area, status_area] = Layout::vertical([
-            Constraint::Min(0),
-            Constraint::Length(queued_rows),
-            Constraint::Length(working_rows),
-            Constraint::Length(bottom_rows),
-            Constraint::Length(pills_rows),
-            Constraint::Length(1),
-        ])
-        .areas(area);
+        let [header, transcript, queued, working, bottom, pills_area, status_area] =
+            Layout::vertical([
+                Constraint::Length(header_rows),
+                Constraint::Min(0),
+                Constraint::Length(queued_rows),
+                Constraint::Length(working_rows),
+                Constraint::Length(bottom_rows),
+                Constraint::Length(pills_rows),
+                Constraint::Length(1),
+            ])
+            .areas(area);
         self.transcript_rows = transcript.height;
         let buf = frame.buffer_mut();
+        if let Some(identity) = &self.identity {
+            teammate::render(identity, header, buf, &self.theme);
+        }
         self.draw_transcript(transcript, buf);
         self.draw_queued(queued, buf);
         self.draw_working(working, buf);

@@ -8,6 +8,7 @@
 //!   `task_panel`: the Ctrl+T list.
 //! - `status`: the status line; `picker`: choose-one lists; `agent_form`: `/agents new`.
 //! - `help`, `cost`: lines for `/help` and `/cost`.
+//! - `teammate`: the header row of a pane teammate (who it is, in which team).
 
 pub mod agent_form;
 pub mod confirm;
@@ -20,4 +21,5 @@ pub mod pills;
 pub mod status;
 pub mod task_panel;
 pub mod tasks;
+pub mod teammate;
 mod text;

@@ -1,10 +1,13 @@
 //! The inline permission prompt: which agent asks, the call, and four answers (allow once,
-//! allow always with the rule it writes, deny, deny with feedback typed in place).
+//! allow always with the rule it writes, deny, deny with feedback typed in place). A pane
+//! teammate's question that can be forwarded has a fifth: ask the team's lead, whose answer
+//! comes back by mail.
 //!
 //! Subagents and background agents ask too, so the title names the asker: a person must
 //! never approve a background agent's `rm` believing the main agent asked.
 
 use super::field::LineField;
+use super::teammate::LEAD_NAME;
 use super::text::{cut, draw_lines, frame, width as width_of, wrap, wrapped_lines, FRAME_COLUMNS};
 use crate::port::{PermissionAnswer, PermissionAsk};
 use crate::theme::{Role, Theme};
@@ -25,6 +28,7 @@ enum Choice {
     Always,
     Deny,
     Feedback,
+    AskLead,
 }
 
 impl Choice {
@@ -34,6 +38,7 @@ impl Choice {
             Choice::Always => 'a',
             Choice::Deny => 'n',
             Choice::Feedback => 'f',
+            Choice::AskLead => 'l',
         }
     }
 }
@@ -60,13 +65,17 @@ impl PermissionPrompt {
         self.feedback.is_some()
     }
 
-    /// "Allow always" is offered only when there is a rule to write.
+    /// "Allow always" is offered only when there is a rule to write, "ask the lead" only when
+    /// the driver can forward the question.
     fn choices(&self) -> Vec<Choice> {
         let mut out = vec![Choice::Once];
         if self.ask.suggested_rule.is_some() {
             out.push(Choice::Always);
         }
         out.extend([Choice::Deny, Choice::Feedback]);
+        if self.ask.forwardable {
+            out.push(Choice::AskLead);
+        }
         out
     }
 
@@ -75,6 +84,7 @@ impl PermissionPrompt {
             Choice::Once => Some(PermissionAnswer::AllowOnce),
             Choice::Always => Some(PermissionAnswer::AllowAlways),
             Choice::Deny => Some(PermissionAnswer::Deny),
+            Choice::AskLead => Some(PermissionAnswer::AskLead),
             Choice::Feedback => {
                 if let Some(i) = self.choices().iter().position(|c| *c == choice) {
                     self.selected = i;
@@ -223,6 +233,7 @@ impl PermissionPrompt {
             ),
             Choice::Deny => "No".to_string(),
             Choice::Feedback => "No, and tell the model what to do differently".to_string(),
+            Choice::AskLead => format!("Ask {LEAD_NAME} (their answer comes back by mail)"),
         };
         let selected = index == self.selected;
         let marker = if selected { "❯ " } else { "  " };

@@ -73,6 +73,8 @@ pub(crate) enum CellKind {
         open: bool,
     },
     Tool(ToolCall),
+    /// One message of delivered team mail (a `<teammate-message>` block).
+    Mail(crate::mail::Letter),
     /// A `<task-notification>` that reached an agent: a task it started has ended.
     Notification(NotificationLine),
     Notice {

@@ -4,6 +4,7 @@
 
 use super::cell::{CellKind, NotificationLine, RenderKey};
 use super::group::{first_line, Groups};
+use super::mail_cell;
 use super::tool_cell;
 use crate::port::NoticeLevel;
 use crate::render;
@@ -31,6 +32,7 @@ pub(crate) fn draw(
         CellKind::Assistant { text, .. } => render::markdown(text, width, theme),
         CellKind::Thinking { text, .. } => thinking(text, key, theme),
         CellKind::Tool(call) => tool_cell::draw(call, groups, key, theme),
+        CellKind::Mail(letter) => mail_cell::draw(letter, key, theme),
         CellKind::Notification(note) => notification(note, groups, width, theme),
         CellKind::Notice { level, text } => {
             let (mark, role) = match level {

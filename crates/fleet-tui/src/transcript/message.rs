@@ -1,9 +1,11 @@
-//! Committed messages into cells: the person's prompt, `<task-notification>`s, and replies
+//! Committed messages into cells: the person's prompt, team mail (one cell per
+//! `<teammate-message>`, see `crate::mail`), `<task-notification>`s, and replies
 //! that arrived without deltas or blocks (a provider that does not stream, or a resumed
 //! session's history). What the live events already showed is not shown twice.
 
 use super::cell::{CellKind, NotificationLine, ToolDone};
 use super::{Owner, Transcript};
+use crate::mail::{is_reminders_only, parse_delivery, Letter};
 use fleet_protocol::notification::OPEN_TAG;
 use fleet_protocol::{
     AgentRef, CommittedMessage, ContentBlock, Message, Role, TaskNotification, ToolResultContent,
@@ -45,14 +47,31 @@ impl Transcript {
     }
 
     /// A user message: a prompt (only a main-agent message holding no tool results: a
-    /// subagent's first message is its task, which its Agent line already says), task
-    /// notifications, and tool results not yet shown (a resumed history).
+    /// subagent's first message is its task, which its Agent line already says), team mail
+    /// (one cell per letter, the `<system-reminder>`s beside it hidden), task notifications,
+    /// and tool results not yet shown (a resumed history).
     pub(super) fn user_message(&mut self, owner: &Owner, message: &Message, mail: bool) {
         let blocks = message.blocks();
         let has_results = blocks
             .iter()
             .any(|b| matches!(b, ContentBlock::ToolResult { .. }));
-        for block in &blocks {
+        let deliveries: Vec<Option<Vec<Letter>>> = blocks
+            .iter()
+            .map(|b| match b {
+                ContentBlock::Text { text, .. } if *owner == Owner::Main && !has_results => {
+                    parse_delivery(text)
+                }
+                _ => None,
+            })
+            .collect();
+        let delivered = deliveries.iter().any(Option::is_some);
+        for (block, letters) in blocks.iter().zip(deliveries) {
+            if let Some(letters) = letters {
+                for letter in letters {
+                    self.push(owner, CellKind::Mail(letter));
+                }
+                continue;
+            }
             match block {
                 ContentBlock::Text { text, .. } if TaskNotification::is_notification(text) => {
                     for note in notifications(text) {
@@ -61,6 +80,9 @@ impl Transcript {
                 }
                 ContentBlock::Text { text, .. } => {
                     if *owner != Owner::Main || has_results || text.trim().is_empty() {
+                        continue;
+                    }
+                    if delivered && is_reminders_only(text) {
                         continue;
                     }
                     let kind = if mail {

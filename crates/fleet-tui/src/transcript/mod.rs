@@ -7,7 +7,7 @@
 //! - `message`: committed messages into cells (prompts, notifications, replies without
 //!   deltas), which a resumed session's history (`history`) goes through too.
 //! - `group`: a subagent's activity under its Agent call, with its counters.
-//! - `draw` and `tool_cell`: a cell into lines, through the pure renderers of `render`.
+//! - `draw`, `tool_cell` and `mail_cell`: a cell into lines, through the pure renderers of `render`.
 //! - `lists`: where cells live, and how a change reaches the screen.
 //! - `viewport`: heights, scrolling, and which rows are on screen.
 
@@ -17,6 +17,7 @@ mod draw;
 mod group;
 mod history;
 mod lists;
+mod mail_cell;
 mod message;
 mod tool_cell;
 mod viewport;
