@@ -5,6 +5,7 @@
 
 mod common;
 #[path = "tui/tmux.rs"]
+#[allow(dead_code)]
 mod tmux;
 
 use common::{server, Project};

@@ -52,6 +52,12 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     if !args.print && !piped {
         return crate::interactive::run(args).await;
     }
+    if args.member.agent_id.is_some() {
+        anyhow::bail!(
+            "--agent-id and the other teammate flags are for a pane teammate its lead starts \
+             in a terminal pane; they do not apply to -p"
+        );
+    }
     let cwd = resolve_cwd(&args)?;
     flags::check(&args)?;
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;

@@ -118,7 +118,8 @@ impl Tmux {
         tmux
     }
 
-    fn run(&self, args: &[&str]) -> String {
+    /// Runs `tmux args…` on this test's server; fails the test when tmux fails.
+    pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")
             .arg(&self.socket)
@@ -165,6 +166,56 @@ impl Tmux {
             }
             if start.elapsed() > PATIENCE {
                 panic!("waited {PATIENCE:?} for {what:?}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The panes of the test's window: `(pane id, pid of its program, its command)`.
+    pub fn panes(&self) -> Vec<(String, u32, String)> {
+        self.run(&[
+            "list-panes",
+            "-t",
+            "t",
+            "-F",
+            "#{pane_id} #{pane_pid} #{pane_current_command}",
+        ])
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split(' ');
+            let id = words.next()?.to_string();
+            let pid = words.next()?.parse().ok()?;
+            Some((id, pid, words.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+    }
+
+    /// What pane `pane` shows now.
+    pub fn screen_of(&self, pane: &str) -> String {
+        self.run(&["capture-pane", "-p", "-t", pane])
+    }
+
+    /// Keys by tmux's names, to pane `pane`.
+    pub fn keys_to(&self, pane: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", pane];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// Waits until pane `pane` shows `needle`; fails with its last screen.
+    pub fn wait_for_in(&self, pane: &str, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen_of(pane);
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > PATIENCE {
+                panic!(
+                    "waited {PATIENCE:?} for {needle:?} in pane {pane}; it shows:\n{screen}\n\
+                     the lead's pane shows:\n{}",
+                    self.screen()
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -405,7 +405,12 @@ async fn watch(team: Arc<Team>, mate: Arc<Mate>, link: Arc<PaneLink>, pane: Pane
         }
         *current = None;
     }
-    let agreed = mate.exit.load(Ordering::Acquire);
+    // Its agreement may still sit unread in the lead's inbox: the process can end before
+    // the lead's poller has read its last words.
+    let agreed = mate.exit.load(Ordering::Acquire) || agreed_in_mail(&team, &mate.name);
+    if agreed {
+        mate.exit.store(true, Ordering::Release);
+    }
     let backend = link.backend.clone();
     let id = pane.id.clone();
     let words = tokio::task::spawn_blocking(move || {
@@ -433,6 +438,19 @@ async fn watch(team: Arc<Team>, mate: Arc<Mate>, link: Arc<PaneLink>, pane: Pane
     if mate.state() != MateState::Stopped {
         mate.finish(&team, detail).await;
     }
+}
+
+/// Whether `name`'s `shutdown_approved` waits in the lead's inbox.
+fn agreed_in_mail(team: &Team, name: &str) -> bool {
+    team.lead_mailbox.unread().is_ok_and(|unread| {
+        unread.entries.iter().any(|entry| {
+            entry.from == name
+                && matches!(
+                    fleet_protocol::team::Frame::parse(&entry.text),
+                    Some(fleet_protocol::team::Frame::ShutdownApproved(_))
+                )
+        })
+    })
 }
 
 /// SIGKILL for a process that did not end when its pane closed.
