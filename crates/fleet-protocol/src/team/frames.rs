@@ -316,6 +316,34 @@ mod tests {
     }
 
     #[test]
+    fn permission_frames_round_trip_with_camel_case_keys() {
+        let texts = [
+            r#"{"type":"permission_request","requestId":"permission-17@alpha","from":"alpha","toolName":"Bash","toolUseId":"toolu_1","description":"Bash command `rm -rf build`","input":{"command":"rm -rf build"},"suggestedRule":"Bash(rm:*)","timestamp":"2026-12-01T17:00:00.000Z"}"#,
+            r#"{"type":"permission_request","requestId":"permission-18@beta","from":"beta","toolName":"Write","description":"Write notes.md","input":{},"timestamp":"2026-12-01T17:00:00.000Z"}"#,
+            r#"{"type":"permission_response","requestId":"permission-17@alpha","approved":false,"feedback":"use cargo clean","timestamp":"2026-12-01T17:00:01.000Z"}"#,
+            r#"{"type":"permission_response","requestId":"permission-18@beta","approved":true,"timestamp":"2026-12-01T17:00:01.000Z"}"#,
+        ];
+        for text in texts {
+            let frame = Frame::parse(text).unwrap_or_else(|| panic!("not parsed: {text}"));
+            assert_eq!(frame.to_text(), text);
+            // A model sending this as a plain string message is caught as a frame.
+            assert_eq!(frame_type(text).as_deref(), Some(frame.type_name()));
+        }
+        let Some(Frame::PermissionRequest(request)) = Frame::parse(texts[0]) else {
+            panic!("a permission request");
+        };
+        assert_eq!(request.request_id, permission_request_id(17, "alpha"));
+        assert_eq!(
+            (
+                request.tool_use_id.as_str(),
+                request.input["command"].as_str()
+            ),
+            ("toolu_1", Some("rm -rf build"))
+        );
+        assert_eq!(request.suggested_rule.as_deref(), Some("Bash(rm:*)"));
+    }
+
+    #[test]
     fn prose_and_unknown_json_are_not_frames() {
         for text in [
             "hello",

@@ -95,4 +95,24 @@ mod tests {
         let back: MailEntry = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, entry);
     }
+
+    #[test]
+    fn the_lead_signature_is_written_last_and_read_back() {
+        let mut entry = MailEntry::new("team-lead", "hi", "2026-12-01T17:00:00.000Z", "m1")
+            .with_summary(Some("s".into()));
+        entry.lead_sig = Some("c2ln".into());
+        let json = serde_json::to_string(&entry).expect("serializes");
+        assert_eq!(
+            json,
+            r#"{"from":"team-lead","text":"hi","summary":"s","timestamp":"2026-12-01T17:00:00.000Z","msgV":1,"msg_id":"m1","type":"message","read":false,"lead_sig":"c2ln"}"#
+        );
+        let back: MailEntry = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, entry);
+        // An entry written without one (every peer's) reads as unsigned.
+        let unsigned: MailEntry = serde_json::from_str(
+            r#"{"from":"alpha","text":"hi","timestamp":"t","msgV":1,"msg_id":"m2","type":"message","read":false}"#,
+        )
+        .expect("parses");
+        assert_eq!(unsigned.lead_sig, None);
+    }
 }
