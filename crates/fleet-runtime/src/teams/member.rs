@@ -465,11 +465,18 @@ impl Membership {
     /// lead's, though it says so) or handled here (an answer to a permission question).
     async fn screen(&self, entry: MailEntry) -> Option<MailEntry> {
         let verdict = self.verifier.check(&entry);
-        if !verdict.trusted() {
-            let why = match verdict {
-                Verdict::Unsigned => "it is not signed",
-                _ => "its signature does not match the lead's key",
-            };
+        let refusal = match verdict {
+            Verdict::Unsigned => Some("it is not signed"),
+            Verdict::BadSignature => Some("its signature does not match the lead's key"),
+            // Only the lead speaks as the lead, whatever the spelling, and only the lead
+            // sends what changes a teammate's life or permissions.
+            Verdict::Peer if looks_like_lead(&entry.from) => Some("it is not signed"),
+            Verdict::Peer if lead_only(&entry.text) => {
+                Some("only the lead sends that, and the lead signs what it sends")
+            }
+            _ => None,
+        };
+        if let Some(why) = refusal {
             tracing::warn!(
                 from = %entry.from, msg_id = %entry.msg_id,
                 "refused a message that claims to come from {}: {why}", entry.from
@@ -489,7 +496,7 @@ impl Membership {
             return None;
         }
         match Frame::parse(&entry.text) {
-            Some(Frame::PermissionResponse(answer)) if verdict == Verdict::Verified => {
+            Some(Frame::PermissionResponse(answer)) => {
                 match lock(&self.asked).remove(&answer.request_id) {
                     Some(waiter) => {
                         let _ = waiter.send(answer);
@@ -524,6 +531,26 @@ pub fn take_secret_env() -> Result<Vec<(String, String)>, String> {
         .into_iter()
         .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string())))
         .collect())
+}
+
+/// A sender name that reads as the lead's (`Team-Lead`, `SYSTEM`, `main`, …).
+fn looks_like_lead(from: &str) -> bool {
+    super::signing::LEAD_SENDERS
+        .iter()
+        .chain(std::iter::once(&"main"))
+        .any(|name| from.trim().eq_ignore_ascii_case(name))
+}
+
+/// Frames only the lead sends.
+fn lead_only(text: &str) -> bool {
+    matches!(
+        Frame::parse(text),
+        Some(
+            Frame::ShutdownRequest(_)
+                | Frame::PlanApprovalResponse(_)
+                | Frame::PermissionResponse(_)
+        )
+    )
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
