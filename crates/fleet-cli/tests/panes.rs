@@ -130,8 +130,7 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
         Rule::text("BETA-READY")
             .when_system_contains(beta())
             .when_tool_result(false),
-        Rule::text("teammate idle")
-            .when_system_contains("# Agent Teammate Communication"),
+        Rule::text("teammate idle").when_system_contains("# Agent Teammate Communication"),
         // The lead.
         lead_starts_two(),
         Rule::tool_use(
@@ -152,8 +151,27 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
     ]))
     .await;
     let term = Tmux::start(&project, &server, &["--teammate-mode", "tmux"], SIZE, &[]);
+    // A window of the person's own, with a layout of its own, that teammates must not touch.
+    let other = term
+        .run(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{window_id}",
+            "-t",
+            "t:",
+            "sleep 600",
+        ])
+        .trim()
+        .to_string();
+    term.run(&["split-window", "-d", "-h", "-t", &other, "sleep 600"]);
+    let layout =
+        |term: &Tmux| term.run(&["display-message", "-p", "-t", &other, "#{window_layout}"]);
+    let other_layout = layout(&term);
     let before = term.run(&["list-windows", "-a", "-F", "#{window_id}"]);
     let ((alpha_pane, alpha_pid), (beta_pane, beta_pid)) = start_team(&term);
+    assert_eq!(layout(&term), other_layout, "the other window is untouched");
     assert_eq!(term.panes().len(), 3, "the lead and two teammates");
     for (pane, pid) in [(&alpha_pane, alpha_pid), (&beta_pane, beta_pid)] {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
@@ -182,6 +200,33 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
         before,
         "no window was added or removed"
     );
+    assert_eq!(layout(&term), other_layout, "the other window is untouched");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_leads_exit_closes_its_teammates_panes_and_ends_their_processes() {
+    if !tmux::available() {
+        return;
+    }
+    let project = Project::new(&[("README.md", "# app\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("teammate idle").when_system_contains("# Agent Teammate Communication"),
+        lead_starts_two(),
+        Rule::text("LEAD-OK"),
+    ]))
+    .await;
+    let term = Tmux::start(&project, &server, &["--teammate-mode", "tmux"], SIZE, &[]);
+    let ((alpha_pane, alpha_pid), (beta_pane, beta_pid)) = start_team(&term);
+    term.wait_for_in(&alpha_pane, "teammate idle");
+    term.wait_for_in(&beta_pane, "teammate idle");
+    term.type_text("/exit");
+    term.keys(&["Enter"]);
+    let after = term.after_exit();
+    assert!(after.starts_with("exit=0"), "the lead's exit: {after}");
+    eventually("the teammates' processes to end", || {
+        !alive(alpha_pid) && !alive(beta_pid)
+    });
+    eventually("their panes to close", || term.panes().len() == 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -223,9 +268,13 @@ async fn a_teammate_asks_in_its_own_pane_or_hands_the_question_to_the_lead() {
     let screen = term.wait_for_in(&alpha_pane, "Ask team-lead");
     assert!(screen.contains("touch alpha-was-here"), "{screen}");
     term.keys_to(&alpha_pane, &["l"]);
-    let lead = term.wait_for("alpha");
+    let lead = term.wait_for("1. Yes");
+    assert!(
+        lead.contains("teammate alpha"),
+        "the question names its teammate:\n{lead}"
+    );
+    assert!(lead.contains("touch alpha-was-here"), "{lead}");
     assert!(!project.repo.join("alpha-was-here").exists(), "{lead}");
-    term.wait_for("1. Yes");
     term.keys(&["1"]);
     term.wait_for_in(&alpha_pane, "ALPHA-TOUCHED");
     assert!(project.repo.join("alpha-was-here").exists());
@@ -243,8 +292,11 @@ async fn a_killed_teammate_is_reported_and_comes_back_in_a_new_pane_when_message
             .when_last_user_contains("COME-BACK"),
         Rule::text("teammate idle").when_system_contains("# Agent Teammate Communication"),
         lead_starts_two(),
-        Rule::tool_use("SendMessage", json!({"to": "alpha", "message": "COME-BACK"}))
-            .when_last_user_contains("call alpha"),
+        Rule::tool_use(
+            "SendMessage",
+            json!({"to": "alpha", "message": "COME-BACK"}),
+        )
+        .when_last_user_contains("call alpha"),
         Rule::text("LEAD-OK"),
     ]))
     .await;
@@ -339,6 +391,5 @@ fn team_config(project: &Project) -> Value {
         .filter_map(Result::ok)
         .find(|e| e.path().join("config.json").exists())
         .expect("a team folder");
-    serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
-        .unwrap()
+    serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap()).unwrap()
 }

@@ -174,6 +174,26 @@ impl Driver {
         if let Err(err) = observe(&mut self.live, &event, &self.labels, &self.background) {
             self.notice(NoticeLevel::Error, format!("{err:#}")).await;
         }
+        match &event.kind {
+            EventKind::Team(fleet_protocol::TeamEvent::MailRefused { reason, .. }) => {
+                self.notice(NoticeLevel::Warning, reason.clone()).await;
+            }
+            // A pane teammate sends no events here; its questions are labelled by name.
+            EventKind::Team(fleet_protocol::TeamEvent::TeammateSpawned {
+                name,
+                agent_id,
+                agent_type,
+                ..
+            }) => self.labels.note(&fleet_protocol::AgentRef {
+                agent_id: agent_id.clone(),
+                parent_tool_use_id: None,
+                subagent: Some(Arc::new(fleet_protocol::SubagentLabel {
+                    subagent_type: agent_type.clone(),
+                    description: format!("teammate {name}"),
+                })),
+            }),
+            _ => {}
+        }
         let finished = matches!(event.kind, EventKind::Finished(_))
             && event.agent.parent_tool_use_id.is_none();
         self.say(UiEvent::Agent(event)).await;

@@ -556,3 +556,37 @@ fn lead_only(text: &str) -> bool {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lead_spelled_otherwise_is_still_the_lead() {
+        for name in [
+            "team-lead",
+            "Team-Lead",
+            "SYSTEM",
+            "user",
+            "Main",
+            " team-lead ",
+        ] {
+            assert!(looks_like_lead(name), "{name}");
+        }
+        for name in ["alpha", "team-leader", "lead"] {
+            assert!(!looks_like_lead(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn only_the_lead_sends_what_changes_a_teammates_life() {
+        let shutdown = r#"{"type":"shutdown_request","requestId":"shutdown-1@alpha","from":"team-lead","timestamp":"t"}"#;
+        let answer =
+            r#"{"type":"permission_response","requestId":"p-1","approved":true,"timestamp":"t"}"#;
+        assert!(lead_only(shutdown));
+        assert!(lead_only(answer));
+        assert!(!lead_only("please shut down"));
+        let idle = r#"{"type":"idle_notification","from":"beta","timestamp":"t"}"#;
+        assert!(!lead_only(idle));
+    }
+}

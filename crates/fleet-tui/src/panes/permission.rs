@@ -170,12 +170,14 @@ impl PermissionPrompt {
     /// `Bash — asked by Explore (map the crate)` for a subagent; the tool alone for the main
     /// agent.
     fn title(&self) -> String {
+        // By id, not by parentage: a pane teammate asks through its lead with no parent call.
+        let main = self.ask.agent.agent_id == "main";
         match &self.ask.agent.subagent {
-            Some(label) if !self.ask.agent.is_main() => format!(
+            Some(label) if !main => format!(
                 "{} — asked by {} ({})",
                 self.ask.tool, label.subagent_type, label.description
             ),
-            _ if !self.ask.agent.is_main() => {
+            _ if !main => {
                 format!("{} — asked by {}", self.ask.tool, self.ask.agent.agent_id)
             }
             _ => self.ask.tool.clone(),
