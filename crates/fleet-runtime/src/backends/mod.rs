@@ -5,15 +5,19 @@
 //!
 //! - [`detect`]: which backend a session uses (`--teammate-mode`, `teammateMode`, the terminal
 //!   it runs in, what is on `PATH`).
-//! - [`tmux`]: [`tmux::TmuxBackend`].
-//! - [`iterm`]: [`iterm::ITermBackend`].
+//! - [`tmux`]: the tmux backend, [`tmux::TmuxBackend`].
+//! - [`iterm`]: the iTerm2 backend, [`iterm::ITermBackend`].
 //! - [`pidwatch`]: waiting for a process that is not our child to end (a teammate's, the
 //!   lead's), without polling where the kernel can tell us.
 
+mod command;
 pub mod detect;
 pub mod iterm;
 pub mod pidwatch;
+mod quote;
 pub mod tmux;
+
+pub use quote::sh_quote;
 
 use std::path::PathBuf;
 
@@ -73,6 +77,55 @@ pub enum BackendError {
     /// It answered something we cannot read.
     #[error("`{command}` answered {output:?}, which is not what fleet expects")]
     Unexpected { command: String, output: String },
+    /// The pane asked for cannot be described to this backend safely (no program, a variable
+    /// name `env` would misread, a control character a terminal would take as a key).
+    #[error("cannot open a pane for this command: {0}")]
+    InvalidSpec(String),
+}
+
+impl PaneSpec {
+    /// Checks what every backend needs: a program to run and variable names that are plain
+    /// identifiers (`K=V` with a `=` or a space in `K` would be read differently by tmux and
+    /// `env`, and a NUL cannot reach a program at all).
+    pub(crate) fn check(&self) -> Result<(), BackendError> {
+        let Some(program) = self.argv.first() else {
+            return Err(BackendError::InvalidSpec("no program to run".into()));
+        };
+        if program.is_empty() {
+            return Err(BackendError::InvalidSpec(
+                "the program name is empty".into(),
+            ));
+        }
+        for (key, _) in &self.env {
+            let mut chars = key.chars();
+            let first_ok = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(BackendError::InvalidSpec(format!(
+                    "{key:?} is not a variable name"
+                )));
+            }
+        }
+        let words = self
+            .argv
+            .iter()
+            .chain(self.env.iter().map(|(_, value)| value))
+            .map(String::as_str)
+            .chain(self.cwd.to_str());
+        if words.clone().any(|w| w.contains('\0')) {
+            return Err(BackendError::InvalidSpec(
+                "an argument holds a NUL character".into(),
+            ));
+        }
+        if self.cwd.to_str().is_none() {
+            return Err(BackendError::InvalidSpec(format!(
+                "the folder {} is not valid UTF-8",
+                self.cwd.display()
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// A terminal that can host teammate panes. Calls are short command-line runs, so the trait
@@ -89,7 +142,9 @@ pub trait PaneBackend: Send + Sync + std::fmt::Debug {
     /// A line telling the person where the panes are when they are not on screen (an
     /// external tmux session: `tmux attach -t fleet-<team>`).
     fn where_to_look(&self) -> Option<String>;
-    /// The last `lines` lines a pane showed, to quote a teammate that died.
+    /// The last `lines` lines a pane shows (blank runs collapsed, trailing blanks trimmed),
+    /// so the lead can quote what a teammate that crashed said last. `None` when the
+    /// backend cannot read a pane or the pane is gone.
     fn last_words(&self, pane: &str, lines: usize) -> Option<String> {
         let _ = (pane, lines);
         None
