@@ -190,7 +190,7 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
     // Shutdown closes both panes and ends both processes.
     term.type_text("wrap up");
     term.keys(&["Enter"]);
-    eventually("both teammates' panes to close", || term.panes().len() == 1);
+    wait_for_panes_closed(&term);
     eventually("both teammates' processes to end", || {
         !alive(alpha_pid) && !alive(beta_pid)
     });
@@ -221,12 +221,15 @@ async fn the_leads_exit_closes_its_teammates_panes_and_ends_their_processes() {
     term.wait_for_in(&beta_pane, "teammate idle");
     term.type_text("/exit");
     term.keys(&["Enter"]);
+    // Teammates are running: the person is asked whether to stop them.
+    term.wait_for("stop them and quit");
+    term.keys(&["s"]);
     let after = term.after_exit();
     assert!(after.starts_with("exit=0"), "the lead's exit: {after}");
     eventually("the teammates' processes to end", || {
         !alive(alpha_pid) && !alive(beta_pid)
     });
-    eventually("their panes to close", || term.panes().len() == 1);
+    wait_for_panes_closed(&term);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -358,7 +361,28 @@ async fn teammates_stop_when_their_lead_is_killed_and_refuse_forged_lead_mail() 
     eventually("both teammates to stop after their lead died", || {
         !alive(alpha_pid) && !alive(beta_pid)
     });
-    eventually("their panes to close", || term.panes().len() == 1);
+    wait_for_panes_closed(&term);
+}
+
+/// Waits until only the lead's pane is left; fails naming the panes still there and the
+/// state of their processes.
+fn wait_for_panes_closed(term: &Tmux) {
+    let start = Instant::now();
+    while term.panes().len() != 1 {
+        if start.elapsed() > PATIENCE {
+            let panes = term.panes();
+            let states: Vec<String> = panes
+                .iter()
+                .map(|(id, pid, _)| {
+                    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .unwrap_or_else(|_| "gone".into());
+                    format!("{id}: {stat}")
+                })
+                .collect();
+            panic!("panes left open: {panes:?}\n{}", states.join("\n"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The fleet process in the lead's pane (a child of the pane's shell).
@@ -392,4 +416,70 @@ fn team_config(project: &Project) -> Value {
         .find(|e| e.path().join("config.json").exists())
         .expect("a team folder");
     serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_headless_lead_with_a_forced_pane_mode_waits_for_its_teammates_and_closes_their_panes() {
+    if !tmux::available() {
+        return;
+    }
+    let project = Project::new(&[("README.md", "# app\n")]);
+    let server = server(Scenario::with_rules([
+        Rule::text("ALPHA-WORKED")
+            .when_system_contains(alpha())
+            .when_last_user_contains("ALPHA-START"),
+        Rule::text("BETA-WORKED")
+            .when_system_contains(beta())
+            .when_last_user_contains("BETA-START"),
+        Rule::text("teammate idle").when_system_contains("# Agent Teammate Communication"),
+        lead_starts_two(),
+        Rule::text("LEAD-SAW-IDLE").when_last_user_contains("BETA-WORKED"),
+        Rule::text("LEAD-OK"),
+    ]))
+    .await;
+    let term = Tmux::start(
+        &project,
+        &server,
+        &["-p", "start the team", "--teammate-mode", "tmux"],
+        SIZE,
+        &[],
+    );
+    let after = term.after_exit();
+    assert!(after.starts_with("exit=0"), "the lead's exit: {after}");
+    let screen = term.screen();
+    assert!(screen.contains("LEAD-"), "the lead answered:\n{screen}");
+    wait_for_panes_closed(&term);
+    let config = team_config(&project);
+    for member in config["members"].as_array().unwrap().iter().skip(1) {
+        assert_eq!(member["backendType"], "tmux", "{member}");
+        assert_eq!(member["status"], "stopped", "{member}");
+    }
+    // The lead read both teammates' idle notifications (with their turns' last words)
+    // before it ended.
+    let lead = format!("{}.jsonl", config["leadSessionId"].as_str().unwrap());
+    let transcript = text_of(&project.fleet_home.join("projects"), &lead);
+    assert!(
+        transcript.contains("ALPHA-WORKED"),
+        "alpha's work reached the lead"
+    );
+    assert!(
+        transcript.contains("BETA-WORKED"),
+        "beta's work reached the lead"
+    );
+}
+
+/// The text of the file named `name` somewhere under `dir`.
+fn text_of(dir: &std::path::Path, name: &str) -> String {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            let text = text_of(&path, name);
+            if !text.is_empty() {
+                return text;
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return std::fs::read_to_string(&path).unwrap_or_default();
+        }
+    }
+    String::new()
 }

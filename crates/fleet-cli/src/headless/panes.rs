@@ -111,9 +111,12 @@ fn inherited_flags(args: &PrintArgs) -> Vec<String> {
     out
 }
 
+/// Variables as name and value.
+type Vars = Vec<(String, String)>;
+
 /// The variables a teammate's process needs (a terminal server started long ago has an
 /// environment of its own), split into the plain ones and the secrets.
-fn environment() -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn environment() -> (Vars, Vars) {
     let mut plain = Vec::new();
     let mut secret = Vec::new();
     for (name, value) in std::env::vars() {

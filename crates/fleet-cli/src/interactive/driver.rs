@@ -86,6 +86,11 @@ impl Driver {
         }
     }
 
+    /// This session's membership of a team, when it is a pane teammate.
+    pub fn member(&self) -> Option<Arc<fleet_runtime::teams::member::Membership>> {
+        self.live.member.clone()
+    }
+
     /// How many background tasks run now, kept up to date while the driver runs.
     pub fn background_count(&self) -> Arc<AtomicUsize> {
         self.background.clone()

@@ -79,6 +79,7 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let (ui_tx, ui_rx) = mpsc::channel(UI_BUFFER);
     let (command_tx, command_rx) = mpsc::unbounded_channel();
     let driver = Driver::start(spec, ui_tx).await?;
+    let member = driver.member();
     let options = UiOptions {
         cwd,
         home: std::env::var_os("HOME")
@@ -128,7 +129,13 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
             eprintln!("fleet: the session ended: its transcript could not be written");
             Ok(ExitCode::FAILURE)
         }
-        Ok(Ended::Quit { .. }) => Ok(ExitCode::SUCCESS),
+        Ok(Ended::Quit { .. }) => {
+            if let Some(member) = member.filter(|m| m.lead_gone()) {
+                eprintln!("fleet: {} stops: its team lead is gone", member.name());
+                member.close_own_pane();
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Err(err) => bail!("the session driver failed: {err}"),
     }
 }

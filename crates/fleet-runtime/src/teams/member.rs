@@ -72,6 +72,7 @@ pub struct Membership {
     /// Cancelled when the session should end; the reason is in `why`.
     gone: CancellationToken,
     why: Mutex<Option<String>>,
+    lead_gone: AtomicBool,
 }
 
 impl Spawner {
@@ -116,6 +117,7 @@ impl Spawner {
             asked: Mutex::default(),
             gone: CancellationToken::new(),
             why: Mutex::new(None),
+            lead_gone: AtomicBool::new(false),
         });
         self.set_membership(member.clone())?;
         let pid = std::process::id();
@@ -149,6 +151,33 @@ impl Membership {
     /// Whether it agreed to shut down.
     pub fn exiting(&self) -> bool {
         self.exit.load(Ordering::Acquire)
+    }
+
+    /// Whether the session ends because the lead's process is gone.
+    pub fn lead_gone(&self) -> bool {
+        self.lead_gone.load(Ordering::Acquire)
+    }
+
+    /// Closes this teammate's own tmux pane, the last thing it does when its lead is gone:
+    /// with no lead left to close it, the pane must not outlive the process (tmux keeps a
+    /// pane whose process it has not reaped yet).
+    pub fn close_own_pane(&self) {
+        if self.backend != "tmux" || self.pane_id == "unknown" {
+            return;
+        }
+        use std::os::unix::process::CommandExt;
+        // Its own process group: the hangup this process's exit sends its terminal's group
+        // must not stop the command on its way.
+        let spawned = std::process::Command::new("tmux")
+            .args(["kill-pane", "-t", &self.pane_id])
+            .process_group(0)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if let Err(err) = spawned {
+            tracing::warn!("cannot close pane {}: {err}", self.pane_id);
+        }
     }
 
     fn leave(&self, why: String) {
@@ -391,6 +420,7 @@ fn lead_pid(extra: &serde_json::Map<String, serde_json::Value>) -> Option<u32> {
 async fn watch_lead(member: Arc<Membership>, pid: u32) {
     tokio::select! {
         _ = pidwatch::exited(pid) => {
+            member.lead_gone.store(true, Ordering::Release);
             member.leave(format!(
                 "The team lead (pid {pid}) is gone, so {} stops too.",
                 member.identity.name
@@ -416,7 +446,7 @@ async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::Inbox>) {
         for warning in &unread.warnings {
             tracing::warn!("inbox: {warning}");
         }
-        let upto = unread.upto.clone();
+        let upto = unread.upto;
         let mut deliver = Vec::new();
         for entry in unread.entries {
             if lock(&handed).contains(&entry.msg_id) {
@@ -438,7 +468,7 @@ async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::Inbox>) {
             lock(&handed).extend(ids.iter().cloned());
             let mailbox = member.mailbox.clone();
             let handed = handed.clone();
-            let ack_upto = upto.clone();
+            let ack_upto = upto;
             inbox.push_mail(
                 Message::user_text(render::for_teammate(&deliver)),
                 ids.clone(),

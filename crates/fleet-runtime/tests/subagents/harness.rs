@@ -90,6 +90,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
                 session_id: "5e55a0a1-0000-4000-8000-000000000001".into(),
                 auto_approve_plans: false,
                 listen: false,
+                panes: None,
             }),
             transcripts: Some(TranscriptTarget {
                 home: FleetHome::at(home),
