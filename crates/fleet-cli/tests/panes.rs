@@ -60,7 +60,7 @@ fn pane_named(term: &Tmux, name: &str) -> Option<(String, u32)> {
     term.run(&[
         "list-panes",
         "-t",
-        "t",
+        &term.format("#{pane_id}"),
         "-F",
         "#{pane_id} #{pane_pid} #{pane_title}",
     ])

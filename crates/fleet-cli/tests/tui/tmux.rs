@@ -17,6 +17,9 @@ pub struct Tmux {
     _config: tempfile::NamedTempFile,
     /// Where the pane's shell writes fleet's exit code and the terminal's state after it.
     pub after: PathBuf,
+    /// The pane fleet runs in (`%0`): every call names it, whatever window or pane the
+    /// test opens besides.
+    pane: String,
 }
 
 /// Whether tmux is installed. CI installs it (`scripts/test`), so there a missing tmux is a
@@ -94,17 +97,21 @@ impl Tmux {
             "; echo \"exit=$?\" > {after}; stty -a >> {after}; echo done >> {after}; exec sleep 600",
             after = quote(&after.display().to_string())
         ));
-        let tmux = Self {
+        let mut tmux = Self {
             socket,
             _config: config,
             after,
+            pane: "t".into(),
         };
         let (width, height) = size;
-        tmux.run(&[
+        let pane = tmux.run(&[
             "-f",
             &tmux._config.path().display().to_string(),
             "new-session",
             "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
             "-s",
             "t",
             "-x",
@@ -115,6 +122,7 @@ impl Tmux {
             "-c",
             &line,
         ]);
+        tmux.pane = pane.trim().to_string();
         tmux
     }
 
@@ -136,19 +144,19 @@ impl Tmux {
 
     /// Text typed as is (no key names).
     pub fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-t", "t", "-l", text]);
+        self.run(&["send-keys", "-t", &self.pane, "-l", text]);
     }
 
     /// Keys by tmux's names: `Enter`, `Escape`, `C-c`, `C-b`, `BTab`, `Up`…
     pub fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
+        let mut args = vec!["send-keys", "-t", &self.pane];
         args.extend_from_slice(keys);
         self.run(&args);
     }
 
     /// What the pane shows now, one string per row.
     pub fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
+        self.run(&["capture-pane", "-p", "-t", &self.pane])
     }
 
     /// Waits until the screen shows `needle`; fails with the last screen.
@@ -176,7 +184,7 @@ impl Tmux {
         self.run(&[
             "list-panes",
             "-t",
-            "t",
+            &self.pane,
             "-F",
             "#{pane_id} #{pane_pid} #{pane_current_command}",
         ])
@@ -225,7 +233,7 @@ impl Tmux {
         self.run(&[
             "resize-window",
             "-t",
-            "t",
+            &self.pane,
             "-x",
             &width.to_string(),
             "-y",
@@ -235,7 +243,7 @@ impl Tmux {
 
     /// A tmux format of the pane (`#{alternate_on}`, `#{cursor_flag}`, `#{pane_pid}`).
     pub fn format(&self, format: &str) -> String {
-        self.run(&["display-message", "-p", "-t", "t", format])
+        self.run(&["display-message", "-p", "-t", &self.pane, format])
             .trim()
             .to_string()
     }

@@ -214,14 +214,16 @@ impl Membership {
             result: (!text.is_empty()).then_some(text),
             ..IdleNotification::default()
         });
-        let entry = self.entry(frame.to_text(), None);
-        if let Err(err) = self.team.post(LEAD_NAME, &entry) {
-            tracing::warn!("idle notification not delivered: {err}");
-        }
+        // The file first: once the lead reads the notification it may stop this teammate
+        // and mark it stopped, which a later write here must not undo.
         self.team.update_member(&self.identity.name, |m| {
             m.status = MemberStatus::Idle;
             m.extra.insert("isActive".into(), json!(false));
         });
+        let entry = self.entry(frame.to_text(), None);
+        if let Err(err) = self.team.post(LEAD_NAME, &entry) {
+            tracing::warn!("idle notification not delivered: {err}");
+        }
         self.team
             .emit(TeamEvent::TeammateIdle {
                 team: self.team.name.clone(),
