@@ -13,7 +13,7 @@ mod fork;
 mod input;
 mod isolate;
 mod lifecycle;
-mod mcp;
+pub(crate) mod mcp;
 mod message;
 mod message_from_lead;
 mod pool;

@@ -19,6 +19,7 @@
 //! - [`uds`]: the Unix socket each session listens on, for messages from other sessions.
 
 pub mod clock;
+mod enlist;
 pub mod lead;
 pub mod mate;
 pub mod member;

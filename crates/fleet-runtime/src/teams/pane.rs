@@ -8,14 +8,15 @@
 //! its pane is closed, so no pane or process is left behind; a message to it afterwards
 //! starts it again in a new pane from its own transcript.
 
+use super::enlist::{self, Enlistee};
 use super::mate::{Mate, MateState};
 use super::roster::Team;
 use super::signing::LeadKey;
 use super::{PaneSettings, LEAD_NAME};
 use crate::backends::{pidwatch, BackendKind, Pane, PaneBackend, PaneSpec};
-use crate::subagent::{AgentInput, Blueprint, Kind, MemberSpec, ParentView, Spawner};
-use fleet_protocol::{MailEntry, TeamEvent};
-use fleet_store::team::{Member, MemberStatus};
+use crate::subagent::{AgentInput, ParentView, Spawner};
+use fleet_protocol::MailEntry;
+use fleet_store::team::MemberStatus;
 use fleet_tools::permissions::PermissionMode;
 use fleet_tools::{ToolError, ToolOutput};
 use serde_json::json;
@@ -114,26 +115,14 @@ impl Spawner {
         let mode = parent.permissions.mode();
         let plan_required = mode == PermissionMode::Plan;
         let color = team.next_color();
-        let spec = Arc::new(MemberSpec {
-            team: team.name.clone(),
-            name: name.to_string(),
+        let enlistee = Enlistee {
+            team,
+            name,
             color: color.clone(),
             plan_required,
-            exit: Arc::new(AtomicBool::new(false)),
-        });
-        let bp = Arc::new(Blueprint {
-            kind: Kind::Defined(def.clone()),
-            parent: parent.clone(),
-            description: input.description.clone(),
-            name: Some(name.to_string()),
-            model: model.clone(),
-            cwd: cwd.clone(),
-            depth: 1,
-            member: Some(spec),
-            worktree: None,
-            // Its MCP servers run in its own process.
-            mcp: Arc::new(Default::default()),
-        });
+        };
+        // Its MCP servers run in its own process.
+        let bp = enlistee.blueprint(parent, &def, input, &model, cwd, Arc::default());
         let session_id = uuid::Uuid::new_v4().to_string();
         let link = Arc::new(PaneLink {
             backend: panes.backend.clone(),
@@ -157,33 +146,10 @@ impl Spawner {
             )
             .with_pane(link.clone()),
         );
-        let mut member = Member {
-            model: Some(model.clone()),
-            color: Some(color.clone()),
-            plan_mode_required: plan_required,
-            transcript_id: Some(session_id),
-            prompt: Some(input.prompt.clone()),
-            description: Some(input.description.clone()),
-            backend: link.backend_kind().as_str().to_string(),
-            ..Member::new(name, &team.name, &def.name, &cwd.display().to_string())
-        };
+        let mut member = enlist::record(&mate, team, input, &def);
+        member.backend = link.backend_kind().as_str().to_string();
         member.extra.insert("tmuxPaneId".into(), json!(""));
-        if !team.add_mate(mate.clone()) {
-            return Err(ToolError::Failed(format!(
-                "The team already has a member named {name:?}. Choose another name, or use \
-                 SendMessage to reach it."
-            )));
-        }
-        let recorded = team.store.update(&team.name, |config| {
-            config.members.retain(|m| m.name != name);
-            config.members.push(member);
-        });
-        if let Err(err) = recorded {
-            team.remove_mate(name);
-            return Err(ToolError::Failed(format!(
-                "Cannot add {name:?} to the team: {err}"
-            )));
-        }
+        enlist::enroll(team, mate.clone(), member)?;
         // Its first prompt comes through its inbox, signed, before its process exists: it
         // reads it at start, with whatever else was sent meanwhile.
         let first = MailEntry::new(
@@ -204,19 +170,7 @@ impl Spawner {
                 return Err(ToolError::Failed(err));
             }
         };
-        self.ledger()
-            .register(&mate.agent_id, def.name.as_str(), Some("main"), 1, &model);
-        team.emit(TeamEvent::TeammateSpawned {
-            team: team.name.clone(),
-            name: name.to_string(),
-            agent_id: mate.agent_id.clone(),
-            agent_type: def.name.clone(),
-            model: model.clone(),
-            color: color.clone(),
-            resumed: false,
-        })
-        .await;
-        self.ensure_lead_poller(team);
+        self.announce(team, &mate, false).await;
         let backend = link.backend_kind().as_str();
         let mut text = format!(
             "Spawned successfully. ({name} is a teammate in its own {backend} pane: a separate \
@@ -260,19 +214,7 @@ impl Spawner {
             mate.mark_stopped();
             return Err(format!("Cannot bring {:?} back: {err}", mate.name));
         }
-        team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
-        self.ledger().reopen(&mate.agent_id);
-        team.emit(TeamEvent::TeammateSpawned {
-            team: team.name.clone(),
-            name: mate.name.clone(),
-            agent_id: mate.agent_id.clone(),
-            agent_type: mate.agent_type.clone(),
-            model: mate.model.clone(),
-            color: mate.color.clone(),
-            resumed: true,
-        })
-        .await;
-        self.ensure_lead_poller(team);
+        self.announce(team, mate, true).await;
         Ok(true)
     }
 

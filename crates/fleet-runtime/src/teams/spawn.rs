@@ -1,6 +1,7 @@
 //! The Agent tool's teammate mode (`name` given), and bringing a stopped member back: when a
 //! message reaches it, or when the session that led the team is resumed.
 
+use super::enlist::{self, Enlistee};
 use super::mate::{Mate, MateState};
 use super::roster::Team;
 use super::LEAD_NAME;
@@ -8,7 +9,7 @@ use crate::context::AgentContext;
 use crate::subagent::{AgentInput, Blueprint, Kind, MemberSpec, ParentView, Run, Spawner, Start};
 use fleet_protocol::team::render;
 use fleet_protocol::{ContentBlock, Message, Role, TeamEvent};
-use fleet_store::team::{validate_member_name, Member, MemberStatus};
+use fleet_store::team::{validate_member_name, MemberStatus};
 use fleet_tools::permissions::PermissionMode;
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use serde_json::json;
@@ -78,25 +79,13 @@ impl Spawner {
         let mcp = Arc::new(self.child_mcp(&def).await?);
         let plan_required = parent.permissions.mode() == PermissionMode::Plan;
         let color = team.next_color();
-        let spec = Arc::new(MemberSpec {
-            team: team.name.clone(),
-            name: name.to_string(),
+        let enlistee = Enlistee {
+            team: &team,
+            name,
             color: color.clone(),
             plan_required,
-            exit: Arc::new(AtomicBool::new(false)),
-        });
-        let bp = Arc::new(Blueprint {
-            kind: Kind::Defined(def.clone()),
-            parent: parent.clone(),
-            description: input.description.clone(),
-            name: Some(name.to_string()),
-            model: model.clone(),
-            cwd: cwd.clone(),
-            depth: 1,
-            member: Some(spec.clone()),
-            worktree: None,
-            mcp: mcp.clone(),
-        });
+        };
+        let bp = enlistee.blueprint(parent, &def, &input, &model, cwd.clone(), mcp.clone());
         let others: Vec<String> = std::iter::once("main".to_string())
             .chain(
                 team.mates()
@@ -146,44 +135,12 @@ impl Spawner {
             mailbox,
             plan_required,
         ));
-        let member = Member {
-            model: Some(model.clone()),
-            color: Some(color.clone()),
-            plan_mode_required: plan_required,
-            transcript_id: Some(transcript_id),
-            prompt: Some(input.prompt.clone()),
-            description: Some(input.description.clone()),
-            ..Member::new(name, &team.name, &def.name, &cwd.display().to_string())
-        };
-        if !team.add_mate(mate.clone()) {
-            return Err(ToolError::Failed(format!(
-                "The team already has a member named {name:?}. Choose another name, or use \
-                 SendMessage to reach it."
-            )));
-        }
-        let recorded = team.store.update(&team.name, |config| {
-            config.members.retain(|m| m.name != name);
-            config.members.push(member);
-        });
-        if let Err(err) = recorded {
-            team.remove_mate(name);
-            return Err(ToolError::Failed(format!(
-                "Cannot add {name:?} to the team: {err}"
-            )));
-        }
-        self.ledger()
-            .register(&mate.agent_id, def.name.as_str(), Some("main"), 1, &model);
-        team.emit(TeamEvent::TeammateSpawned {
-            team: team.name.clone(),
-            name: name.to_string(),
-            agent_id: mate.agent_id.clone(),
-            agent_type: def.name.clone(),
-            model: model.clone(),
-            color: color.clone(),
-            resumed: false,
-        })
-        .await;
-        self.ensure_lead_poller(&team);
+        enlist::enroll(
+            &team,
+            mate.clone(),
+            enlist::record(&mate, &team, &input, &def),
+        )?;
+        self.announce(&team, &mate, false).await;
         let prompt = child.prompt;
         tokio::spawn(mate.clone().live(
             team.clone(),
@@ -236,19 +193,7 @@ impl Spawner {
             }
         };
         mate.remember_delivered(self.delivered_mail_of(&mate.transcript_id));
-        team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
-        self.ledger().reopen(&mate.agent_id);
-        team.emit(TeamEvent::TeammateSpawned {
-            team: team.name.clone(),
-            name: mate.name.clone(),
-            agent_id: mate.agent_id.clone(),
-            agent_type: mate.agent_type.clone(),
-            model: mate.model.clone(),
-            color: mate.color.clone(),
-            resumed: true,
-        })
-        .await;
-        self.ensure_lead_poller(team);
+        self.announce(team, mate, true).await;
         tokio::spawn(mate.clone().live(
             team.clone(),
             child.agent,
@@ -346,6 +291,36 @@ impl Spawner {
         }
         self.ensure_lead_poller(&team);
         Ok(Some(team.name.clone()))
+    }
+}
+
+impl Spawner {
+    /// A member runs (again, when `resumed`): in the ledger, active in the team file,
+    /// announced on the stream, and its mail to the lead read.
+    pub(super) async fn announce(self: &Arc<Self>, team: &Arc<Team>, mate: &Mate, resumed: bool) {
+        if resumed {
+            team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
+            self.ledger().reopen(&mate.agent_id);
+        } else {
+            self.ledger().register(
+                &mate.agent_id,
+                &mate.agent_type,
+                Some("main"),
+                1,
+                &mate.model,
+            );
+        }
+        team.emit(TeamEvent::TeammateSpawned {
+            team: team.name.clone(),
+            name: mate.name.clone(),
+            agent_id: mate.agent_id.clone(),
+            agent_type: mate.agent_type.clone(),
+            model: mate.model.clone(),
+            color: mate.color.clone(),
+            resumed,
+        })
+        .await;
+        self.ensure_lead_poller(team);
     }
 }
 
