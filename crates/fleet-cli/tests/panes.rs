@@ -176,7 +176,23 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
     for (pane, pid) in [(&alpha_pane, alpha_pid), (&beta_pane, beta_pid)] {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
         assert_eq!(comm.trim(), "fleet", "pane {pane} runs fleet itself");
+        // The API key reached it through a file it read and removed: never on its command
+        // line, never in the environment tmux gave it.
+        for part in ["cmdline", "environ"] {
+            let seen = std::fs::read(format!("/proc/{pid}/{part}")).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&seen).contains("sk-test"),
+                "the key is in the teammate's {part}"
+            );
+        }
     }
+    let team = team_config(&project)["name"].as_str().unwrap().to_string();
+    let secrets = project.fleet_home.join("teams").join(team).join("secrets");
+    assert_eq!(
+        std::fs::read_dir(&secrets).unwrap().count(),
+        0,
+        "every teammate removed its secrets file"
+    );
     // Teammate → lead → teammate.
     term.wait_for("HELLO-FROM-ALPHA");
     term.wait_for_in(&alpha_pane, "ALPHA-GOT-REPLY");

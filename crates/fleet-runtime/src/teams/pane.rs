@@ -45,6 +45,9 @@ pub(crate) struct PaneLink {
     mode: PermissionMode,
     /// Whether a process was ever started (a restart resumes its session).
     started: AtomicBool,
+    /// The secrets file written for its latest start: the teammate removes it as it starts;
+    /// the lead removes it when the process ends without having done so.
+    secrets: Mutex<Option<std::path::PathBuf>>,
 }
 
 impl std::fmt::Debug for PaneLink {
@@ -132,6 +135,7 @@ impl Spawner {
             session_id: session_id.clone(),
             mode,
             started: AtomicBool::new(false),
+            secrets: Mutex::new(None),
         });
         let mailbox = team.mailbox(name).map_err(ToolError::Failed)?;
         let mate = Arc::new(
@@ -281,6 +285,9 @@ fn pane_spec(team: &Team, mate: &Mate, link: &PaneLink, resume: bool) -> Result<
     if !settings.secret_env.is_empty() {
         let file = secrets_file(team, &mate.name, &settings.secret_env)?;
         env.push((TEAMMATE_ENV_FILE.to_string(), file.display().to_string()));
+        if let Some(stale) = lock(&link.secrets).replace(file) {
+            let _ = std::fs::remove_file(stale);
+        }
     }
     Ok(PaneSpec {
         name: mate.name.clone(),
@@ -349,6 +356,10 @@ async fn watch(team: Arc<Team>, mate: Arc<Mate>, link: Arc<PaneLink>, pane: Pane
     }
     // Its agreement may still sit unread in the lead's inbox: the process can end before
     // the lead's poller has read its last words.
+    if let Some(secrets) = lock(&link.secrets).take() {
+        // Gone already when the teammate read it; there when it died first.
+        let _ = std::fs::remove_file(secrets);
+    }
     let agreed = mate.exit.load(Ordering::Acquire) || agreed_in_mail(&team, &mate.name);
     if agreed {
         mate.exit.store(true, Ordering::Release);
