@@ -14,7 +14,7 @@
 //!
 //! iTerm2 starts nothing by itself: the command is *typed* into the new pane's shell (the
 //! person's bash, zsh or fish). So it is one line, `cd '<cwd>' && exec env -- 'K=V' …
-//! 'argv0' 'arg' …`, every word quoted by [`sh_quote`](super::sh_quote), and words holding a
+//! 'argv0' 'arg' …`, every word quoted by [`sh_quote`], and words holding a
 //! control character other than a newline are refused: typed into a terminal, a Ctrl-C or a
 //! Tab would act as a key, not arrive as text. The pid is not known (iTerm2 does not say).
 

@@ -17,6 +17,13 @@
 //! - [`tools`]: TeamCreate, TeamDelete, the shared task list's tools, and a teammate's
 //!   ExitPlanMode.
 //! - [`uds`]: the Unix socket each session listens on, for messages from other sessions.
+//! - [`pane`]: pane teammates, the lead's side: each its own `fleet` process in a terminal
+//!   pane, watched, restarted on the next message, closed with the lead (`pane_mail`: their
+//!   frames in the lead's inbox).
+//! - [`member`]: pane teammates, their own side: a session that is a member of a team another
+//!   session leads.
+//! - [`signing`]: the lead's Ed25519 signatures on what it writes to pane teammates.
+//! - `enlist`: what every new teammate goes through, wherever it runs.
 
 pub mod clock;
 mod enlist;
