@@ -8,6 +8,7 @@
 //! still reads it).
 
 use super::clock;
+use super::handed::Handed;
 use super::roster::Team;
 use crate::subagent::Spawner;
 use fleet_protocol::team::frames::{Frame, PlanApprovalResponse};
@@ -15,7 +16,7 @@ use fleet_protocol::team::render;
 use fleet_protocol::{MailEntry, Message};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 impl Spawner {
     /// Starts the team's lead poller unless one runs.
@@ -34,7 +35,7 @@ impl Spawner {
         let delivered = self.lead_delivered();
         *poller = Some(tokio::spawn(async move {
             // Mail handed to the main agent but not yet taken in: not handed over twice.
-            let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
+            let handed = Handed::default();
             // Frames the poller acted on itself (a pane teammate's permission question): not
             // acted on twice while they wait to be acknowledged with the rest.
             let mut consumed: HashSet<String> = HashSet::new();
@@ -53,15 +54,12 @@ impl Spawner {
                             .collect();
                         let entries =
                             super::pane_mail::take_frames(&spawner, &team, entries, &mut consumed);
-                        let (fresh, nothing_handed): (Vec<MailEntry>, bool) = {
-                            let mut handed = lock(&handed);
-                            let fresh = entries
-                                .into_iter()
-                                .filter(|e| !delivered.contains(&e.msg_id))
-                                .filter(|e| handed.insert(e.msg_id.clone()))
-                                .collect();
-                            (fresh, handed.is_empty())
-                        };
+                        let fresh: Vec<MailEntry> = entries
+                            .into_iter()
+                            .filter(|e| !delivered.contains(&e.msg_id))
+                            .filter(|e| handed.insert(&e.msg_id))
+                            .collect();
+                        let nothing_handed = handed.is_empty();
                         // Only mail already read, or lines that are not mail: consumed now, or
                         // they would count as unread forever.
                         if nothing_handed {
@@ -73,23 +71,14 @@ impl Spawner {
                         if !fresh.is_empty() {
                             auto_approve(&team, &fresh);
                             let ids: Vec<String> = fresh.iter().map(|e| e.msg_id.clone()).collect();
-                            let mailbox = team.lead_mailbox.clone();
-                            let upto = unread.upto;
-                            let handed = handed.clone();
                             let activity = team.clone();
-                            inbox.push_mail(
+                            handed.hand_over(
+                                &inbox,
+                                &team.lead_mailbox,
+                                unread.upto,
                                 Message::user_text(render::for_lead(&fresh)),
-                                ids.clone(),
-                                Box::new(move || {
-                                    if let Err(err) = mailbox.ack(&upto) {
-                                        tracing::warn!("cannot mark the lead's mail read: {err}");
-                                    }
-                                    let mut handed = lock(&handed);
-                                    for id in ids {
-                                        handed.remove(&id);
-                                    }
-                                    activity.poke();
-                                }),
+                                ids,
+                                move || activity.poke(),
                             );
                             team.poke();
                         }
@@ -141,8 +130,4 @@ fn auto_approve(team: &Team, entries: &[MailEntry]) {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

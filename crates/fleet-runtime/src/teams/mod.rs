@@ -27,6 +27,7 @@
 
 pub mod clock;
 mod enlist;
+mod handed;
 pub mod lead;
 pub mod mate;
 pub mod member;

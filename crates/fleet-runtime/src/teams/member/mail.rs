@@ -2,17 +2,17 @@
 //! come from the lead must carry the lead's signature.
 
 use super::{lock, Membership, MAIL_BATCH};
+use crate::teams::handed::Handed;
 use crate::teams::signing::Verdict;
 use fleet_protocol::team::frames::Frame;
 use fleet_protocol::team::render;
 use fleet_protocol::{MailEntry, Message, TeamEvent};
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Reads the inbox for as long as the membership lasts.
 pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::Inbox>) {
     // Mail handed to the session but not yet committed: not handed over twice.
-    let handed: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let handed = Handed::default();
     loop {
         let unread = match member.mailbox.unread_at_most(MAIL_BATCH) {
             Ok(unread) => unread,
@@ -28,7 +28,7 @@ pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::
         let upto = unread.upto;
         let mut deliver = Vec::new();
         for entry in unread.entries {
-            if lock(&handed).contains(&entry.msg_id) {
+            if handed.contains(&entry.msg_id) {
                 continue;
             }
             if let Some(entry) = member.screen(entry).await {
@@ -36,7 +36,7 @@ pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::
             }
         }
         if deliver.is_empty() {
-            if lock(&handed).is_empty() {
+            if handed.is_empty() {
                 // Refused, answered or stale entries only: consumed now.
                 if let Err(err) = member.mailbox.ack(&upto) {
                     tracing::warn!("cannot mark mail read: {err}");
@@ -44,22 +44,13 @@ pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::
             }
         } else {
             let ids: Vec<String> = deliver.iter().map(|e| e.msg_id.clone()).collect();
-            lock(&handed).extend(ids.iter().cloned());
-            let mailbox = member.mailbox.clone();
-            let handed = handed.clone();
-            let ack_upto = upto;
-            inbox.push_mail(
+            handed.hand_over(
+                &inbox,
+                &member.mailbox,
+                upto,
                 Message::user_text(render::for_teammate(&deliver)),
-                ids.clone(),
-                Box::new(move || {
-                    if let Err(err) = mailbox.ack(&ack_upto) {
-                        tracing::warn!("cannot mark mail read: {err}");
-                    }
-                    let mut handed = lock(&handed);
-                    for id in ids {
-                        handed.remove(&id);
-                    }
-                }),
+                ids,
+                || {},
             );
         }
         tokio::select! {
