@@ -237,9 +237,21 @@ async fn the_leads_exit_closes_its_teammates_panes_and_ends_their_processes() {
     term.wait_for_in(&beta_pane, "teammate idle");
     term.type_text("/exit");
     term.keys(&["Enter"]);
-    // Teammates are running: the person is asked whether to stop them.
-    term.wait_for("stop them and quit");
-    term.keys(&["s"]);
+    // While teammates run, the person is asked whether to stop them (whether they count as
+    // running at this instant depends on when their idle notices arrived).
+    let start = Instant::now();
+    while !term.after.exists() {
+        if term.screen().contains("stop them and quit") {
+            term.keys(&["s"]);
+            break;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "the lead neither asked nor left:\n{}",
+            term.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let after = term.after_exit();
     assert!(after.starts_with("exit=0"), "the lead's exit: {after}");
     eventually("the teammates' processes to end", || {
