@@ -13,13 +13,16 @@ mod mcp_list;
 mod mcp_serve;
 mod model_choice;
 mod print;
+mod remote_cmd;
 mod sessions;
 mod settings;
 mod settings_flags;
 mod team_cmd;
+mod ultraplan_cmd;
 mod unsupported_flags;
 mod verify;
 mod visible;
+mod worker_cmd;
 mod worktrees_cmd;
 
 use clap::{Parser, Subcommand};
@@ -60,6 +63,14 @@ enum Command {
     /// serve fleet's own tools over MCP.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Run a remote worker: take agent jobs from a NATS JetStream queue and run them here.
+    Worker(worker_cmd::WorkerArgs),
+    /// Remote agents: workers and jobs on the broker, and a job's log.
+    #[command(subcommand)]
+    Remote(remote_cmd::RemoteCommand),
+    /// Plan on a remote worker (plan mode, the strongest model) while this terminal stays
+    /// free; then approve, reject with feedback, teleport the plan here, or stop.
+    Ultraplan(ultraplan_cmd::UltraplanArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -143,6 +154,9 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Verify(args)) => verify::run(args).await,
         Some(Command::Worktrees(cmd)) => worktrees_cmd::run(cmd).await,
         Some(Command::Mcp(cmd)) => mcp_cmd::run(cmd).await,
+        Some(Command::Worker(args)) => worker_cmd::run(args).await,
+        Some(Command::Remote(cmd)) => remote_cmd::run(cmd).await,
+        Some(Command::Ultraplan(args)) => ultraplan_cmd::run(args).await,
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

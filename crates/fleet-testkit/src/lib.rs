@@ -107,6 +107,7 @@ mod error;
 mod http_error;
 mod mcp_fault;
 mod mcp_sse;
+mod nats;
 mod openai;
 mod record;
 mod scenario;
@@ -118,6 +119,7 @@ mod view;
 pub use error::TestkitError;
 pub use mcp_fault::{mcp_everything_entry, mcp_fault_server};
 pub use mcp_sse::{serve_mcp_sse, McpSseOptions};
+pub use nats::{nats_server_binary, NatsServer};
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
     CacheConfig, Fault, OpenAiOptions, ReplyBlock, RequestLog, Rule, Scenario, StatusFault,

@@ -106,6 +106,8 @@ pub struct SpawnerConfig {
     /// The session's hooks (from settings files); every agent runs them, and an agent started
     /// from a definition adds its own.
     pub hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// Remote workers for `isolation: "remote"`; `None` refuses it, naming how to set one up.
+    pub remote: Option<Arc<dyn crate::remote::RemoteLauncher>>,
 }
 
 /// The session's MCP servers as children need them: what is configured, and what started.
@@ -145,6 +147,7 @@ impl SpawnerConfig {
             skills: Arc::default(),
             effort: None,
             hooks: None,
+            remote: None,
         }
     }
 }

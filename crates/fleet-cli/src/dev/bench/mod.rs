@@ -21,6 +21,7 @@ mod fork_report;
 mod long;
 mod mcp;
 mod mcp_raw;
+mod remote;
 mod sandbox;
 mod session;
 mod team;
@@ -53,6 +54,9 @@ pub enum BenchCommand {
     /// N isolated agents in one reply against the same N without isolation: wall time of
     /// creating and removing N worktrees, and a check that none is left.
     Worktrees(worktrees::WorktreesArgs),
+    /// Remote workers on a local nats-server: N trivial jobs over W workers; jobs per second
+    /// and queue-to-start latency p50/p99.
+    Remote(remote::RemoteArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -85,6 +89,7 @@ pub async fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Team(args) => team::team(args).await,
         BenchCommand::Tui(args) => tui::tui(args),
         BenchCommand::Worktrees(args) => worktrees::worktrees(args).await,
+        BenchCommand::Remote(args) => remote::remote(args).await,
     }
 }
 

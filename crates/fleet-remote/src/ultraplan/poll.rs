@@ -1,0 +1,1 @@
+//! The detached poll. PLACEHOLDER.

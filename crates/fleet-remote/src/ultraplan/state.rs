@@ -1,0 +1,1 @@
+//! The Ultraplan lifecycle. PLACEHOLDER.
