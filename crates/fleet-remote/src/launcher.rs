@@ -1,10 +1,14 @@
 //! The runtime's `isolation: "remote"` on NATS: a [`RemoteLauncher`] that turns the request
 //! into a job, follows its events into task updates, stops it on cancel and fetches its
 //! branch at the end.
-//! PLACEHOLDER: written in the client helper's branch.
 
+mod follow;
+
+use crate::client::Remote;
+use crate::job::{AgentSpec, Job, JobKind, DEFAULT_MAX_DELIVER};
 use fleet_runtime::remote::{RemoteLaunched, RemoteLauncher, RemoteRequest};
 use futures::future::BoxFuture;
+use tokio::sync::{mpsc, OnceCell};
 use tokio_util::sync::CancellationToken;
 
 /// Launches remote agents through the broker at `url`, connecting on first use (a session
@@ -12,20 +16,91 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug)]
 pub struct NatsLauncher {
     pub url: String,
+    remote: OnceCell<Remote>,
 }
 
 impl NatsLauncher {
     pub fn new(url: impl Into<String>) -> Self {
-        Self { url: url.into() }
+        Self {
+            url: url.into(),
+            remote: OnceCell::new(),
+        }
+    }
+
+    /// The connection, made by the first launch and shared by the later ones.
+    async fn remote(&self) -> Result<&Remote, String> {
+        self.remote
+            .get_or_try_init(|| Remote::connect(&self.url))
+            .await
+            .map_err(|e| e.to_string())
     }
 }
 
 impl RemoteLauncher for NatsLauncher {
     fn launch(
         &self,
-        _request: RemoteRequest,
-        _cancel: CancellationToken,
+        request: RemoteRequest,
+        cancel: CancellationToken,
     ) -> BoxFuture<'_, Result<RemoteLaunched, String>> {
-        Box::pin(async move { Err("PLACEHOLDER".to_string()) })
+        Box::pin(async move {
+            let remote = self.remote().await?.clone();
+            let repo = remote
+                .snapshot_repo(&request.cwd)
+                .await
+                .map_err(|e| format!("cannot send the repository to the workers: {e}"))?;
+            let in_repo = repo.is_some();
+            let job = job_for(&request, repo);
+            let submitted = remote.submit(job).await.map_err(|e| e.to_string())?;
+            let (updates, receiver) = mpsc::channel(64);
+            let follower = follow::Follower {
+                remote,
+                task_id: submitted.task_id.clone(),
+                repo: in_repo.then(|| request.cwd.clone()),
+                updates,
+                cancel,
+            };
+            tokio::spawn(follower.run());
+            Ok(RemoteLaunched {
+                session_url: submitted.session_url,
+                updates: receiver,
+            })
+        })
     }
+}
+
+/// The job for `request`: the definition travels whole, so a worker without the caller's
+/// agent files runs the same agent; credentials never do.
+pub fn job_for(request: &RemoteRequest, repo: Option<crate::job::RepoRef>) -> Job {
+    Job {
+        task_id: request.task_id.clone(),
+        kind: JobKind::Agent,
+        description: request.description.clone(),
+        prompt: request.prompt.clone(),
+        agent: AgentSpec {
+            name: request.agent_type.clone(),
+            definition: Some(request.definition.clone()),
+            append_system_prompt: None,
+        },
+        model: Some(request.model.clone()).filter(|m| !m.trim().is_empty()),
+        permission_mode: request.permission_mode.clone(),
+        allowed_tools: request.allow.clone(),
+        disallowed_tools: request.deny.clone(),
+        repo,
+        labels: Vec::new(),
+        max_deliver: DEFAULT_MAX_DELIVER,
+        queued_ms: crate::now_ms(),
+        origin: origin(&request.cwd),
+    }
+}
+
+/// `host:/folder`, for `fleet remote status`.
+pub fn origin(cwd: &std::path::Path) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into());
+    format!("{host}:{}", cwd.display())
 }
