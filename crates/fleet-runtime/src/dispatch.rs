@@ -186,9 +186,12 @@ impl Dispatcher<'_> {
         let access = tool.access(&call.input, self.ctx);
         let read_only = tool.is_read_only_call(&call.input, self.ctx);
         let sandboxed = !read_only && tool.is_sandboxed_call(&call.input, self.ctx);
-        let decision =
+        let mut decision =
             self.permissions
                 .check_call(tool.name(), read_only, sandboxed, &access, &self.ctx.cwd);
+        if tool.asks_always() && decision.is_allowed() {
+            decision = always_asks(decision, &self.ctx.cwd);
+        }
         let reason = note_for(&decision.reason);
         let run = |call| self.call_hooked(tool, call, pre_context.clone());
         // A hook's allow answers the question a prompt would ask (in dontAsk too, where that
@@ -363,5 +366,24 @@ fn note_for(reason: &DecisionReason) -> impl Fn(&str) -> PermissionNote + '_ {
         DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
         DecisionReason::Protected(_) => note(decision, "protected", None),
         DecisionReason::Sandboxed => note(decision, "sandbox", None),
+    }
+}
+
+/// The question a tool that always asks puts (ExitPlanMode): an ask rule naming the tool,
+/// so the person reads why they are asked.
+fn always_asks(decision: Decision, cwd: &std::path::Path) -> Decision {
+    let rule = fleet_tools::permissions::Rule::parse(
+        fleet_tools::permissions::RuleKind::Ask,
+        &decision.tool,
+        cwd.to_path_buf(),
+        "fleet (this tool always asks the user)",
+    );
+    Decision {
+        behavior: Behavior::Ask,
+        reason: match rule {
+            Ok(rule) => DecisionReason::Rule(Arc::new(rule)),
+            Err(_) => decision.reason,
+        },
+        ..decision
     }
 }

@@ -115,6 +115,11 @@ pub trait Tool: Send + Sync {
     /// What this input would touch. An input that does not parse yields `Access::Other`; the
     /// call itself then fails with the validation error.
     fn access(&self, input: &Value, ctx: &ToolContext) -> Access;
+    /// Whether every call is the person's decision, whatever the mode and rules would allow
+    /// (leaving plan mode): such a call asks where it would have been allowed.
+    fn asks_always(&self) -> bool {
+        false
+    }
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 

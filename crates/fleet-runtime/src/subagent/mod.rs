@@ -16,6 +16,7 @@ mod lifecycle;
 pub(crate) mod mcp;
 mod message;
 mod message_from_lead;
+mod plan_exit;
 mod pool;
 mod report;
 mod run;
@@ -32,6 +33,7 @@ pub use fork::{
 pub use input::{AgentInput, Features, Orchestration};
 pub(crate) use lifecycle::Run;
 pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
+pub use plan_exit::{MainExitPlanMode, APPROVED as PLAN_APPROVED};
 pub use tool::AgentTool;
 
 /// The tools that direct other agents. Coordinator workers get none of them: only the
@@ -49,7 +51,7 @@ use crate::tasks::TaskRegistry;
 use fleet_model::{Catalog, ModelClient};
 use fleet_protocol::ToolDefinition;
 use fleet_store::FleetHome;
-use fleet_tools::permissions::Permissions;
+use fleet_tools::permissions::{PermissionMode, Permissions};
 use fleet_tools::sandbox::SandboxConfig;
 use fleet_tools::{ToolPool, Workspace};
 use std::collections::HashMap;
@@ -390,12 +392,17 @@ impl Spawner {
         });
         let _ = self.main_view.set(view.clone());
         if !self.config.features.coordinator() {
-            // ExitPlanMode is a teammate's way to its lead; the lead has none above it.
-            return self.assemble(
+            // A teammate's ExitPlanMode goes to its lead; the main agent has none above it,
+            // and presents its plan to the person instead when the session starts in plan mode.
+            let mut pool = self.assemble(
                 &view,
                 |name| keep(name) && name != "ExitPlanMode",
                 Restriction::None,
             );
+            if view.permissions.mode() == PermissionMode::Plan && keep("ExitPlanMode") {
+                pool.insert(Arc::new(MainExitPlanMode::new(view.permissions.clone())));
+            }
+            return pool;
         }
         let _ = view.grantable.set(self.worker_tools(&keep));
         self.assemble(
