@@ -43,7 +43,7 @@ pub enum Orchestration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Features {
     pub background: bool,
-    /// `isolation: worktree | remote` (later).
+    /// `isolation: worktree | remote`: worktrees or remote workers are at hand.
     pub isolation: bool,
     /// `team_name` for teammates (later).
     pub teams: bool,
@@ -94,6 +94,9 @@ impl AgentInput {
             return Err(unsupported("run_in_background"));
         }
         if self.isolation.is_some() && !features.isolation {
+            if self.isolation.as_deref().map(str::trim) == Some("remote") {
+                return Err(super::remote::NO_WORKERS.into());
+            }
             return Err(unsupported("isolation"));
         }
         if self.name.is_some() && !(features.names || features.teams) {

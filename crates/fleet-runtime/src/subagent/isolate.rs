@@ -35,21 +35,9 @@ impl Spawner {
         input: &AgentInput,
         def: &AgentDefinition,
     ) -> Result<Option<Isolate>, ToolError> {
-        let asked = match input.isolation.as_deref().map(str::trim) {
-            Some("worktree") => Some(Isolation::Worktree),
-            Some("remote") => Some(Isolation::Remote),
-            Some(other) => {
-                return Err(ToolError::Failed(format!(
-                    "`isolation` {other:?} is not one fleet knows: use \"worktree\"."
-                )))
-            }
-            None => def.isolation,
-        };
-        match asked {
-            Some(Isolation::Remote) => Err(ToolError::failed(
-                "`isolation: remote` needs remote workers, which this version of fleet does \
-                 not have yet; use \"worktree\" to isolate the agent on this machine.",
-            )),
+        match requested_isolation(input, def)? {
+            // Routed to a worker before anything is made here (see `remote`).
+            Some(Isolation::Remote) => Err(ToolError::failed(super::remote::NO_WORKERS)),
             Some(Isolation::Worktree) => {
                 // A WorktreeCreate hook makes the worktree instead of fleet's manager.
                 if !crate::hooks::worktree::hooks_make_worktrees(self.config.hooks.as_ref()) {
@@ -157,6 +145,21 @@ impl Spawner {
                 None
             }
         }
+    }
+}
+
+/// The isolation the call asks for, else its definition's.
+pub(crate) fn requested_isolation(
+    input: &AgentInput,
+    def: &AgentDefinition,
+) -> Result<Option<Isolation>, ToolError> {
+    match input.isolation.as_deref().map(str::trim) {
+        Some("worktree") => Ok(Some(Isolation::Worktree)),
+        Some("remote") => Ok(Some(Isolation::Remote)),
+        Some(other) => Err(ToolError::Failed(format!(
+            "`isolation` {other:?} is not one fleet knows: use \"worktree\" or \"remote\"."
+        ))),
+        None => Ok(def.isolation),
     }
 }
 

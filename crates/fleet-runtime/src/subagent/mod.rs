@@ -18,6 +18,7 @@ mod message;
 mod message_from_lead;
 mod plan_exit;
 mod pool;
+mod remote;
 mod report;
 mod run;
 mod scoped;
@@ -437,7 +438,7 @@ impl Spawner {
     pub fn features(&self) -> Features {
         let mut features = self.config.features;
         features.teams = self.teams.is_some();
-        features.isolation = self.config.worktrees.is_some();
+        features.isolation = self.config.worktrees.is_some() || self.config.remote.is_some();
         features
     }
 

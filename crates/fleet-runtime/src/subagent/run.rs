@@ -128,6 +128,21 @@ impl Spawner {
             ),
             Kind::Fork(base) => (base.model.clone(), ctx.cwd.clone()),
         };
+        if let Kind::Defined(def) = &kind {
+            if super::isolate::requested_isolation(&input, def)? == Some(Isolation::Remote) {
+                // It runs on a worker: no local slot, worktree or servers.
+                drop(slot);
+                let call = super::remote::RemoteCall {
+                    parent,
+                    input: &input,
+                    def,
+                    model,
+                    cwd,
+                    depth,
+                };
+                return Box::pin(self.launch_remote(call, ctx)).await;
+            }
+        }
         let isolate = match &kind {
             Kind::Defined(def) => self.isolation_for(&input, def)?,
             Kind::Fork(_) => None,
@@ -300,16 +315,14 @@ impl Spawner {
     }
 
     pub(crate) fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
-        let Some(isolation) = def.isolation.filter(|_| !self.features().isolation) else {
+        // A remote agent needs no worktrees here; without workers its launch says so.
+        if def.isolation != Some(Isolation::Worktree) || self.config.worktrees.is_some() {
             return Ok(());
-        };
-        let isolation = match isolation {
-            Isolation::Worktree => "worktree",
-            Isolation::Remote => "remote",
-        };
+        }
         Err(ToolError::Failed(format!(
-            "Agent type {:?} asks for isolation: {isolation}, which this version of fleet \
-             cannot provide yet; use another agent type or do the work yourself.",
+            "Agent type {:?} asks for isolation: worktree, which this session cannot provide \
+             (it has no fleet home to keep worktrees in); use another agent type or do the \
+             work yourself.",
             def.name
         )))
     }

@@ -56,6 +56,8 @@ pub enum TaskKind {
     Agent,
     /// A Bash command the user moved to the background (`local_bash`).
     Shell,
+    /// An agent running on a remote worker (`remote_agent`).
+    Remote,
 }
 
 impl TaskKind {
@@ -64,6 +66,7 @@ impl TaskKind {
         match self {
             TaskKind::Agent => "local_agent",
             TaskKind::Shell => "local_bash",
+            TaskKind::Remote => "remote_agent",
         }
     }
 }
@@ -215,7 +218,9 @@ impl TaskRegistry {
                 tool_use_id: entry.task.tool_use_id.clone(),
                 status,
                 summary: match entry.kind {
-                    TaskKind::Agent => summary(&entry.task.description, status, &result),
+                    TaskKind::Agent | TaskKind::Remote => {
+                        summary(&entry.task.description, status, &result)
+                    }
                     TaskKind::Shell => shell_summary(&entry.task.description, status),
                 },
                 result,

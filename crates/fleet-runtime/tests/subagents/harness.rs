@@ -39,6 +39,8 @@ pub(crate) struct Setup<'a> {
     pub teams: bool,
     /// The main agent's live controls.
     pub controls: Option<fleet_runtime::SessionControls>,
+    /// Remote workers for `isolation: "remote"`.
+    pub remote: Option<Arc<dyn fleet_runtime::remote::RemoteLauncher>>,
 }
 
 impl Default for Setup<'_> {
@@ -54,6 +56,7 @@ impl Default for Setup<'_> {
             orchestration: Orchestration::Plain,
             teams: false,
             controls: None,
+            remote: None,
         }
     }
 }
@@ -97,6 +100,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
                 project: dir.to_path_buf(),
                 session_id: "sess-1".into(),
             }),
+            remote: setup.remote,
             ..SpawnerConfig::new(
                 client(server),
                 catalog.clone(),

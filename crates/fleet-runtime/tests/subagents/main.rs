@@ -14,5 +14,6 @@ mod foreground;
 mod fork;
 mod limits;
 mod messages;
+mod remote;
 mod restrictions;
 mod teams;
