@@ -56,7 +56,8 @@ pub async fn remote(args: RemoteArgs) -> anyhow::Result<()> {
     }
     let dir = tempfile::tempdir().context("creating a scratch folder")?;
     let scenario = dir.path().join("scenario.json");
-    let rules = json!({"request_log": "count_only", "rules": [{"respond": [{"text": "job done"}]}]});
+    let rules =
+        json!({"request_log": "count_only", "rules": [{"respond": [{"text": "job done"}]}]});
     std::fs::write(&scenario, rules.to_string()).context("writing the scenario")?;
     let (model, base_url) = super::start_server(&scenario)?;
     let mut reaped = Reaped(vec![model]);
@@ -65,9 +66,13 @@ pub async fn remote(args: RemoteArgs) -> anyhow::Result<()> {
     };
     let remote = Remote::connect(&nats.url()).await?;
     for i in 0..args.workers {
-        reaped
-            .0
-            .push(start_worker(dir.path(), &base_url, &nats.url(), args.slots, i)?);
+        reaped.0.push(start_worker(
+            dir.path(),
+            &base_url,
+            &nats.url(),
+            args.slots,
+            i,
+        )?);
     }
     wait_for_workers(&remote, args.workers).await?;
 
@@ -179,10 +184,7 @@ async fn submit(remote: &Remote, description: &str) -> anyhow::Result<String> {
 }
 
 /// Waits until every task of `ids` ended; for each, its queue-to-start latency and end state.
-async fn wait_all(
-    remote: &Remote,
-    ids: &HashSet<String>,
-) -> anyhow::Result<Vec<(u64, TaskState)>> {
+async fn wait_all(remote: &Remote, ids: &HashSet<String>) -> anyhow::Result<Vec<(u64, TaskState)>> {
     let mut watch = remote
         .broker()
         .tasks
