@@ -282,12 +282,14 @@ mod host {
     }
 }
 
-/// A `sleep` with an argument no other process has, so the test can find it by name.
+/// A `sleep` with an argument no other process has, so the test can find it by its whole
+/// command line (`pgrep -xf`: the lead's and the job's own command lines name it too, inside
+/// their `--allowedTools`).
 const SLEEP: &str = "sleep 47.25";
 
 fn pids_of(pattern: &str) -> Vec<u32> {
     let out = std::process::Command::new("pgrep")
-        .args(["-f", pattern])
+        .args(["-xf", pattern])
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout)
