@@ -54,6 +54,9 @@ pub struct Settings {
     pub hooks: Vec<(serde_json::Value, PathBuf)>,
     /// `teammateMode`: where teammates run (`auto`, `in-process`, `tmux`, `iterm2`).
     pub teammate_mode: Option<fleet_runtime::backends::detect::TeammateMode>,
+    /// `remote.natsUrl`: the NATS server remote workers take jobs from (FLEET_NATS_URL and
+    /// `--nats` win over it).
+    pub nats_url: Option<String>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -92,6 +95,15 @@ struct File {
     #[serde(default)]
     effort: Option<serde_json::Value>,
     hooks: Option<serde_json::Value>,
+    #[serde(default)]
+    remote: Option<RemoteFile>,
+}
+
+/// The `remote` object: `{"natsUrl": "nats://host:4222"}`.
+#[derive(Debug, Default, Deserialize)]
+struct RemoteFile {
+    #[serde(default, rename = "natsUrl")]
+    nats_url: Option<String>,
 }
 
 /// `$FLEET_HOME`, else `~/.fleet`.
@@ -221,6 +233,13 @@ impl Settings {
                 fleet_runtime::effort::parse_effort(&text)
                     .map_err(|e| anyhow::anyhow!("{}: `effort`: {e}", path.display()))?,
             );
+        }
+        if let Some(url) = file
+            .remote
+            .and_then(|r| r.nats_url)
+            .filter(|u| !u.trim().is_empty())
+        {
+            settings.nats_url = Some(url.trim().to_string());
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;

@@ -161,6 +161,11 @@ pub fn agent(
                 .map(|home| Arc::new(fleet_runtime::isolation::WorktreeManager::new(&home))),
             skills: skills.clone(),
             effort: effort.clone(),
+            // Connected on the first `isolation: "remote"` call, not before.
+            remote: crate::remote_cmd::configured_url(None, Some(settings)).map(|url| {
+                Arc::new(fleet_remote::launcher::NatsLauncher::new(url))
+                    as Arc<dyn fleet_runtime::remote::RemoteLauncher>
+            }),
             base_tools: {
                 let mut base = ToolPool::builtin();
                 if !skills.is_empty() {

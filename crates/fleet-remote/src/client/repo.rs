@@ -40,6 +40,7 @@ impl Remote {
             head: snapshot.head,
             snapshot: snapshot.snapshot,
             branch: snapshot.branch,
+            subdir: snapshot.subdir,
         }))
     }
 

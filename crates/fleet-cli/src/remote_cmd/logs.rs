@@ -1,0 +1,265 @@
+//! `fleet remote logs <task>`: a job's events replayed one per line — assistant text, tool
+//! calls (name and a short input), their results and the worker's own lines — or as the raw
+//! JSON lines, and with `--follow` until the task ends.
+
+use super::status::one_line;
+use fleet_remote::client::RemoteEvent;
+use fleet_remote::{Remote, RemoteError};
+use futures::StreamExt;
+use serde_json::Value;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub(super) async fn run(
+    remote: &Remote,
+    task: &str,
+    json: bool,
+    follow: bool,
+) -> anyhow::Result<ExitCode> {
+    if remote.record(task).await?.is_none() {
+        return Err(RemoteError::UnknownTask(task.to_string()).into());
+    }
+    let mut stdout = std::io::stdout().lock();
+    if !follow {
+        for event in remote.logs(task).await? {
+            print_event(&mut stdout, &event, json)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut events = remote.events(task, 0).await?;
+    while let Some(event) = events.next().await {
+        let event = event?;
+        print_event(&mut stdout, &event, json)?;
+        stdout.flush()?;
+        if is_end(&event.line) {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_event(out: &mut impl Write, event: &RemoteEvent, json: bool) -> std::io::Result<()> {
+    if json {
+        return writeln!(out, "{}", event.line);
+    }
+    for line in render(event) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The worker's last line for a job.
+fn is_end(line: &Value) -> bool {
+    line["type"] == "fleet_remote" && line["event"] == "ended"
+}
+
+/// One event as lines a person reads (an assistant message may hold several blocks).
+pub(crate) fn render(event: &RemoteEvent) -> Vec<String> {
+    let line = &event.line;
+    let prefix = if event.attempt > 1 {
+        format!("[attempt {}] ", event.attempt)
+    } else {
+        String::new()
+    };
+    let lines = match line["type"].as_str().unwrap_or_default() {
+        "fleet_remote" => vec![worker_line(line)],
+        "assistant" => blocks(&line["message"]["content"], assistant_block),
+        "user" => blocks(&line["message"]["content"], result_block),
+        "system" => vec![format!(
+            "system: {}{}",
+            line["subtype"].as_str().unwrap_or("event"),
+            line["model"]
+                .as_str()
+                .map(|m| format!(" (model {m})"))
+                .unwrap_or_default()
+        )],
+        "result" => vec![format!(
+            "result: {}{}",
+            line["subtype"].as_str().unwrap_or("done"),
+            line["result"]
+                .as_str()
+                .map(|r| format!(" — {}", one_line(r, 200)))
+                .unwrap_or_default()
+        )],
+        other => vec![other.to_string()],
+    };
+    lines
+        .into_iter()
+        .map(|text| format!("{prefix}{text}"))
+        .collect()
+}
+
+fn blocks(content: &Value, one: fn(&Value) -> Option<String>) -> Vec<String> {
+    match content {
+        Value::String(text) => vec![format!("user: {}", one_line(text, 200))],
+        Value::Array(blocks) => blocks.iter().filter_map(one).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn assistant_block(block: &Value) -> Option<String> {
+    match block["type"].as_str()? {
+        "text" => Some(format!(
+            "assistant: {}",
+            one_line(block["text"].as_str().unwrap_or_default(), 200)
+        )),
+        "tool_use" => Some(format!(
+            "tool: {}({})",
+            block["name"].as_str().unwrap_or("?"),
+            short_input(&block["input"])
+        )),
+        "thinking" => Some("thinking…".into()),
+        _ => None,
+    }
+}
+
+fn result_block(block: &Value) -> Option<String> {
+    match block["type"].as_str()? {
+        "tool_result" => {
+            let text = match &block["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => String::new(),
+            };
+            let label = if block["is_error"] == true {
+                "error"
+            } else {
+                "result"
+            };
+            Some(format!("  {label}: {}", one_line(&text, 160)))
+        }
+        "text" => Some(format!(
+            "user: {}",
+            one_line(block["text"].as_str().unwrap_or_default(), 200)
+        )),
+        _ => None,
+    }
+}
+
+/// The input's telling field (a command, a path, a pattern), else its JSON, kept short.
+fn short_input(input: &Value) -> String {
+    for key in [
+        "command",
+        "file_path",
+        "path",
+        "pattern",
+        "url",
+        "description",
+        "plan",
+    ] {
+        if let Some(text) = input[key].as_str() {
+            return one_line(text, 80);
+        }
+    }
+    one_line(&input.to_string(), 80)
+}
+
+fn worker_line(line: &Value) -> String {
+    let text = |key: &str| line[key].as_str().unwrap_or_default().to_string();
+    match line["event"].as_str().unwrap_or_default() {
+        "started" => format!(
+            "fleet_remote: started on {} (attempt {})",
+            text("worker"),
+            line["attempt"].as_u64().unwrap_or(1)
+        ),
+        "ended" => {
+            let result = text("result");
+            if result.is_empty() {
+                format!("fleet_remote: ended {}", text("state"))
+            } else {
+                format!(
+                    "fleet_remote: ended {} — {}",
+                    text("state"),
+                    one_line(&result, 200)
+                )
+            }
+        }
+        "plan_ready" => format!(
+            "fleet_remote: plan ready — {}",
+            one_line(&text("plan"), 200)
+        ),
+        other => format!("fleet_remote: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lines(events: &[(u32, Value)]) -> String {
+        events
+            .iter()
+            .flat_map(|(attempt, line)| {
+                render(&RemoteEvent {
+                    seq: 1,
+                    attempt: *attempt,
+                    line: line.clone(),
+                })
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_jobs_events_read_one_per_line() {
+        let text = lines(&[
+            (
+                1,
+                json!({"type": "fleet_remote", "event": "started", "worker": "box-1", "attempt": 1}),
+            ),
+            (
+                1,
+                json!({"type": "system", "subtype": "init", "model": "claude-fake-1"}),
+            ),
+            (
+                1,
+                json!({"type": "assistant", "message": {"content": [
+                {"type": "text", "text": "Let me look.\nFirst the tests."},
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cargo test -p app", "timeout": 5}}]}}),
+            ),
+            (
+                1,
+                json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "ok: 3 passed", "is_error": false}]}}),
+            ),
+            (
+                1,
+                json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "no such file"}], "is_error": true}]}}),
+            ),
+            (
+                1,
+                json!({"type": "result", "subtype": "success", "result": "All green."}),
+            ),
+            (
+                2,
+                json!({"type": "fleet_remote", "event": "ended", "state": "completed", "result": "All green."}),
+            ),
+        ]);
+        assert_eq!(
+            text,
+            "fleet_remote: started on box-1 (attempt 1)\n\
+             system: init (model claude-fake-1)\n\
+             assistant: Let me look. First the tests.\n\
+             tool: Bash(cargo test -p app)\n\
+             \x20 result: ok: 3 passed\n\
+             \x20 error: no such file\n\
+             result: success — All green.\n\
+             [attempt 2] fleet_remote: ended completed — All green."
+        );
+    }
+
+    #[test]
+    fn an_input_without_a_telling_field_is_shown_as_short_json() {
+        assert_eq!(short_input(&json!({"a": 1})), r#"{"a":1}"#);
+        let long = json!({"text": "x".repeat(200)});
+        assert_eq!(short_input(&long).chars().count(), 80);
+        assert!(is_end(&json!({"type": "fleet_remote", "event": "ended"})));
+        assert!(!is_end(&json!({"type": "result"})));
+    }
+}
