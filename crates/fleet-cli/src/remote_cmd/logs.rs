@@ -16,11 +16,13 @@ pub(super) async fn run(
     json: bool,
     follow: bool,
 ) -> anyhow::Result<ExitCode> {
-    if remote.record(task).await?.is_none() {
+    let Some(record) = remote.record(task).await? else {
         return Err(RemoteError::UnknownTask(task.to_string()).into());
-    }
+    };
     let mut stdout = std::io::stdout().lock();
-    if !follow {
+    // A task that has ended has nothing more to follow (one stopped while queued never
+    // gets an `ended` line).
+    if !follow || record.state.is_terminal() {
         for event in remote.logs(task).await? {
             print_event(&mut stdout, &event, json)?;
         }
@@ -62,6 +64,8 @@ pub(crate) fn render(event: &RemoteEvent) -> Vec<String> {
         String::new()
     };
     let lines = match line["type"].as_str().unwrap_or_default() {
+        // The worker's plumbing with its child, not what the agent did.
+        "control_request" | "control_response" | "control_cancel_request" => Vec::new(),
         "fleet_remote" => vec![worker_line(line)],
         "assistant" => blocks(&line["message"]["content"], assistant_block),
         "user" => blocks(&line["message"]["content"], result_block),
@@ -211,6 +215,10 @@ mod tests {
             (
                 1,
                 json!({"type": "fleet_remote", "event": "started", "worker": "box-1", "attempt": 1}),
+            ),
+            (
+                1,
+                json!({"type": "control_response", "response": {"subtype": "success"}}),
             ),
             (
                 1,

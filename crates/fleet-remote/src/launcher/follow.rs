@@ -290,3 +290,39 @@ fn ending(status: TaskStatus, result: String, usage: TaskUsage) -> RemoteEnding 
         branch: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_put_away_session_counts_as_stopped_and_an_unfinished_one_as_failed() {
+        assert_eq!(status_of(TaskState::Completed), TaskStatus::Completed);
+        assert_eq!(status_of(TaskState::Killed), TaskStatus::Killed);
+        assert_eq!(status_of(TaskState::Archived), TaskStatus::Killed);
+        assert_eq!(status_of(TaskState::Failed), TaskStatus::Failed);
+        assert_eq!(status_of(TaskState::Running), TaskStatus::Failed);
+    }
+
+    #[test]
+    fn counters_count_each_message_and_call_once_and_start_over_on_a_later_attempt() {
+        let mut counters = Counters::default();
+        let line = json!({"type": "assistant", "message": {"id": "m1",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Grep", "input": {}},
+                        {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}],
+            "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}}});
+        assert!(counters.enter(1));
+        assert!(counters.count(&line));
+        assert!(counters.count(&line));
+        assert_eq!((counters.tool_uses(), counters.total_tokens()), (2, 115));
+        assert_eq!(counters.last_activity.as_deref(), Some("Read"));
+        assert!(!counters.count(&json!({"type": "user"})));
+        assert!(counters.enter(2));
+        assert_eq!((counters.tool_uses(), counters.total_tokens()), (0, 0));
+        assert!(
+            !counters.enter(1),
+            "a line of an earlier delivery is left out"
+        );
+    }
+}
