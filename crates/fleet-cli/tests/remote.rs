@@ -21,9 +21,10 @@ use std::time::Duration;
 /// lead's reaction to the notification.
 fn edit_scenario() -> Scenario {
     Scenario::with_rules([
+        // The job's folder is the worker's own: a relative path in Bash reaches it.
         Rule::tool_use(
-            "Write",
-            json!({"file_path": "hello.txt", "content": "hello from a worker\n"}),
+            "Bash",
+            json!({"command": "printf 'hello from a worker' > hello.txt", "description": "write"}),
         )
         .when_marker("[case:remote-edit]")
         .when_tool_result(false),
@@ -56,7 +57,7 @@ async fn a_remote_agent_edits_a_file_and_its_branch_arrives_locally() {
     cluster.add_worker(1, &[]).await;
     let project = Project::new(&[("README.md", "# app\n")]);
     // Uncommitted work travels with the job.
-    std::fs::write(project.repo.join("notes.txt"), "not committed\n").unwrap();
+    std::fs::write(project.repo.join("notes.txt"), "not committed").unwrap();
     let url = cluster.url();
     let out = project
         .run_with_env(
@@ -69,6 +70,8 @@ async fn a_remote_agent_edits_a_file_and_its_branch_arrives_locally() {
                 "--verbose",
                 "--permission-mode",
                 "acceptEdits",
+                "--allowedTools",
+                "Bash(printf *)",
             ],
             &[("FLEET_NATS_URL", &url)],
         )
@@ -355,7 +358,8 @@ async fn task_stop_of_a_remote_agent_kills_its_sleep_on_the_worker() {
     let notification = lead
         .until(|l| l["type"] == "system" && l["subtype"] == "task_notification")
         .await;
-    assert_eq!(notification["status"], "killed", "{notification:#}");
+    // stream-json spells a killed task `stopped`, as Claude Code does.
+    assert_eq!(notification["status"], "stopped", "{notification:#}");
     let record = wait_record(&remote, &task_id, |r| r.state.is_terminal()).await;
     assert_eq!(record.state, TaskState::Killed, "{record:#?}");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
