@@ -12,7 +12,7 @@
 //! Whatever goes wrong while following a session (the broker gone, the deadline passed,
 //! Ctrl-C) archives it, so no worker is left holding a session nobody will answer.
 
-mod follow;
+pub(crate) mod follow;
 mod teleport;
 
 use anyhow::Context;
