@@ -15,7 +15,7 @@ use super::state::{phase_of, Phase};
 use crate::client::Remote;
 use crate::error::RemoteError;
 use crate::record::{Control, TaskRecord, TaskState};
-use fleet_protocol::env::{CountVar, EnvError, MillisVar};
+use fleet_protocol::env::EnvError;
 use std::future::Future;
 use std::time::Duration;
 use tokio::time::{timeout, Instant};
@@ -27,12 +27,11 @@ pub const MAX_CONSECUTIVE_FAILURES: u32 = 5;
 /// How long a session is followed at most (`FLEET_ULTRAPLAN_TIMEOUT_MS`).
 pub const ULTRAPLAN_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
-pub const FLEET_ULTRAPLAN_POLL_MS: MillisVar =
-    MillisVar::new("FLEET_ULTRAPLAN_POLL_MS", 1, 3_600_000);
-pub const FLEET_ULTRAPLAN_MAX_FAILURES: CountVar =
-    CountVar::new("FLEET_ULTRAPLAN_MAX_FAILURES", 1, 10_000);
-pub const FLEET_ULTRAPLAN_TIMEOUT_MS: MillisVar =
-    MillisVar::new("FLEET_ULTRAPLAN_TIMEOUT_MS", 1, 7 * 24 * 3_600_000);
+/// The variables that override the three (declared with every other typed variable, so
+/// `fleet` checks them at start).
+pub use fleet_protocol::env::{
+    FLEET_ULTRAPLAN_MAX_FAILURES, FLEET_ULTRAPLAN_POLL_MS, FLEET_ULTRAPLAN_TIMEOUT_MS,
+};
 
 /// How the poll paces itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
