@@ -202,13 +202,32 @@ fn ended_badly(id: &str, record: &TaskRecord) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// What a person can do with a ready plan.
+/// What a person can do with a ready plan, one command a line with its meaning aligned.
 pub fn next_steps(id: &str) -> String {
-    format!(
-        "What next:\n  \
-         fleet ultraplan approve {id}                  carry it out on the worker; its branch comes here\n  \
-         fleet ultraplan reject {id} --feedback \"…\"  have it revised\n  \
-         fleet ultraplan teleport {id}                 run it here instead\n  \
-         fleet ultraplan stop {id}                     drop it"
-    )
+    let steps = [
+        (
+            format!("fleet ultraplan approve {id}"),
+            "carry it out on the worker; its branch comes here",
+        ),
+        (
+            format!("fleet ultraplan reject {id} --feedback \"…\""),
+            "have it revised",
+        ),
+        (
+            format!("fleet ultraplan teleport {id}"),
+            "run it here instead",
+        ),
+        (format!("fleet ultraplan stop {id}"), "drop it"),
+    ];
+    let column = steps
+        .iter()
+        .map(|(c, _)| c.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::from("What next:");
+    for (command, meaning) in &steps {
+        let pad = column - command.chars().count();
+        text.push_str(&format!("\n  {command}{}  {meaning}", " ".repeat(pad)));
+    }
+    text
 }

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 pub const NATS_ENV: &str = "FLEET_NATS_URL";
 
 #[derive(Debug, clap::Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(subcommand_negates_reqs = true)]
 pub struct UltraplanArgs {
     #[command(subcommand)]
     pub verb: Option<Verb>,
@@ -83,6 +83,12 @@ pub enum Verb {
 }
 
 pub async fn run(args: UltraplanArgs) -> anyhow::Result<ExitCode> {
+    if args.verb.is_some() && (args.model.is_some() || !args.labels.is_empty()) {
+        anyhow::bail!(
+            "--model and --labels choose where a new session plans (`fleet ultraplan \"task\"`); \
+             a decision on an existing one takes neither"
+        );
+    }
     let url = nats_url(args.nats.as_deref()).ok_or_else(|| anyhow::anyhow!(NO_URL))?;
     let remote = Remote::connect(&url).await?;
     let config = fleet_remote::ultraplan::PollConfig::from_env()?;
@@ -130,4 +136,85 @@ pub fn nats_url(flag: Option<&str>) -> Option<String> {
         .find(|url| !url.is_empty())
         .map(str::to_string);
     chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: UltraplanArgs,
+    }
+
+    fn parse(words: &[&str]) -> Result<UltraplanArgs, clap::Error> {
+        let argv = std::iter::once("ultraplan").chain(words.iter().copied());
+        Cli::try_parse_from(argv).map(|cli| cli.args)
+    }
+
+    #[test]
+    fn a_task_and_the_verbs_share_the_command() {
+        let args = parse(&["--nats", "nats://h:1", "move auth", "to OAuth2"]).expect("a task");
+        assert!(args.verb.is_none());
+        assert_eq!(args.task.join(" "), "move auth to OAuth2");
+        assert_eq!(args.nats.as_deref(), Some("nats://h:1"));
+
+        let args = parse(&["approve the plan"]).expect("one quoted word is a task");
+        assert!(args.verb.is_none());
+
+        let args = parse(&["--nats", "nats://h:1", "reject", "r1", "--feedback", "more"])
+            .expect("--nats before the verb");
+        match args.verb {
+            Some(Verb::Reject { id, feedback }) => {
+                assert_eq!((id, feedback), ("r1".into(), "more".into()))
+            }
+            other => panic!("{other:?}"),
+        }
+        let args = parse(&[
+            "teleport",
+            "r1",
+            "--nats",
+            "nats://h:1",
+            "--",
+            "--permission-mode",
+            "acceptEdits",
+        ])
+        .expect("--nats after the verb, flags for the local session");
+        match args.verb {
+            Some(Verb::Teleport {
+                local_args,
+                print_plan_only,
+                ..
+            }) => {
+                assert_eq!(local_args, ["--permission-mode", "acceptEdits"]);
+                assert!(!print_plan_only);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(parse(&[]).is_err(), "a task or a verb is needed");
+        assert!(
+            parse(&["reject", "r1"]).is_err(),
+            "a rejection needs its feedback"
+        );
+    }
+
+    #[test]
+    fn the_next_steps_line_up() {
+        let text = follow::next_steps("r1");
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(lines.len(), 4);
+        let column = |line: &str| {
+            line.find("  ")
+                .and_then(|_| line.rfind("  "))
+                .map(|at| line[..at].chars().count())
+        };
+        let columns: Vec<_> = lines.iter().map(|l| column(l)).collect();
+        assert!(columns.windows(2).all(|w| w[0] == w[1]), "{text}");
+        assert!(
+            text.contains("fleet ultraplan reject r1 --feedback \"…\"  have it revised"),
+            "{text}"
+        );
+    }
 }
