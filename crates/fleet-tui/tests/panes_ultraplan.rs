@@ -1,18 +1,23 @@
 //! The Ultraplan pill in the footer: its three phases as a person reads them, beside the
 //! background task pills, and gone once the session ends.
 
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use fleet_protocol::{AgentEvent, AgentRef, EventKind, TaskStarted};
 use fleet_tui::app::{App, UiOptions};
 use fleet_tui::panes::ultraplan::UltraplanPill;
-use fleet_tui::port::{StatusUpdate, UiEvent};
+use fleet_tui::port::{StatusUpdate, UiCommand, UiEvent};
 use fleet_tui::theme::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use tokio::sync::mpsc;
 
 fn app() -> App {
-    let (tx, _rx) = mpsc::unbounded_channel();
-    App::new(
+    app_and_commands().0
+}
+
+fn app_and_commands() -> (App, mpsc::UnboundedReceiver<UiCommand>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let app = App::new(
         UiOptions {
             theme: Theme::mono(),
             status: StatusUpdate {
@@ -24,7 +29,16 @@ fn app() -> App {
             ..Default::default()
         },
         tx,
-    )
+    );
+    (app, rx)
+}
+
+fn enter(app: &mut App, text: &str) {
+    let key = |code| Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    for c in text.chars() {
+        app.handle_terminal_event(key(KeyCode::Char(c)));
+    }
+    app.handle_terminal_event(key(KeyCode::Enter));
 }
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
@@ -100,4 +114,25 @@ fn beside_a_background_task_and_gone_when_the_session_ends() {
     let row = footer(&screen(&mut app, 70, 8));
     assert!(!row.contains("ultraplan"), "{row}");
     assert!(row.starts_with("◇ Explore: map the crate"), "{row}");
+}
+
+#[test]
+fn the_slash_command_goes_to_the_driver_and_a_taken_prompt_leaves_the_queue() {
+    let (mut app, mut commands) = app_and_commands();
+    enter(&mut app, "/ultraplan migrate the store");
+    let sent = commands.try_recv().expect("a command");
+    assert_eq!(
+        sent,
+        UiCommand::Submit("/ultraplan migrate the store".into())
+    );
+    assert!(screen(&mut app, 60, 8).contains("queued: /ultraplan migrate the store"));
+    app.handle_ui_event(UiEvent::PromptTaken("/ultraplan migrate the store".into()));
+    assert!(!screen(&mut app, 60, 8).contains("queued:"));
+
+    enter(&mut app, "/ultraplan");
+    assert!(
+        commands.try_recv().is_err(),
+        "nothing to plan: nothing sent"
+    );
+    assert!(screen(&mut app, 60, 8).contains("/ultraplan <what to plan>"));
 }
