@@ -41,6 +41,11 @@ pub enum UiEvent {
     /// This session is a teammate in its own pane: the header names it and its team, and
     /// mail from the lead and peers is shown as mail.
     Identity(TeammateIdentity),
+    /// The Ultraplan session's phase for its footer pill; `None` when there is none.
+    Ultraplan(Option<crate::panes::ultraplan::UltraplanPill>),
+    /// A submitted prompt the session will not take up (it launched Ultraplan instead): it
+    /// leaves the queue of prompts waiting.
+    PromptTaken(String),
 }
 
 /// Who a pane teammate is.

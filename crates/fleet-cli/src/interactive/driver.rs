@@ -254,6 +254,9 @@ impl Driver {
     async fn on_command(&mut self, command: UiCommand) {
         let controls = self.live.controls.clone();
         match command {
+            UiCommand::Submit(text) if fleet_remote::ultraplan::keyword::triggers(&text) => {
+                super::ultraplan::start(self.ui.clone(), self.builder.spec.cwd.clone(), text).await
+            }
             UiCommand::Submit(text) => self.prompt(text).await,
             UiCommand::Compact(focus) => {
                 let text = match focus.as_deref().map(str::trim) {

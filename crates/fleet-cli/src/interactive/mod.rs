@@ -9,6 +9,7 @@
 //! - `approver`: permission questions to the UI and their answers.
 //! - `shell`: `!command`.
 //! - `rules`, `commands`, `resume`, `agent_file`: what the slash commands do.
+//! - `ultraplan`: a prompt that says `ultraplan` launches remote planning instead.
 
 mod agent_file;
 mod approver;
@@ -21,6 +22,7 @@ pub(crate) mod session;
 mod shell;
 #[cfg(test)]
 mod tests;
+mod ultraplan;
 
 use crate::args::PrintArgs;
 use crate::headless::flags;

@@ -441,3 +441,41 @@ async fn an_agent_file_is_written_once() {
     assert!(listing.contains("\n  Explore (built-in) — "), "{listing}");
     ui.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_that_says_ultraplan_with_no_broker_goes_nowhere_and_says_how_to_set_one_up() {
+    std::env::remove_var(crate::ultraplan_cmd::NATS_ENV);
+    let dir = project();
+    let mut ui = open(
+        Scenario::queue([Rule::text("a model answer")]),
+        dir.path(),
+        &[],
+    )
+    .await;
+    ui.send(UiCommand::Submit("ultraplan the move to OAuth2".into()));
+    let taken = ui
+        .wait_for("the prompt taken from the queue", |event| match event {
+            UiEvent::PromptTaken(text) => Some(text.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(taken, "ultraplan the move to OAuth2");
+    let (level, text) = ui
+        .wait_for("the Ultraplan notice", |event| match event {
+            UiEvent::Notice { level, text } if text.contains("Ultraplan") => {
+                Some((*level, text.clone()))
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(level, NoticeLevel::Warning);
+    assert!(text.contains("FLEET_NATS_URL=nats://host:4222"), "{text}");
+    assert!(text.contains("nothing was sent"), "{text}");
+    // A prompt that only mentions the word goes to the model as usual; the first never did.
+    ui.send(UiCommand::Submit("what is `ultraplan`".into()));
+    ui.until_finished().await;
+    assert_eq!(ui.server.request_count(), 1);
+    assert!(ui.last_request().contains("what is `ultraplan`"));
+    assert!(!ui.last_request().contains("OAuth2"));
+    ui.quit().await;
+}

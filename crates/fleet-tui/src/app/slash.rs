@@ -31,6 +31,9 @@ impl App {
             }
             "mcp" => self.send(UiCommand::McpStatus),
             "exit" | "quit" => self.quit(),
+            // The driver launches a remote planning session for it (see `fleet ultraplan`).
+            "ultraplan" if !args.trim().is_empty() => self.submit(format!("/ultraplan {args}")),
+            "ultraplan" => self.usage_error("/ultraplan <what to plan>"),
             _ => self.custom_command(name, args),
         }
     }

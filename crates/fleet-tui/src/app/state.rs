@@ -55,6 +55,8 @@ pub struct App {
     pub(super) transcript_rows: u16,
     /// Set when this session is a teammate in its own pane: the header row names it.
     pub(super) identity: Option<TeammateIdentity>,
+    /// The Ultraplan session's pill, while there is one.
+    pub(super) ultraplan: Option<crate::panes::ultraplan::UltraplanPill>,
     exit: Option<UiExit>,
     sender: mpsc::UnboundedSender<UiCommand>,
 }
@@ -92,6 +94,7 @@ impl App {
             hint_until: None,
             transcript_rows: 20,
             identity: None,
+            ultraplan: None,
             exit: None,
             sender,
         };
@@ -164,6 +167,12 @@ impl App {
             // Mail cells need nothing from it: the transcript shows delivered mail as letters
             // in every session, the lead's included.
             UiEvent::Identity(identity) => self.identity = Some(identity),
+            UiEvent::Ultraplan(pill) => self.ultraplan = pill,
+            UiEvent::PromptTaken(text) => {
+                if let Some(at) = self.queued.iter().position(|q| *q == text) {
+                    self.queued.remove(at);
+                }
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //! the task pills and the status line. The transcript gets whatever the rest leaves.
 
 use super::state::{App, Overlay};
-use crate::panes::{pills, status, teammate};
+use crate::panes::{pills, status, teammate, ultraplan};
 use crate::theme::Role;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -25,7 +25,7 @@ impl App {
         let width = area.width;
         let queued_rows = self.queued.len().min(MAX_QUEUED) as u16;
         let working_rows = u16::from(self.is_working());
-        let pills_rows = pills::height(&self.board);
+        let pills_rows = pills::height(&self.board).max(u16::from(self.ultraplan.is_some()));
         let header_rows = u16::from(self.identity.is_some());
         let fixed = header_rows + queued_rows + working_rows + pills_rows + 1;
         let room = area.height.saturating_sub(fixed + MIN_TRANSCRIPT).max(1);
@@ -50,6 +50,7 @@ impl App {
         self.draw_queued(queued, buf);
         self.draw_working(working, buf);
         let cursor = self.draw_bottom(bottom, buf);
+        let pills_area = ultraplan::render(self.ultraplan, pills_area, buf, &self.theme);
         pills::render(&self.board, pills_area, buf, &self.theme);
         status::render(&self.status, status_area, buf, &self.theme);
         if let Some((x, y)) = cursor {

@@ -9,6 +9,7 @@
 //! - `status`: the status line; `picker`: choose-one lists; `agent_form`: `/agents new`.
 //! - `help`, `cost`: lines for `/help` and `/cost`.
 //! - `teammate`: the header row of a pane teammate (who it is, in which team).
+//! - `ultraplan`: the Ultraplan pill at the left of the footer row.
 
 pub mod agent_form;
 pub mod confirm;
@@ -23,3 +24,4 @@ pub mod task_panel;
 pub mod tasks;
 pub mod teammate;
 mod text;
+pub mod ultraplan;
