@@ -21,11 +21,11 @@ const DECISION_WAIT: Duration = Duration::from_secs(24 * 3600);
 /// Takes `prompt` away from the model and launches Ultraplan for it in the background.
 pub async fn start(ui: mpsc::Sender<UiEvent>, cwd: PathBuf, prompt: String) {
     let _ = ui.send(UiEvent::PromptTaken(prompt.clone())).await;
-    let Some(url) = nats_url(None) else {
+    let Some(url) = nats_url(None, &cwd) else {
         let text = format!(
             "This prompt asks for Ultraplan (it says `ultraplan`), which plans on a remote \
              worker, and no NATS server is set up, so nothing was sent. Set {NATS_ENV}=\
-             nats://host:4222 before starting fleet, start `fleet worker --nats \
+             nats://host:4222 (or the `remote.natsUrl` setting) before starting fleet, start `fleet worker --nats \
              nats://host:4222` on a worker machine, then send the prompt again. (To talk \
              about the feature instead, quote the word or put it in backticks.)"
         );

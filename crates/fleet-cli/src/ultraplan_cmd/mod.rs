@@ -89,10 +89,10 @@ pub async fn run(args: UltraplanArgs) -> anyhow::Result<ExitCode> {
              a decision on an existing one takes neither"
         );
     }
-    let url = nats_url(args.nats.as_deref()).ok_or_else(|| anyhow::anyhow!(NO_URL))?;
+    let cwd = std::env::current_dir().context("the current folder")?;
+    let url = nats_url(args.nats.as_deref(), &cwd).ok_or_else(|| anyhow::anyhow!(NO_URL))?;
     let remote = Remote::connect(&url).await?;
     let config = fleet_remote::ultraplan::PollConfig::from_env()?;
-    let cwd = std::env::current_dir().context("the current folder")?;
     let follow = follow::Follower {
         remote: &remote,
         config,
@@ -123,19 +123,15 @@ pub async fn run(args: UltraplanArgs) -> anyhow::Result<ExitCode> {
 
 /// What to do when no broker is configured.
 pub const NO_URL: &str = "Ultraplan runs on a remote worker, and no NATS server is set up: \
-    pass --nats nats://host:4222 or set FLEET_NATS_URL, and start a worker there with \
+    pass --nats nats://host:4222, set FLEET_NATS_URL or the `remote.natsUrl` setting, and start a worker there with \
     `fleet worker --nats nats://host:4222`";
 
-/// The broker's URL: the flag, else `FLEET_NATS_URL`; `None` when neither is set.
-pub fn nats_url(flag: Option<&str>) -> Option<String> {
-    let env = std::env::var(NATS_ENV).ok();
-    let chosen = [flag, env.as_deref()]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .find(|url| !url.is_empty())
-        .map(str::to_string);
-    chosen
+/// The broker's URL: the flag, else `FLEET_NATS_URL`, else the `remote.natsUrl` setting that
+/// applies in `cwd`; `None` when none is set (a settings file that cannot be read counts as
+/// none here: the session itself reports it).
+pub fn nats_url(flag: Option<&str>, cwd: &std::path::Path) -> Option<String> {
+    let settings = crate::settings::load(cwd).ok();
+    crate::remote_cmd::configured_url(flag, settings.as_ref())
 }
 
 #[cfg(test)]
