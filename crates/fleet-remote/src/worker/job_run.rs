@@ -162,9 +162,8 @@ async fn give_up(
 ) {
     let last = record.worker.as_deref().unwrap_or("unknown");
     let reason = format!(
-        "gave up after {} deliveries (max_deliver {}): the worker(s) running it stopped \
-         heartbeating before it finished (last: {last})",
-        attempt - 1,
+        "gave up: delivered {attempt} times, more than its max_deliver of {}; the worker(s) \
+         that ran it stopped heartbeating before it finished (last: {last})",
         job.max_deliver
     );
     eprintln!("fleet worker {}: {} failed: {reason}", ctx.id, job.task_id);
@@ -222,7 +221,7 @@ async fn run_attempt(
             )),
             driver: super::driver::Driver::new(job.kind),
         },
-        Ok(folder) => run_in(ctx, job, &mut record, &events, folder.path(), shutdown).await,
+        Ok(folder) => run_in(ctx, job, &mut record, &mut events, folder.path(), shutdown).await,
     };
     let (mut ending, usage) = match outcome {
         Outcome::GivenBack => {
@@ -280,7 +279,7 @@ async fn run_in(
     ctx: &Ctx,
     job: &Job,
     record: &mut TaskRecord,
-    events: &Events,
+    events: &mut Events,
     folder: &Path,
     shutdown: &CancellationToken,
 ) -> Outcome {

@@ -8,10 +8,8 @@ use crate::names;
 use crate::record::TaskRecord;
 use async_nats::jetstream::message::PublishMessage;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -20,9 +18,11 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
 /// One job attempt's event stream.
 pub struct Events {
-    lines: Option<mpsc::UnboundedSender<String>>,
+    lines: mpsc::UnboundedSender<String>,
+    /// How many were queued so far.
+    sent: u64,
     /// How many were stored so far.
-    stored: Arc<AtomicU64>,
+    stored: watch::Receiver<u64>,
     task: JoinHandle<()>,
 }
 
@@ -31,8 +31,7 @@ impl Events {
     /// what is not yet stored (the job goes back to the queue then, and runs again).
     pub fn start(broker: &Broker, task_id: &str, attempt: u32, stop: CancellationToken) -> Self {
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-        let stored = Arc::new(AtomicU64::new(0));
-        let counter = stored.clone();
+        let (counter, stored) = watch::channel(0u64);
         let js = broker.js.clone();
         let subject = names::events_subject(task_id);
         let id_prefix = format!("{task_id}.{attempt}.");
@@ -47,25 +46,26 @@ impl Events {
                 if !publish(&js, &subject, message, &stop).await {
                     return;
                 }
-                counter.fetch_add(1, Ordering::Relaxed);
+                counter.send_replace(n);
             }
         });
         Self {
-            lines: Some(tx),
+            lines: tx,
+            sent: 0,
             stored,
             task,
         }
     }
 
     /// Queues one line (a child's stdout line, as it came).
-    pub fn line(&self, line: String) {
-        if let Some(tx) = &self.lines {
-            let _ = tx.send(line);
+    pub fn line(&mut self, line: String) {
+        if self.lines.send(line).is_ok() {
+            self.sent += 1;
         }
     }
 
     /// Queues one of the worker's own `{"type":"fleet_remote",…}` lines.
-    pub fn own(&self, event: &str, fields: Value) {
+    pub fn own(&mut self, event: &str, fields: Value) {
         let mut line = json!({"type": "fleet_remote", "event": event});
         if let (Some(line), Value::Object(fields)) = (line.as_object_mut(), fields) {
             line.extend(fields);
@@ -74,13 +74,14 @@ impl Events {
     }
 
     pub fn stored(&self) -> u64 {
-        self.stored.load(Ordering::Relaxed)
+        *self.stored.borrow()
     }
 
-    /// Waits until everything queued is stored (or abandoned by `stop`).
+    /// Waits until everything queued so far is stored (or abandoned by `stop`).
     pub async fn flush(&mut self) {
-        self.lines = None;
-        let _ = (&mut self.task).await;
+        let sent = self.sent;
+        // An error: the publisher stopped, and nothing more will be stored.
+        let _ = self.stored.wait_for(|stored| *stored >= sent).await;
     }
 }
 

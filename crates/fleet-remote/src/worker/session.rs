@@ -30,7 +30,7 @@ pub struct Parts<'a> {
     pub broker: &'a Broker,
     pub job: &'a Job,
     pub record: &'a mut TaskRecord,
-    pub events: &'a Events,
+    pub events: &'a mut Events,
     pub controls: &'a mut Controls,
     pub shutdown: &'a CancellationToken,
 }
@@ -170,7 +170,7 @@ fn failed(reason: &str) -> Ending {
 async fn set_state(
     broker: &Broker,
     record: &mut TaskRecord,
-    events: &Events,
+    events: &mut Events,
     state: TaskState,
     stop: &CancellationToken,
 ) {
