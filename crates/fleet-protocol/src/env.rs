@@ -232,6 +232,22 @@ pub const CLAUDE_CODE_SDK_READS_SESSION_STATE: FlagVar =
 pub const MAX_STRUCTURED_OUTPUT_RETRIES: CountVar =
     CountVar::new("MAX_STRUCTURED_OUTPUT_RETRIES", 1, 100);
 
+/// How long a remote job stays with a worker that stopped renewing it before JetStream hands
+/// it to another (fixed when the workers' consumer is first made on a broker).
+pub const FLEET_REMOTE_ACK_WAIT_MS: MillisVar =
+    MillisVar::new("FLEET_REMOTE_ACK_WAIT_MS", 100, DAY_MS);
+/// How often a remote worker renews its heartbeat.
+pub const FLEET_REMOTE_HEARTBEAT_MS: MillisVar =
+    MillisVar::new("FLEET_REMOTE_HEARTBEAT_MS", 10, 600_000);
+/// How often Ultraplan's detached poll reads the remote session (3 s unless set).
+pub const FLEET_ULTRAPLAN_POLL_MS: MillisVar = MillisVar::new("FLEET_ULTRAPLAN_POLL_MS", 1, DAY_MS);
+/// Consecutive failed polls after which Ultraplan gives up (5 unless set).
+pub const FLEET_ULTRAPLAN_MAX_FAILURES: CountVar =
+    CountVar::new("FLEET_ULTRAPLAN_MAX_FAILURES", 1, 1_000);
+/// How long an Ultraplan session may run before it is archived (30 min unless set).
+pub const FLEET_ULTRAPLAN_TIMEOUT_MS: MillisVar =
+    MillisVar::new("FLEET_ULTRAPLAN_TIMEOUT_MS", 1, DAY_MS);
+
 /// Every typed variable, in the order they are checked.
 pub const ALL: &[Var] = &[
     Var::Count(FLEET_MAX_RETRIES),
@@ -252,6 +268,11 @@ pub const ALL: &[Var] = &[
     Var::Flag(FLEET_DISABLE_AUTO_COMPACT),
     Var::Flag(CLAUDE_CODE_SDK_READS_SESSION_STATE),
     Var::Count(MAX_STRUCTURED_OUTPUT_RETRIES),
+    Var::Millis(FLEET_REMOTE_ACK_WAIT_MS),
+    Var::Millis(FLEET_REMOTE_HEARTBEAT_MS),
+    Var::Millis(FLEET_ULTRAPLAN_POLL_MS),
+    Var::Count(FLEET_ULTRAPLAN_MAX_FAILURES),
+    Var::Millis(FLEET_ULTRAPLAN_TIMEOUT_MS),
 ];
 
 /// Checks every variable in [`ALL`]; the errors of all the invalid ones, so a user fixes them

@@ -114,12 +114,13 @@ impl Broker {
     }
 }
 
+/// The binary checks every typed variable at start, so a bad value never gets here; a
+/// library caller with one gets the default.
 fn ack_wait_from_env() -> Duration {
-    std::env::var("FLEET_REMOTE_ACK_WAIT_MS")
+    fleet_protocol::env::FLEET_REMOTE_ACK_WAIT_MS
+        .get()
         .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|ms| *ms >= 100)
-        .map(Duration::from_millis)
+        .flatten()
         .unwrap_or(DEFAULT_ACK_WAIT)
 }
 

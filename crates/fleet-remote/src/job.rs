@@ -71,6 +71,10 @@ pub struct RepoRef {
     /// The caller's branch, for the record.
     #[serde(default)]
     pub branch: Option<String>,
+    /// The caller's folder inside the checkout (`crates/x`); empty at the top. The job's
+    /// agent starts there.
+    #[serde(default)]
+    pub subdir: String,
 }
 
 /// The default number of deliveries before a job fails.

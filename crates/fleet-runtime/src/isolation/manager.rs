@@ -128,7 +128,7 @@ impl WorktreeManager {
         };
         // Written first, so a snapshot left by a killed run is still found and cleaned.
         record.save().await?;
-        match snapshot_clone(&checkout, &path, label).await {
+        match snapshot_clone(&checkout, &path, label, true).await {
             Ok(commit) => {
                 record.base_commit = commit;
                 record.save().await?;
@@ -304,18 +304,16 @@ async fn populate(record: &Record) -> Result<(), IsolationError> {
     Ok(())
 }
 
-/// Stages the checkout's current state into a private index and commits it, returning the
-/// commit. The private index starts as a copy of the user's (so unchanged files are not hashed
-/// again); should git refuse the copy, it starts from HEAD instead.
 /// Makes the snapshot at `path`: a clone sharing the user's objects read-only
 /// (`--shared`), the user's files as they are now staged into the clone's own index and object
 /// store (the user's index copied first, so unchanged files are not hashed again), committed,
-/// and checked out. Nothing is written into the user's repository, not even an object.
-/// Returns the snapshot commit.
-async fn snapshot_clone(
+/// and checked out (unless `check_out` is false: a snapshot made only to be bundled). Nothing
+/// is written into the user's repository, not even an object. Returns the snapshot commit.
+pub(super) async fn snapshot_clone(
     checkout: &Checkout,
     path: &Path,
     label: &str,
+    check_out: bool,
 ) -> Result<String, IsolationError> {
     let parent = path.parent().unwrap_or(path);
     Git::at(parent)
@@ -365,9 +363,11 @@ async fn snapshot_clone(
     let commit = commit.trim().to_string();
     // The index still describes the user's files; the snapshot's own checkout starts afresh.
     let _ = tokio::fs::remove_file(&index).await;
-    Git::at(path)
-        .run(&[&"checkout", &"--quiet", &"--force", &"--detach", &commit])
-        .await?;
+    if check_out {
+        Git::at(path)
+            .run(&[&"checkout", &"--quiet", &"--force", &"--detach", &commit])
+            .await?;
+    }
     Ok(commit)
 }
 

@@ -22,6 +22,7 @@
 //! deleting them run side by side.
 
 mod error;
+mod export;
 mod git;
 mod inspect;
 mod listing;
@@ -34,6 +35,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use error::IsolationError;
+pub use export::{export_snapshot, ExportedSnapshot};
 pub use listing::{
     CleanReport, CleanTarget, KeepReason, KeptWorktree, WorktreeInfo, WorktreeState,
 };
