@@ -6,6 +6,8 @@
 #[path = "worker/bus.rs"]
 mod bus;
 mod common;
+#[path = "worker/repo_and_faults.rs"]
+mod repo_and_faults;
 
 use bus::{agent_job, pids_with_arg, Bus, Workers};
 use common::server;
@@ -213,9 +215,11 @@ async fn an_ultraplan_job_revises_on_feedback_then_executes_when_approved() {
     let bus = Bus::connect(&nats).await;
     let mut workers = Workers::new(&nats, &fake);
     workers.start(1);
+    let scratch = tempfile::tempdir().unwrap();
     let mut job = agent_job("[case:plan] plan the change");
     job.kind = JobKind::Ultraplan;
     job.permission_mode = "plan".into();
+    job.repo = Some(repo_and_faults::upload_snapshot(&bus, workers.repo(), scratch.path()).await);
     bus.publish(&job).await;
     let ready = |r: &fleet_remote::TaskRecord| r.state == TaskState::PlanReady;
     let record = bus.wait(&job.task_id, ready, &workers).await;
@@ -241,6 +245,9 @@ async fn an_ultraplan_job_revises_on_feedback_then_executes_when_approved() {
         .await;
     assert_eq!(record.state, TaskState::Completed, "{record:?}");
     assert_eq!(record.result.as_deref(), Some("PLAN-DONE"));
+    let branch = record.branch.expect("the executed plan's branch");
+    let text = repo_and_faults::fetched_file(&bus, workers.repo(), &branch, "plan.txt").await;
+    assert_eq!(text, "executed");
     let plans = bus
         .events(&job.task_id)
         .await

@@ -277,10 +277,17 @@ impl Workers {
     }
 
     pub fn start(&mut self, slots: u32) {
+        self.start_with(slots, &[]);
+    }
+
+    pub fn start_with(&mut self, slots: u32, labels: &[&str]) {
         let n = self.children.len();
         let log = std::fs::File::create(self.project.home.join(format!("worker-{n}.log"))).unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
         cmd.args(["worker", "--nats", &self.url, "--slots", &slots.to_string()]);
+        if !labels.is_empty() {
+            cmd.args(["--labels", &labels.join(",")]);
+        }
         // As `Project::environment`: its own HOME, no developer credentials, the fake model.
         cmd.current_dir(&self.project.repo)
             .env("HOME", &self.project.home)
@@ -314,6 +321,18 @@ impl Workers {
         self.orphans.extend(tree_groups(pid));
         self.children[i].kill().unwrap();
         self.children[i].wait().unwrap();
+    }
+
+    /// SIGTERM to worker `i`, and its exit status.
+    pub fn terminate(&mut self, i: usize) -> std::process::ExitStatus {
+        let pid = nix::unistd::Pid::from_raw(self.children[i].id() as i32);
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+        self.children[i].wait().unwrap()
+    }
+
+    /// The folder of the project the workers run in (a git repository).
+    pub fn repo(&self) -> &std::path::Path {
+        &self.project.repo
     }
 
     /// Whether worker `i` still runs.

@@ -13,12 +13,13 @@ use tokio_util::sync::CancellationToken;
 /// The default interval; `FLEET_REMOTE_HEARTBEAT_MS` sets another.
 pub const DEFAULT_EVERY: Duration = Duration::from_secs(2);
 
+/// The binary checks its typed variables at start; a library caller with a bad value gets
+/// the default.
 pub fn every_from_env() -> Duration {
-    std::env::var("FLEET_REMOTE_HEARTBEAT_MS")
+    fleet_protocol::env::FLEET_REMOTE_HEARTBEAT_MS
+        .get()
         .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|ms| *ms >= 10)
-        .map(Duration::from_millis)
+        .flatten()
         .unwrap_or(DEFAULT_EVERY)
 }
 

@@ -291,11 +291,15 @@ async fn run_in(
     if let Err(reason) = checkout(&ctx.broker, job, folder, &work).await {
         return ended(reason);
     }
+    let start = match start_folder(job, &work) {
+        Ok(start) => start,
+        Err(reason) => return ended(reason),
+    };
     let mut controls = match control::subscribe(&ctx.broker, &job.task_id).await {
         Ok(controls) => controls,
         Err(err) => return ended(format!("cannot read the task's controls: {err}")),
     };
-    let process = match child::spawn(&ctx.program, &child::args(job), &work) {
+    let process = match child::spawn(&ctx.program, &child::args(job), &start) {
         Ok(process) => process,
         Err(err) => {
             return ended(format!(
@@ -313,6 +317,29 @@ async fn run_in(
         shutdown,
     };
     session::drive(process, parts).await
+}
+
+/// Where the agent starts: the caller's folder inside the checkout (`RepoRef::subdir`), which
+/// comes off the bus and so may only name folders below the checkout.
+fn start_folder(job: &Job, work: &Path) -> Result<PathBuf, String> {
+    let subdir = job.repo.as_ref().map_or("", |r| r.subdir.as_str());
+    if subdir.is_empty() {
+        return Ok(work.to_path_buf());
+    }
+    let rel = Path::new(subdir);
+    if !rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(format!(
+            "the job's folder {subdir:?} is not a plain path inside the repository"
+        ));
+    }
+    let start = work.join(rel);
+    // A folder with nothing tracked in it is not in the checkout: it is made empty.
+    std::fs::create_dir_all(&start)
+        .map_err(|e| format!("cannot make the folder {}: {e}", start.display()))?;
+    Ok(start)
 }
 
 /// A fresh checkout of the job's repository state in `work` (an empty folder without one).
