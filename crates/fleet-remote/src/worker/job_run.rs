@@ -3,6 +3,7 @@
 //! branch, the final record and `ended` event — and the job's delivery renewed all along, so
 //! only a worker that died loses it.
 
+use super::checkout;
 use super::child;
 use super::control;
 use super::driver::Ending;
@@ -11,8 +12,7 @@ use super::publish::{get_record, put_record, Events};
 use super::session::{self, Outcome, Parts};
 use crate::broker::Broker;
 use crate::job::Job;
-use crate::names;
-use crate::record::{RemoteUsage, ResultBranch, TaskRecord, TaskState};
+use crate::record::{RemoteUsage, TaskRecord, TaskState};
 use async_nats::jetstream::{AckKind, Message};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,8 @@ use tokio_util::sync::CancellationToken;
 
 /// How long a job asking for a label this worker lacks waits before it is offered again.
 const LABEL_DELAY: Duration = Duration::from_millis(500);
+/// How long a stopping worker still tries to store a job's last events and record.
+const WRITE_GRACE: Duration = Duration::from_secs(10);
 
 /// What every job of the worker shares.
 #[derive(Debug)]
@@ -82,8 +84,12 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
     let attempt = attempt_number(existing.as_ref(), delivered);
     let record = existing.unwrap_or_else(|| queued_record(&job));
     let message = Arc::new(message);
+    // Events and records are retried through a broker restart, even once the worker is
+    // stopping, for a while.
+    let (writes, grace) = writes_until(&shutdown);
     if attempt > job.max_deliver {
-        give_up(&ctx, &job, record, attempt, &message, &shutdown).await;
+        give_up(&ctx, &job, record, attempt, &message, &writes).await;
+        grace.abort();
         return;
     }
     ctx.running.insert(&job.task_id);
@@ -92,8 +98,9 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
         ctx.id, job.task_id, job.description
     );
     let renew = renew_delivery(message.clone(), ctx.broker.progress_every());
-    let state = run_attempt(&ctx, &job, record, attempt, &message, &shutdown).await;
+    let state = run_attempt(&ctx, &job, record, attempt, &message, &shutdown, &writes).await;
     renew.abort();
+    grace.abort();
     ctx.running.remove(&job.task_id);
     match state {
         Some(state) => eprintln!(
@@ -107,6 +114,19 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
             ctx.id, job.task_id
         ),
     }
+}
+
+/// A token for a job's writes that fires [`WRITE_GRACE`] after `shutdown` does, and the task
+/// that fires it (aborted when the job is done).
+fn writes_until(shutdown: &CancellationToken) -> (CancellationToken, tokio::task::JoinHandle<()>) {
+    let writes = CancellationToken::new();
+    let (stop, fire) = (shutdown.clone(), writes.clone());
+    let task = tokio::spawn(async move {
+        stop.cancelled().await;
+        tokio::time::sleep(WRITE_GRACE).await;
+        fire.cancel();
+    });
+    (writes, task)
 }
 
 /// Which delivery this is: one more than the attempts a worker already started (deliveries
@@ -158,7 +178,7 @@ async fn give_up(
     mut record: TaskRecord,
     attempt: u32,
     message: &Message,
-    shutdown: &CancellationToken,
+    writes: &CancellationToken,
 ) {
     let last = record.worker.as_deref().unwrap_or("unknown");
     let reason = format!(
@@ -167,9 +187,9 @@ async fn give_up(
         job.max_deliver
     );
     eprintln!("fleet worker {}: {} failed: {reason}", ctx.id, job.task_id);
-    let mut events = Events::start(&ctx.broker, &job.task_id, attempt, shutdown.clone());
+    let mut events = Events::start(&ctx.broker, &job.task_id, attempt, writes.clone());
     end_record(&mut record, TaskState::Failed, Some(reason.clone()), 1);
-    put_record(&ctx.broker, &record, shutdown).await;
+    put_record(&ctx.broker, &record, writes).await;
     events.own("ended", json!({"state": "failed", "result": reason}));
     events.flush().await;
     let _ = message.ack_with(AckKind::Term).await;
@@ -192,9 +212,10 @@ async fn run_attempt(
     attempt: u32,
     message: &Message,
     shutdown: &CancellationToken,
+    writes: &CancellationToken,
 ) -> Option<TaskState> {
     let broker = &ctx.broker;
-    let mut events = Events::start(broker, &job.task_id, attempt, shutdown.clone());
+    let mut events = Events::start(broker, &job.task_id, attempt, writes.clone());
     let now = crate::now_ms();
     record.state = TaskState::Running;
     record.worker = Some(ctx.id.clone());
@@ -207,7 +228,7 @@ async fn run_attempt(
     record.events = 0;
     record.usage = RemoteUsage::default();
     record.updated_ms = now;
-    put_record(broker, &record, shutdown).await;
+    put_record(broker, &record, writes).await;
     events.own("started", json!({"worker": ctx.id, "attempt": attempt}));
 
     let folder = tempfile::Builder::new()
@@ -229,7 +250,7 @@ async fn run_attempt(
             record.state = TaskState::Queued;
             record.worker = None;
             record.updated_ms = crate::now_ms();
-            put_record(broker, &record, &CancellationToken::new()).await;
+            put_record(broker, &record, writes).await;
             let _ = message.ack_with(AckKind::Nak(None)).await;
             return None;
         }
@@ -239,7 +260,15 @@ async fn run_attempt(
     if ending.branch {
         if let (Some(repo), Ok(folder)) = (&job.repo, &folder) {
             let work = folder.path().join("work");
-            match result_branch(broker, &job.task_id, &repo.snapshot, &work, folder.path()).await {
+            match checkout::result_branch(
+                broker,
+                &job.task_id,
+                &repo.snapshot,
+                &work,
+                folder.path(),
+            )
+            .await
+            {
                 Ok(branch) => record.branch = branch,
                 Err(err) => {
                     ending.state = TaskState::Failed;
@@ -256,7 +285,7 @@ async fn run_attempt(
     let state = ending.state;
     let stored = events.stored();
     end_record(&mut record, state, ending.result.clone(), stored + 1);
-    put_record(broker, &record, shutdown).await;
+    put_record(broker, &record, writes).await;
     events.own(
         "ended",
         json!({"state": state.as_str(), "result": ending.result}),
@@ -288,10 +317,10 @@ async fn run_in(
         driver: super::driver::Driver::new(job.kind),
     };
     let work = folder.join("work");
-    if let Err(reason) = checkout(&ctx.broker, job, folder, &work).await {
+    if let Err(reason) = checkout::checkout(&ctx.broker, job, folder, &work).await {
         return ended(reason);
     }
-    let start = match start_folder(job, &work) {
+    let start = match checkout::start_folder(job, &work) {
         Ok(start) => start,
         Err(reason) => return ended(reason),
     };
@@ -317,89 +346,6 @@ async fn run_in(
         shutdown,
     };
     session::drive(process, parts).await
-}
-
-/// Where the agent starts: the caller's folder inside the checkout (`RepoRef::subdir`), which
-/// comes off the bus and so may only name folders below the checkout.
-fn start_folder(job: &Job, work: &Path) -> Result<PathBuf, String> {
-    let subdir = job.repo.as_ref().map_or("", |r| r.subdir.as_str());
-    if subdir.is_empty() {
-        return Ok(work.to_path_buf());
-    }
-    let rel = Path::new(subdir);
-    if !rel
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)))
-    {
-        return Err(format!(
-            "the job's folder {subdir:?} is not a plain path inside the repository"
-        ));
-    }
-    let start = work.join(rel);
-    // A folder with nothing tracked in it is not in the checkout: it is made empty.
-    std::fs::create_dir_all(&start)
-        .map_err(|e| format!("cannot make the folder {}: {e}", start.display()))?;
-    Ok(start)
-}
-
-/// A fresh checkout of the job's repository state in `work` (an empty folder without one).
-async fn checkout(broker: &Broker, job: &Job, folder: &Path, work: &Path) -> Result<(), String> {
-    let Some(repo) = &job.repo else {
-        return std::fs::create_dir(work)
-            .map_err(|e| format!("cannot make the folder {}: {e}", work.display()));
-    };
-    let bundle = folder.join("repo.bundle");
-    let mut object = broker.bundles.get(&repo.object).await.map_err(|err| {
-        format!(
-            "the repository bundle {} is not in the object store (bucket {}): {err}; \
-             the caller's snapshot was never uploaded or has expired",
-            repo.object,
-            names::BUNDLES_BUCKET
-        )
-    })?;
-    let mut file = tokio::fs::File::create(&bundle)
-        .await
-        .map_err(|e| format!("cannot write {}: {e}", bundle.display()))?;
-    tokio::io::copy(&mut object, &mut file)
-        .await
-        .map_err(|e| format!("downloading the repository bundle {}: {e}", repo.object))?;
-    drop(file);
-    crate::bundle::checkout(&bundle, &repo.snapshot, work)
-        .await
-        .map_err(|e| format!("checking out {}: {e}", repo.snapshot))
-}
-
-/// Bundles what the job changed and uploads it; `None` when it changed nothing.
-async fn result_branch(
-    broker: &Broker,
-    task_id: &str,
-    base: &str,
-    work: &Path,
-    folder: &Path,
-) -> Result<Option<ResultBranch>, String> {
-    let branch = names::result_branch(task_id);
-    let out = folder.join("result.bundle");
-    let Some(commit) = crate::bundle::result_bundle(work, base, &branch, &out)
-        .await
-        .map_err(|e| e.to_string())?
-    else {
-        return Ok(None);
-    };
-    let object = names::result_object(task_id);
-    let mut file = tokio::fs::File::open(&out)
-        .await
-        .map_err(|e| format!("reading {}: {e}", out.display()))?;
-    broker
-        .bundles
-        .put(object.as_str(), &mut file)
-        .await
-        .map_err(|e| format!("uploading {object}: {e}"))?;
-    Ok(Some(ResultBranch {
-        object,
-        branch,
-        commit,
-        base: base.to_string(),
-    }))
 }
 
 /// Acknowledges the job, waiting for JetStream to confirm it (retried while the broker is

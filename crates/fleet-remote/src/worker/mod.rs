@@ -3,6 +3,7 @@
 //! model credentials.
 //!
 //! - `job_run.rs`: one delivery of a job, from the queue to its acknowledgement
+//! - `checkout.rs`: the job's folder, checked out, and its changes sent back
 //! - `session.rs`: the job's process driven, its output published
 //! - `driver.rs`: what to answer and when the job ends (no I/O)
 //! - `child.rs`: the process's command line, its start, and its killing
@@ -10,6 +11,7 @@
 //! - `publish.rs`: events and records on the broker, retried across a broker restart
 //! - `heartbeat.rs`: the worker's entry in `fleet_workers`
 
+mod checkout;
 mod child;
 mod control;
 pub mod driver;
