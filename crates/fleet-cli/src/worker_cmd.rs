@@ -1,4 +1,12 @@
-//! `fleet worker`. PLACEHOLDER: written in the worker helper's branch.
+//! `fleet worker`: runs a remote worker here until SIGINT or SIGTERM, then gives its running
+//! jobs back to the queue and exits 0.
+
+use anyhow::{bail, Context};
+use fleet_remote::worker::{self, WorkerConfig};
+use std::path::Path;
+use std::process::ExitCode;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, clap::Args)]
 pub struct WorkerArgs {
@@ -14,6 +22,94 @@ pub struct WorkerArgs {
     pub labels: Vec<String>,
 }
 
-pub async fn run(_args: WorkerArgs) -> anyhow::Result<std::process::ExitCode> {
-    anyhow::bail!("PLACEHOLDER")
+pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    let url = nats_url(args.nats.as_deref(), &cwd)?;
+    if args.slots == 0 {
+        bail!("--slots must be at least 1");
+    }
+    let labels: Vec<String> = args
+        .labels
+        .iter()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let program = std::env::current_exe().context("finding the fleet binary")?;
+    let work_root = tempfile::Builder::new()
+        .prefix("fleet-worker-")
+        .tempdir()
+        .context("making the worker's folder for checkouts")?;
+    let config = WorkerConfig {
+        url: url.clone(),
+        slots: args.slots,
+        labels: labels.clone(),
+        program,
+        work_root: work_root.path().to_path_buf(),
+        id: None,
+    };
+    let shutdown = CancellationToken::new();
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = sigint.recv() => {}
+            _ = sigterm.recv() => {}
+        }
+        stop.cancel();
+    });
+    eprintln!(
+        "fleet worker {}: {} slot{}, labels [{}], on {url}",
+        config.worker_id(),
+        args.slots,
+        if args.slots == 1 { "" } else { "s" },
+        labels.join(", ")
+    );
+    worker::run(config, shutdown).await?;
+    drop(work_root);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--nats`, else `FLEET_NATS_URL`, else the `remote.natsUrl` setting.
+fn nats_url(flag: Option<&str>, cwd: &Path) -> anyhow::Result<String> {
+    if let Some(url) = flag.map(str::trim).filter(|u| !u.is_empty()) {
+        return Ok(url.to_string());
+    }
+    if let Some(url) = std::env::var("FLEET_NATS_URL")
+        .ok()
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty())
+    {
+        return Ok(url);
+    }
+    if let Some(url) = setting_url(cwd)? {
+        return Ok(url);
+    }
+    bail!(
+        "no NATS server to take jobs from: give --nats nats://host:4222, set FLEET_NATS_URL, \
+         or set \"remote\": {{\"natsUrl\": …}} in a settings file"
+    )
+}
+
+/// `remote.natsUrl` from the settings files, the last one that sets it winning. Read here
+/// over the files the settings loader found, so the loader needs no key of its own for it.
+fn setting_url(cwd: &Path) -> anyhow::Result<Option<String>> {
+    let settings = crate::settings::load(cwd)?;
+    let mut url = None;
+    for path in &settings.sources {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not valid settings JSON", path.display()))?;
+        if let Some(found) = value
+            .pointer("/remote/natsUrl")
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+        {
+            url = Some(found.to_string());
+        }
+    }
+    Ok(url)
 }
