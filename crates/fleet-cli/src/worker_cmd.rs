@@ -3,7 +3,6 @@
 
 use anyhow::{bail, Context};
 use fleet_remote::worker::{self, WorkerConfig};
-use std::path::Path;
 use std::process::ExitCode;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
@@ -24,7 +23,7 @@ pub struct WorkerArgs {
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("reading the working directory")?;
-    let url = nats_url(args.nats.as_deref(), &cwd)?;
+    let url = crate::remote_cmd::resolve_url(args.nats.as_deref(), &cwd)?;
     if args.slots == 0 {
         bail!("--slots must be at least 1");
     }
@@ -68,48 +67,4 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     worker::run(config, shutdown).await?;
     drop(work_root);
     Ok(ExitCode::SUCCESS)
-}
-
-/// `--nats`, else `FLEET_NATS_URL`, else the `remote.natsUrl` setting.
-fn nats_url(flag: Option<&str>, cwd: &Path) -> anyhow::Result<String> {
-    if let Some(url) = flag.map(str::trim).filter(|u| !u.is_empty()) {
-        return Ok(url.to_string());
-    }
-    if let Some(url) = std::env::var("FLEET_NATS_URL")
-        .ok()
-        .map(|u| u.trim().to_string())
-        .filter(|u| !u.is_empty())
-    {
-        return Ok(url);
-    }
-    if let Some(url) = setting_url(cwd)? {
-        return Ok(url);
-    }
-    bail!(
-        "no NATS server to take jobs from: give --nats nats://host:4222, set FLEET_NATS_URL, \
-         or set \"remote\": {{\"natsUrl\": …}} in a settings file"
-    )
-}
-
-/// `remote.natsUrl` from the settings files, the last one that sets it winning. Read here
-/// over the files the settings loader found, so the loader needs no key of its own for it.
-fn setting_url(cwd: &Path) -> anyhow::Result<Option<String>> {
-    let settings = crate::settings::load(cwd)?;
-    let mut url = None;
-    for path in &settings.sources {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not valid settings JSON", path.display()))?;
-        if let Some(found) = value
-            .pointer("/remote/natsUrl")
-            .and_then(|v| v.as_str())
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-        {
-            url = Some(found.to_string());
-        }
-    }
-    Ok(url)
 }

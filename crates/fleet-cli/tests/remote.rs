@@ -101,7 +101,7 @@ async fn a_remote_agent_edits_a_file_and_its_branch_arrives_locally() {
         "not committed",
         "the job started from the caller's uncommitted state"
     );
-    assert_eq!(project.git(&["branch", "--show-current"]), "main");
+    assert_eq!(project.git(&["branch", "--show-current"]).trim(), "main");
     assert!(
         !project.repo.join("hello.txt").exists(),
         "the caller's files are not touched"

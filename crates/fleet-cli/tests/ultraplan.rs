@@ -66,7 +66,6 @@ fn exit_plan(plan: &str) -> Rule {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "waits for worker/client"]
 async fn a_rejection_with_feedback_a_revision_then_approval_brings_the_branch_home() {
     let Some(nats) = NatsServer::start() else {
         return;
@@ -144,7 +143,6 @@ async fn a_rejection_with_feedback_a_revision_then_approval_brings_the_branch_ho
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "waits for worker/client"]
 async fn a_teleported_plan_comes_back_and_runs_here() {
     let Some(nats) = NatsServer::start() else {
         return;

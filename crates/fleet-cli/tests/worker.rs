@@ -194,7 +194,6 @@ async fn stop_kills_the_jobs_sleep_and_records_it_killed() {
 }
 
 #[tokio::test]
-#[ignore = "needs ExitPlanMode for the main agent (client helper)"]
 async fn an_ultraplan_job_revises_on_feedback_then_executes_when_approved() {
     let Some(nats) = NatsServer::start() else {
         return;

@@ -29,7 +29,6 @@ fn running(task_id: &str) -> TaskRecord {
 }
 
 #[tokio::test]
-#[ignore = "waits for worker/client"]
 async fn killing_the_broker_makes_the_poll_give_up_and_say_the_archive_failed() {
     let Some(mut server) = NatsServer::start() else {
         return;
