@@ -106,6 +106,16 @@ async fn a_remote_agent_edits_a_file_and_its_branch_arrives_locally() {
         !project.repo.join("hello.txt").exists(),
         "the caller's files are not touched"
     );
+    // Credentials never travel: neither the caller's key nor the worker's is on the bus.
+    let remote = cluster.remote().await;
+    let mut seen = serde_json::to_string(&remote.record(task_id).await.unwrap()).unwrap();
+    for event in remote.logs(task_id).await.unwrap() {
+        seen.push_str(&event.line.to_string());
+    }
+    assert!(seen.len() > 1000, "the log holds the job's story: {seen}");
+    for key in ["sk-test", "sk-worker"] {
+        assert!(!seen.contains(key), "{key} is on the bus: {seen}");
+    }
 }
 
 fn tool_result_text(lines: &[Value], needle: &str) -> Option<String> {

@@ -19,6 +19,9 @@ pub enum RemoteError {
     /// No task with this id on the broker.
     #[error("no remote task {0:?} (fleet remote status lists them)")]
     UnknownTask(String),
+    /// Something given as a task id is not one.
+    #[error("{0:?} is not a remote task id (r and 16 hex digits; fleet remote status lists them)")]
+    NotATaskId(String),
     /// A task is not in a state that allows the request.
     #[error("remote task {task}: {reason}")]
     State { task: String, reason: String },

@@ -48,6 +48,25 @@ pub fn result_branch(task_id: &str) -> String {
     format!("fleet/remote-{short}")
 }
 
+/// Whether `id` is a remote task id (`r` and 16 lowercase hex digits). Ids become subject
+/// tokens, KV keys, object names, branch names and folder names, so one that is anything else
+/// (`a.>`, `../x`) is refused wherever it comes in from outside.
+pub fn is_task_id(id: &str) -> bool {
+    id.len() == 17
+        && id.starts_with('r')
+        && id[1..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The error for an id that is not one.
+pub fn check_task_id(id: &str) -> Result<(), crate::RemoteError> {
+    if is_task_id(id) {
+        return Ok(());
+    }
+    Err(crate::RemoteError::NotATaskId(id.to_string()))
+}
+
 /// A new remote task id: `r` and 16 hex digits (agents are `a…`, shells `b…`).
 pub fn new_task_id() -> String {
     let uuid = uuid::Uuid::new_v4().simple().to_string();

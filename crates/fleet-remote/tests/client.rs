@@ -86,7 +86,8 @@ async fn a_submitted_job_is_queued_once_with_its_record() {
     assert_eq!(record.origin, "host:/x");
     let consumer = remote.broker().workers_consumer().await.unwrap();
     assert_eq!(pull_all(&consumer).await, vec![sent]);
-    assert_eq!(remote.record("nope").await.unwrap(), None);
+    assert_eq!(remote.record("r00000000000000ff").await.unwrap(), None);
+    assert!(remote.record("nope").await.is_err(), "not an id at all");
 }
 
 #[tokio::test]
@@ -95,11 +96,11 @@ async fn events_replay_from_the_start_or_after_a_sequence_then_follow_live() {
         return;
     };
     let remote = Remote::connect(&server.url()).await.unwrap();
-    let first = publish_event(&remote, "rt1", 1, json!({"n": 1})).await;
+    let first = publish_event(&remote, "r000000000000a001", 1, json!({"n": 1})).await;
     publish_event(&remote, "other", 1, json!({"n": 99})).await;
-    let second = publish_event(&remote, "rt1", 2, json!({"n": 2})).await;
+    let second = publish_event(&remote, "r000000000000a001", 2, json!({"n": 2})).await;
 
-    let mut all = remote.events("rt1", 0).await.unwrap();
+    let mut all = remote.events("r000000000000a001", 0).await.unwrap();
     let one = tokio::time::timeout(WAIT, all.next())
         .await
         .unwrap()
@@ -118,7 +119,7 @@ async fn events_replay_from_the_start_or_after_a_sequence_then_follow_live() {
         (two.seq, two.attempt, two.line.clone()),
         (second, 2, json!({"n": 2}))
     );
-    let live = publish_event(&remote, "rt1", 2, json!({"n": 3})).await;
+    let live = publish_event(&remote, "r000000000000a001", 2, json!({"n": 3})).await;
     let three = tokio::time::timeout(WAIT, all.next())
         .await
         .unwrap()
@@ -126,7 +127,7 @@ async fn events_replay_from_the_start_or_after_a_sequence_then_follow_live() {
         .unwrap();
     assert_eq!((three.seq, three.line), (live, json!({"n": 3})));
 
-    let mut resumed = remote.events("rt1", first).await.unwrap();
+    let mut resumed = remote.events("r000000000000a001", first).await.unwrap();
     let next = tokio::time::timeout(WAIT, resumed.next())
         .await
         .unwrap()
@@ -145,8 +146,8 @@ async fn a_reader_keeps_going_across_a_broker_restart() {
         return;
     };
     let remote = Remote::connect(&server.url()).await.unwrap();
-    publish_event(&remote, "rt2", 1, json!({"n": 1})).await;
-    let mut events = remote.events("rt2", 0).await.unwrap();
+    publish_event(&remote, "r000000000000a002", 1, json!({"n": 1})).await;
+    let mut events = remote.events("r000000000000a002", 0).await.unwrap();
     let one = tokio::time::timeout(WAIT, events.next())
         .await
         .unwrap()
@@ -156,7 +157,7 @@ async fn a_reader_keeps_going_across_a_broker_restart() {
     server.restart();
     // The publisher retries too: the broker may still be coming back.
     let publisher = Remote::connect(&server.url()).await.unwrap();
-    publish_event(&publisher, "rt2", 1, json!({"n": 2})).await;
+    publish_event(&publisher, "r000000000000a002", 1, json!({"n": 2})).await;
     let two = tokio::time::timeout(Duration::from_secs(60), events.next())
         .await
         .expect("the reader saw the event published after the restart")
@@ -172,11 +173,11 @@ async fn logs_are_what_was_published_so_far() {
         return;
     };
     let remote = Remote::connect(&server.url()).await.unwrap();
-    assert!(remote.logs("rt3").await.unwrap().is_empty());
+    assert!(remote.logs("r000000000000a003").await.unwrap().is_empty());
     for n in 1..=3 {
-        publish_event(&remote, "rt3", 1, json!({"n": n})).await;
+        publish_event(&remote, "r000000000000a003", 1, json!({"n": n})).await;
     }
-    let logs = remote.logs("rt3").await.unwrap();
+    let logs = remote.logs("r000000000000a003").await.unwrap();
     let lines: Vec<_> = logs.iter().map(|e| e.line["n"].as_u64().unwrap()).collect();
     assert_eq!(lines, vec![1, 2, 3]);
 }
@@ -187,9 +188,12 @@ async fn stopping_a_queued_task_kills_its_record_but_not_a_running_ones() {
         return;
     };
     let remote = Remote::connect(&server.url()).await.unwrap();
-    remote.submit(job("rq1", 1)).await.unwrap();
-    remote.send("rq1", Control::Stop).await.unwrap();
-    let killed = remote.record("rq1").await.unwrap().unwrap();
+    remote.submit(job("r000000000000b001", 1)).await.unwrap();
+    remote
+        .send("r000000000000b001", Control::Stop)
+        .await
+        .unwrap();
+    let killed = remote.record("r000000000000b001").await.unwrap().unwrap();
     assert_eq!(killed.state, TaskState::Killed);
     assert!(killed.ended_ms.is_some());
     assert_eq!(
@@ -197,14 +201,17 @@ async fn stopping_a_queued_task_kills_its_record_but_not_a_running_ones() {
         Some("Stopped before a worker took it.")
     );
 
-    remote.submit(job("rq2", 2)).await.unwrap();
-    let mut running = remote.record("rq2").await.unwrap().unwrap();
+    remote.submit(job("r000000000000b002", 2)).await.unwrap();
+    let mut running = remote.record("r000000000000b002").await.unwrap().unwrap();
     running.state = TaskState::Running;
     put_record(&remote, &running).await;
-    remote.send("rq2", Control::Stop).await.unwrap();
+    remote
+        .send("r000000000000b002", Control::Stop)
+        .await
+        .unwrap();
     remote
         .send(
-            "rq2",
+            "r000000000000b002",
             Control::Reject {
                 feedback: "more tests".into(),
             },
@@ -212,7 +219,12 @@ async fn stopping_a_queued_task_kills_its_record_but_not_a_running_ones() {
         .await
         .unwrap();
     assert_eq!(
-        remote.record("rq2").await.unwrap().unwrap().state,
+        remote
+            .record("r000000000000b002")
+            .await
+            .unwrap()
+            .unwrap()
+            .state,
         TaskState::Running,
         "a running task is stopped by its worker, not by the caller"
     );
@@ -232,10 +244,10 @@ async fn stopping_a_queued_task_kills_its_record_but_not_a_running_ones() {
     assert_eq!(
         seen,
         vec![
-            ("fleet.control.rq1".into(), Control::Stop),
-            ("fleet.control.rq2".into(), Control::Stop),
+            ("fleet.control.r000000000000b001".into(), Control::Stop),
+            ("fleet.control.r000000000000b002".into(), Control::Stop),
             (
-                "fleet.control.rq2".into(),
+                "fleet.control.r000000000000b002".into(),
                 Control::Reject {
                     feedback: "more tests".into()
                 }
@@ -261,9 +273,9 @@ async fn next_record_returns_the_first_one_then_waits_for_a_change() {
     let remote = Remote::connect(&server.url()).await.unwrap();
     let waiting = tokio::spawn({
         let remote = remote.clone();
-        async move { remote.next_record("rw1", None).await }
+        async move { remote.next_record("r000000000000c001", None).await }
     });
-    remote.submit(job("rw1", 5)).await.unwrap();
+    remote.submit(job("r000000000000c001", 5)).await.unwrap();
     let first = tokio::time::timeout(WAIT, waiting)
         .await
         .unwrap()
@@ -274,7 +286,7 @@ async fn next_record_returns_the_first_one_then_waits_for_a_change() {
     let changed = tokio::spawn({
         let remote = remote.clone();
         let seen = first.clone();
-        async move { remote.next_record("rw1", Some(&seen)).await }
+        async move { remote.next_record("r000000000000c001", Some(&seen)).await }
     });
     let mut running = first.clone();
     running.state = TaskState::Running;
@@ -299,7 +311,7 @@ async fn status_lists_workers_and_tasks_newest_first() {
         host: "box".into(),
         pid: 7,
         slots: 2,
-        running: vec!["rs2".into()],
+        running: vec!["r000000000000d002".into()],
         labels: vec!["gpu".into()],
         started_ms: 1,
         heartbeat_ms: 2,
@@ -310,13 +322,20 @@ async fn status_lists_workers_and_tasks_newest_first() {
         .put("w1", serde_json::to_vec(&worker).unwrap().into())
         .await
         .unwrap();
-    remote.submit(job("rs1", 10)).await.unwrap();
-    remote.submit(job("rs2", 30)).await.unwrap();
-    remote.submit(job("rs3", 20)).await.unwrap();
+    remote.submit(job("r000000000000d001", 10)).await.unwrap();
+    remote.submit(job("r000000000000d002", 30)).await.unwrap();
+    remote.submit(job("r000000000000d003", 20)).await.unwrap();
     let status = remote.status().await.unwrap();
     assert_eq!(status.workers, vec![worker]);
     let order: Vec<&str> = status.tasks.iter().map(|t| t.task_id.as_str()).collect();
-    assert_eq!(order, vec!["rs2", "rs3", "rs1"]);
+    assert_eq!(
+        order,
+        vec![
+            "r000000000000d002",
+            "r000000000000d003",
+            "r000000000000d001"
+        ]
+    );
 }
 
 #[tokio::test]
@@ -325,9 +344,18 @@ async fn a_task_without_a_branch_fetches_nothing_and_an_unknown_one_is_named() {
         return;
     };
     let remote = Remote::connect(&server.url()).await.unwrap();
-    remote.submit(job("rb1", 1)).await.unwrap();
+    remote.submit(job("r000000000000e001", 1)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(remote.fetch_branch("rb1", dir.path()).await.unwrap(), None);
-    let err = remote.fetch_branch("rnope", dir.path()).await.unwrap_err();
-    assert!(err.to_string().contains("rnope"), "{err}");
+    assert_eq!(
+        remote
+            .fetch_branch("r000000000000e001", dir.path())
+            .await
+            .unwrap(),
+        None
+    );
+    let err = remote
+        .fetch_branch("r000000000000ffff", dir.path())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("r000000000000ffff"), "{err}");
 }

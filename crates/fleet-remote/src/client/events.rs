@@ -27,6 +27,7 @@ impl Remote {
         task_id: &str,
         after_seq: u64,
     ) -> Result<BoxStream<'static, Result<RemoteEvent, RemoteError>>, RemoteError> {
+        names::check_task_id(task_id)?;
         let mut reader = Reader {
             remote: self.clone(),
             subject: names::events_subject(task_id),
@@ -44,6 +45,7 @@ impl Remote {
 
     /// The events published so far (`fleet remote logs`).
     pub async fn logs(&self, task_id: &str) -> Result<Vec<RemoteEvent>, RemoteError> {
+        names::check_task_id(task_id)?;
         let subject = names::events_subject(task_id);
         let config = ordered(&subject, 0);
         let consumer = retrying(names::EVENTS_STREAM, || {

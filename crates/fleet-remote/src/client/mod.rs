@@ -122,6 +122,7 @@ impl Remote {
     }
 
     pub async fn record(&self, task_id: &str) -> Result<Option<TaskRecord>, RemoteError> {
+        names::check_task_id(task_id)?;
         let value = retrying(names::TASKS_BUCKET, || self.broker.tasks.get(task_id)).await?;
         value.map(|bytes| parse_record(&bytes)).transpose()
     }
@@ -129,6 +130,7 @@ impl Remote {
     /// Sends a stop or a plan decision to the task. A stop of a task still queued also marks
     /// it killed, so the worker that picks it up skips it.
     pub async fn send(&self, task_id: &str, control: Control) -> Result<(), RemoteError> {
+        names::check_task_id(task_id)?;
         let payload = to_bytes("control request", &control)?;
         let subject = names::control_subject(task_id);
         retrying(&subject, || async {
@@ -185,6 +187,7 @@ impl Remote {
         task_id: &str,
         seen: Option<&TaskRecord>,
     ) -> Result<TaskRecord, RemoteError> {
+        names::check_task_id(task_id)?;
         loop {
             // The watch starts with the latest value, then follows changes; it is made again
             // when the broker goes away meanwhile.

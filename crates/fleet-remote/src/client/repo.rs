@@ -58,6 +58,19 @@ impl Remote {
         let Some(branch) = record.branch else {
             return Ok(None);
         };
+        // The record is the worker's word: only the branch and object this task's id names
+        // are taken, so a record naming `main` (or another task's bundle) cannot move the
+        // caller's own branches.
+        let expected = names::result_branch(task_id);
+        if branch.branch != expected || branch.object != names::result_object(task_id) {
+            return Err(RemoteError::State {
+                task: task_id.to_string(),
+                reason: format!(
+                    "its record names the branch {:?} in {:?}; a remote task's branch is {expected:?}: not fetched",
+                    branch.branch, branch.object
+                ),
+            });
+        }
         let scratch = tempfile::tempdir().map_err(|source| RemoteError::Io {
             what: "a scratch folder for the result bundle".into(),
             source,

@@ -49,6 +49,15 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
             return;
         }
     };
+    // The id names folders, subjects and keys: a forged one (`../x`, `r.>`) never gets that far.
+    if !crate::names::is_task_id(&job.task_id) {
+        eprintln!(
+            "fleet worker {}: dropped a job whose task id {:?} is not one (r and 16 hex digits)",
+            ctx.id, job.task_id
+        );
+        let _ = message.ack_with(AckKind::Term).await;
+        return;
+    }
     if let Some(label) = job.labels.iter().find(|l| !ctx.labels.contains(l)) {
         tracing::debug!(
             "{}: needs label {label:?}; left to another worker",
