@@ -96,6 +96,18 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     }
+    // A remote job's fleet dies with its worker, even one killed with -9 (its own Bash
+    // commands then die with it, through the sandbox launcher's own death signal).
+    if let Some(parent) = std::env::var_os(fleet_remote::worker::child::DIE_WITH_PARENT) {
+        std::env::remove_var(fleet_remote::worker::child::DIE_WITH_PARENT);
+        let parent: Option<i32> = parent.to_str().and_then(|p| p.parse().ok());
+        let armed = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL).is_ok();
+        // The worker may already be gone (the signal only covers deaths after it is set).
+        if !armed || parent != Some(nix::unistd::getppid().as_raw()) {
+            eprintln!("fleet: the worker that started this job is gone; not running it");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     // No MCP server outlives fleet, whatever way it ends: a panic kills their process groups
     // before the usual report.
     let report = std::panic::take_hook();

@@ -117,7 +117,16 @@ async fn a_worker_killed_mid_job_loses_it_to_another_which_runs_it_again() {
     let Some(nats) = NatsServer::start() else {
         return;
     };
-    let fake = server(sleeper("7.25")).await;
+    // The first attempt sleeps far longer than the test waits for it to go: only dying
+    // with its worker ends it in time. The second attempt sleeps briefly.
+    let fake = server(Scenario::with_rules([
+        Rule::tool_use("Bash", json!({"command": "sleep 1000.25"}))
+            .when_call(1)
+            .when_tool_result(false),
+        Rule::tool_use("Bash", json!({"command": "sleep 7.25"})).when_tool_result(false),
+        Rule::text("SURVIVED").when_tool_result(true),
+    ]))
+    .await;
     let bus = Bus::connect(&nats).await;
     let mut workers = Workers::new(&nats, &fake);
     workers.start(1);
@@ -126,10 +135,13 @@ async fn a_worker_killed_mid_job_loses_it_to_another_which_runs_it_again() {
     bus.publish(&job).await;
     bus.wait(&job.task_id, |r| r.state == TaskState::Running, &workers)
         .await;
-    bus.wait_for_pids("7.25", &workers).await;
+    let first_attempt = bus.wait_for_pids("1000.25", &workers).await;
     workers.start(1);
     bus.wait_workers(2).await;
     workers.kill(0);
+    // The dead worker's job dies with it (its fleet and that fleet's sleep): no orphan runs
+    // on beside the attempt that replaces it.
+    bus.wait_gone(&first_attempt).await;
     let record = bus
         .wait(&job.task_id, |r| r.state.is_terminal(), &workers)
         .await;

@@ -315,7 +315,8 @@ impl Workers {
         )
     }
 
-    /// `kill -9` of worker `i`; its jobs' processes are left running, as they would be.
+    /// `kill -9` of worker `i`. Its jobs' processes should die with it; the groups are noted so
+    /// that any that did not are killed when the test ends.
     pub fn kill(&mut self, i: usize) {
         let pid = self.children[i].id() as i32;
         self.orphans.extend(tree_groups(pid));

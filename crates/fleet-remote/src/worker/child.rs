@@ -82,10 +82,17 @@ fn string_list(value: Option<&Value>) -> Option<Vec<String>> {
     }
 }
 
-/// Starts `program args` in `dir`, in a new process group, with piped stdio.
+/// The variable a job's `fleet` reads first thing: the worker's pid, whose death kills it
+/// (`PR_SET_PDEATHSIG`, set by the child itself since this workspace forbids `pre_exec`).
+pub const DIE_WITH_PARENT: &str = "FLEET_DIE_WITH_PARENT";
+
+/// Starts `program args` in `dir`, in a new process group, with piped stdio. The child is
+/// told to die with this worker ([`DIE_WITH_PARENT`]): a worker killed with -9 must not
+/// leave its jobs running while they run again elsewhere.
 pub fn spawn(program: &Path, args: &[String], dir: &Path) -> std::io::Result<Child> {
     let mut cmd = Command::new(program);
     cmd.args(args)
+        .env(DIE_WITH_PARENT, std::process::id().to_string())
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

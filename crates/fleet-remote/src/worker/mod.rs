@@ -12,7 +12,7 @@
 //! - `heartbeat.rs`: the worker's entry in `fleet_workers`
 
 mod checkout;
-mod child;
+pub mod child;
 mod control;
 pub mod driver;
 pub mod heartbeat;
