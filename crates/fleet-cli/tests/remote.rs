@@ -11,7 +11,7 @@ mod common;
 
 use cluster::{job, wait_record, Cluster};
 use common::{json_lines, server, stderr, stdout, Project};
-use fleet_remote::TaskState;
+use fleet_remote::{names, TaskState};
 use fleet_testkit::{Rule, Scenario};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -165,6 +165,24 @@ async fn three_workers_share_300_jobs_and_each_job_runs_once() {
             .filter(|e| e.line["type"] == "fleet_remote" && e.line["event"] == "started")
             .count();
         assert_eq!(starts, 1, "task {id}");
+    }
+    // Readers of finished jobs let go of their consumers at once (JetStream would keep them
+    // 30 s, and a busy broker runs into its consumer limit).
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut left = 0;
+        for name in [names::CONTROL_STREAM, names::EVENTS_STREAM] {
+            let mut stream = remote.broker().js.get_stream(name).await.unwrap();
+            left += stream.info().await.unwrap().state.consumer_count;
+        }
+        if left == 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{left} consumers left behind"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

@@ -114,6 +114,27 @@ impl Broker {
     }
 }
 
+impl Broker {
+    /// Deletes an ephemeral consumer its reader no longer needs, in the background. JetStream
+    /// would drop it only after 30 s of inactivity, and a busy broker holding a reader per
+    /// job for that long runs into its consumer limit.
+    pub fn forget_consumer(&self, stream: &'static str, name: String) {
+        let js = self.js.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Ok(stream) = js.get_stream(stream).await {
+                    let _ = stream.delete_consumer(&name).await;
+                }
+            });
+        }
+    }
+}
+
+/// A name for an ephemeral consumer, so that it can be deleted when its reader is done.
+pub fn consumer_name(kind: &str) -> String {
+    format!("{kind}-{}", uuid::Uuid::new_v4().simple())
+}
+
 /// The binary checks every typed variable at start, so a bad value never gets here; a
 /// library caller with one gets the default.
 fn ack_wait_from_env() -> Duration {

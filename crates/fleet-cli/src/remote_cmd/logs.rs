@@ -44,8 +44,9 @@ fn print_event(out: &mut impl Write, event: &RemoteEvent, json: bool) -> std::io
     if json {
         return writeln!(out, "{}", event.line);
     }
+    // What a remote agent or worker wrote is shown, never obeyed by the terminal.
     for line in render(event) {
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", crate::visible::visible_line(&line))?;
     }
     Ok(())
 }
@@ -207,6 +208,25 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn an_escape_sequence_from_the_bus_is_shown_not_obeyed() {
+        let event = RemoteEvent {
+            seq: 1,
+            attempt: 1,
+            line: json!({"type": "assistant", "message": {"content": [
+                {"type": "text", "text": "done\u{1b}]0;owned\u{7}\u{1b}[2J"}
+            ]}}),
+        };
+        let mut out = Vec::new();
+        print_event(&mut out, &event, false).expect("write");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.contains("done\\x1b]0;owned"), "{text:?}");
     }
 
     #[test]

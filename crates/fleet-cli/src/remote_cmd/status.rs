@@ -11,7 +11,11 @@ pub(super) async fn run(remote: &fleet_remote::Remote, json: bool) -> anyhow::Re
         let value = serde_json::json!({"workers": status.workers, "tasks": status.tasks});
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", render(&status, fleet_remote::now_ms()));
+        // Descriptions, labels and host names come off the bus: shown, never obeyed.
+        print!(
+            "{}",
+            crate::visible::visible(&render(&status, fleet_remote::now_ms()))
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,14 @@ struct Reader {
     remote: Remote,
     subject: String,
     last_seq: u64,
-    messages: Option<Ordered>,
+    /// The open consumer's messages and its name (deleted when it is replaced or done).
+    messages: Option<(Ordered, String)>,
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        self.close();
+    }
 }
 
 impl Remote {
@@ -47,40 +54,57 @@ impl Remote {
     pub async fn logs(&self, task_id: &str) -> Result<Vec<RemoteEvent>, RemoteError> {
         names::check_task_id(task_id)?;
         let subject = names::events_subject(task_id);
-        let config = ordered(&subject, 0);
+        let mut config = ordered(&subject, 0);
+        let name = crate::broker::consumer_name("logs");
+        config.name = Some(name.clone());
         let consumer = retrying(names::EVENTS_STREAM, || {
             self.broker
                 .js
                 .create_consumer_on_stream(config.clone(), names::EVENTS_STREAM)
         })
         .await?;
-        let mut pending = consumer.cached_info().num_pending;
-        let mut events = Vec::new();
-        if pending == 0 {
-            return Ok(events);
-        }
-        let mut messages = consumer
-            .messages()
-            .await
-            .map_err(|e| RemoteError::broker(names::EVENTS_STREAM, e))?;
-        while pending > 0 {
-            let Some(message) = messages.next().await else {
-                break;
-            };
-            let message = message.map_err(|e| RemoteError::broker(names::EVENTS_STREAM, e))?;
-            let (event, left) = decode(&message)?;
-            pending = left;
-            events.push(event);
-        }
-        Ok(events)
+        let read = read_pending(consumer).await;
+        self.broker.forget_consumer(names::EVENTS_STREAM, name);
+        read
     }
 }
 
-/// An ordered consumer's messages: `subject` after `after_seq`.
-async fn open(remote: &Remote, subject: &str, after_seq: u64) -> Result<Ordered, RemoteError> {
-    let config = ordered(subject, after_seq);
+/// Everything `consumer` holds now, then stops.
+async fn read_pending(
+    consumer: async_nats::jetstream::consumer::Consumer<OrderedConfig>,
+) -> Result<Vec<RemoteEvent>, RemoteError> {
+    let mut pending = consumer.cached_info().num_pending;
+    let mut events = Vec::new();
+    if pending == 0 {
+        return Ok(events);
+    }
+    let mut messages = consumer
+        .messages()
+        .await
+        .map_err(|e| RemoteError::broker(names::EVENTS_STREAM, e))?;
+    while pending > 0 {
+        let Some(message) = messages.next().await else {
+            break;
+        };
+        let message = message.map_err(|e| RemoteError::broker(names::EVENTS_STREAM, e))?;
+        let (event, left) = decode(&message)?;
+        pending = left;
+        events.push(event);
+    }
+    Ok(events)
+}
+
+/// An ordered consumer's messages, `subject` after `after_seq`, and its name.
+async fn open(
+    remote: &Remote,
+    subject: &str,
+    after_seq: u64,
+) -> Result<(Ordered, String), RemoteError> {
+    let mut config = ordered(subject, after_seq);
+    let name = crate::broker::consumer_name("events");
+    config.name = Some(name.clone());
     let js = &remote.broker.js;
-    retrying(names::EVENTS_STREAM, || async {
+    let messages = retrying(names::EVENTS_STREAM, || async {
         js.create_consumer_on_stream(config.clone(), names::EVENTS_STREAM)
             .await
             .map_err(|e| e.to_string())?
@@ -88,19 +112,29 @@ async fn open(remote: &Remote, subject: &str, after_seq: u64) -> Result<Ordered,
             .await
             .map_err(|e| e.to_string())
     })
-    .await
+    .await?;
+    Ok((messages, name))
 }
 
 impl Reader {
+    /// Lets go of the open consumer (it is made again from the last event seen).
+    fn close(&mut self) {
+        if let Some((_, name)) = self.messages.take() {
+            self.remote
+                .broker
+                .forget_consumer(names::EVENTS_STREAM, name);
+        }
+    }
+
     /// The next event. A consumer that fails or ends is made again after the last event
     /// handed out, so nothing is skipped and nothing is seen twice.
     async fn next(&mut self) -> Result<RemoteEvent, RemoteError> {
         loop {
             let messages = match self.messages.as_mut() {
-                Some(messages) => messages,
+                Some((messages, _)) => messages,
                 None => {
                     let opened = open(&self.remote, &self.subject, self.last_seq).await?;
-                    self.messages.insert(opened)
+                    &mut self.messages.insert(opened).0
                 }
             };
             match messages.next().await {
@@ -118,11 +152,11 @@ impl Reader {
                         self.subject,
                         self.last_seq
                     );
-                    self.messages = None;
+                    self.close();
                     tokio::time::sleep(PAUSE).await;
                 }
                 None => {
-                    self.messages = None;
+                    self.close();
                     tokio::time::sleep(PAUSE).await;
                 }
             }

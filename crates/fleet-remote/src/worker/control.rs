@@ -15,11 +15,15 @@ use tokio::task::JoinHandle;
 pub struct Controls {
     pub rx: mpsc::UnboundedReceiver<Control>,
     task: JoinHandle<()>,
+    broker: Broker,
+    consumer: String,
 }
 
 impl Drop for Controls {
     fn drop(&mut self) {
         self.task.abort();
+        self.broker
+            .forget_consumer(names::CONTROL_STREAM, std::mem::take(&mut self.consumer));
     }
 }
 
@@ -31,8 +35,10 @@ pub async fn subscribe(broker: &Broker, task_id: &str) -> Result<Controls, Remot
         .get_stream(names::CONTROL_STREAM)
         .await
         .map_err(|e| RemoteError::broker(names::CONTROL_STREAM, e))?;
+    let name = crate::broker::consumer_name("control");
     let consumer = stream
         .create_consumer(OrderedConfig {
+            name: Some(name.clone()),
             filter_subject: subject.clone(),
             deliver_policy: DeliverPolicy::All,
             ..Default::default()
@@ -64,5 +70,10 @@ pub async fn subscribe(broker: &Broker, task_id: &str) -> Result<Controls, Remot
             }
         }
     });
-    Ok(Controls { rx, task })
+    Ok(Controls {
+        rx,
+        task,
+        broker: broker.clone(),
+        consumer: name,
+    })
 }

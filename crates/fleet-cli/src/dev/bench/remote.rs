@@ -114,7 +114,15 @@ pub async fn remote(args: RemoteArgs) -> anyhow::Result<()> {
     });
     print(&report, args.json);
     if failed > 0 {
-        bail!("{failed} of {} jobs did not complete", args.jobs);
+        let why = ended
+            .iter()
+            .find(|r| r.1 != TaskState::Completed)
+            .map(|r| r.2.clone())
+            .unwrap_or_default();
+        bail!(
+            "{failed} of {} jobs did not complete; the first said: {why}",
+            args.jobs
+        );
     }
     Ok(())
 }
@@ -183,8 +191,12 @@ async fn submit(remote: &Remote, description: &str) -> anyhow::Result<String> {
     Ok(remote.submit(job).await?.task_id)
 }
 
-/// Waits until every task of `ids` ended; for each, its queue-to-start latency and end state.
-async fn wait_all(remote: &Remote, ids: &HashSet<String>) -> anyhow::Result<Vec<(u64, TaskState)>> {
+/// Waits until every task of `ids` ended; for each, its queue-to-start latency, end state and
+/// result (what went wrong, for a failed one).
+async fn wait_all(
+    remote: &Remote,
+    ids: &HashSet<String>,
+) -> anyhow::Result<Vec<(u64, TaskState, String)>> {
     let mut watch = remote
         .broker()
         .tasks
@@ -220,7 +232,11 @@ async fn wait_all(remote: &Remote, ids: &HashSet<String>) -> anyhow::Result<Vec<
         .values()
         .map(|r| {
             let start = r.started_ms.unwrap_or(r.updated_ms);
-            (start.saturating_sub(r.queued_ms), r.state)
+            (
+                start.saturating_sub(r.queued_ms),
+                r.state,
+                r.result.clone().unwrap_or_default(),
+            )
         })
         .collect())
 }
