@@ -139,11 +139,24 @@ async fn status_and_logs_show_what_the_broker_knows() {
     assert_eq!(lines[3]["event"], "ended");
 
     let out = project
-        .run(&model, &["remote", "logs", "rnothere", "--nats", &url], "")
+        .run(
+            &model,
+            &["remote", "logs", "r00000000deadbeef", "--nats", &url],
+            "",
+        )
         .await;
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("no remote task \"rnothere\""),
+        stderr(&out).contains("no remote task \"r00000000deadbeef\""),
+        "{}",
+        stderr(&out)
+    );
+    let out = project
+        .run(&model, &["remote", "logs", "r.>", "--nats", &url], "")
+        .await;
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("\"r.>\" is not a remote task id"),
         "{}",
         stderr(&out)
     );

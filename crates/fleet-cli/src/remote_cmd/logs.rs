@@ -226,7 +226,7 @@ mod tests {
             !text.contains('\u{1b}') && !text.contains('\u{7}'),
             "{text:?}"
         );
-        assert!(text.contains("done\\x1b]0;owned"), "{text:?}");
+        assert!(text.contains("done\\e]0;owned"), "{text:?}");
     }
 
     #[test]
