@@ -110,6 +110,30 @@ pub struct TaskRecord {
     pub origin: String,
 }
 
+impl TaskRecord {
+    /// The record of `job` as published, before any worker has it.
+    pub fn queued(job: &crate::job::Job) -> Self {
+        Self {
+            task_id: job.task_id.clone(),
+            kind: job.kind,
+            description: job.description.clone(),
+            state: TaskState::Queued,
+            worker: None,
+            attempt: 0,
+            plan: None,
+            result: None,
+            branch: None,
+            usage: RemoteUsage::default(),
+            events: 0,
+            queued_ms: job.queued_ms,
+            started_ms: None,
+            ended_ms: None,
+            updated_ms: crate::now_ms(),
+            origin: job.origin.clone(),
+        }
+    }
+}
+
 /// One worker's heartbeat in `fleet_workers` (key: the worker id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkerRecord {

@@ -74,24 +74,7 @@ impl Remote {
     /// Records the task as queued and publishes the job.
     pub async fn submit(&self, job: Job) -> Result<Submitted, RemoteError> {
         let task_id = job.task_id.clone();
-        let record = TaskRecord {
-            task_id: task_id.clone(),
-            kind: job.kind,
-            description: job.description.clone(),
-            state: TaskState::Queued,
-            worker: None,
-            attempt: 0,
-            plan: None,
-            result: None,
-            branch: None,
-            usage: Default::default(),
-            events: 0,
-            queued_ms: job.queued_ms,
-            started_ms: None,
-            ended_ms: None,
-            updated_ms: crate::now_ms(),
-            origin: job.origin.clone(),
-        };
+        let record = TaskRecord::queued(&job);
         let record = to_bytes("task record", &record)?;
         retrying(names::TASKS_BUCKET, || {
             self.broker.tasks.put(task_id.as_str(), record.clone())

@@ -91,7 +91,7 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
         .map(|info| u32::try_from(info.delivered).unwrap_or(1))
         .unwrap_or(1);
     let attempt = attempt_number(existing.as_ref(), delivered);
-    let record = existing.unwrap_or_else(|| queued_record(&job));
+    let record = existing.unwrap_or_else(|| TaskRecord::queued(&job));
     let message = Arc::new(message);
     // Events and records are retried through a broker restart, even once the worker is
     // stopping, for a while.
@@ -144,27 +144,6 @@ fn attempt_number(record: Option<&TaskRecord>, delivered: u32) -> u32 {
     match record {
         Some(record) => record.attempt + 1,
         None => delivered.max(1),
-    }
-}
-
-fn queued_record(job: &Job) -> TaskRecord {
-    TaskRecord {
-        task_id: job.task_id.clone(),
-        kind: job.kind,
-        description: job.description.clone(),
-        state: TaskState::Queued,
-        worker: None,
-        attempt: 0,
-        plan: None,
-        result: None,
-        branch: None,
-        usage: RemoteUsage::default(),
-        events: 0,
-        queued_ms: job.queued_ms,
-        started_ms: None,
-        ended_ms: None,
-        updated_ms: crate::now_ms(),
-        origin: job.origin.clone(),
     }
 }
 

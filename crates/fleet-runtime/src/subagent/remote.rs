@@ -265,14 +265,13 @@ fn launched_output(
          work, or end your turn if there is none.",
         def.name
     );
-    let uses: Vec<&str> = [
-        ("TaskOutput", "TaskOutput to look at its progress"),
-        ("TaskStop", "TaskStop to stop it"),
-    ]
-    .into_iter()
-    .filter(|(tool, _)| held.iter().any(|h| h == tool))
-    .map(|(_, use_)| use_)
-    .collect();
+    let uses = super::report::held_uses(
+        held,
+        &[
+            ("TaskOutput", "TaskOutput to look at its progress"),
+            ("TaskStop", "TaskStop to stop it"),
+        ],
+    );
     if !uses.is_empty() {
         text.push_str(&format!(" Use {}.", uses.join(" or ")));
     }

@@ -88,6 +88,16 @@ pub(crate) fn completed(
     output.with_structured(structured)
 }
 
+/// What the caller may do about a task, as much as it holds the tools for: `(tool, use)` pairs
+/// kept when `held` names the tool (an agent is never told to use a tool it lacks).
+pub(crate) fn held_uses<'a>(held: &[String], offers: &[(&str, &'a str)]) -> Vec<&'a str> {
+    offers
+        .iter()
+        .filter(|(tool, _)| held.iter().any(|h| h == tool))
+        .map(|(_, use_)| *use_)
+        .collect()
+}
+
 /// A background child that has just been started, for an agent holding the tools `held`
 /// (the text mentions only those it can use).
 pub(crate) fn launched(
@@ -108,15 +118,14 @@ pub(crate) fn launched(
          meanwhile: carry on with other work, or end your turn if there is none.",
         bp.description
     );
-    let uses: Vec<&str> = [
-        ("SendMessage", "SendMessage to give it more instructions"),
-        ("TaskOutput", "TaskOutput to look at its progress"),
-        ("TaskStop", "TaskStop to stop it"),
-    ]
-    .into_iter()
-    .filter(|(tool, _)| held.iter().any(|h| h == tool))
-    .map(|(_, use_)| use_)
-    .collect();
+    let uses = held_uses(
+        held,
+        &[
+            ("SendMessage", "SendMessage to give it more instructions"),
+            ("TaskOutput", "TaskOutput to look at its progress"),
+            ("TaskStop", "TaskStop to stop it"),
+        ],
+    );
     if let Some((last, rest)) = uses.split_last() {
         let list = if rest.is_empty() {
             (*last).to_string()

@@ -291,13 +291,18 @@ async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Resul
 
 /// A field of /proc/self/status in kB (`VmRSS` now, `VmHWM` the peak).
 fn rss_kb(field: &str) -> anyhow::Result<u64> {
-    let status =
-        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    status_kb("self", field)
+}
+
+/// A field of /proc/<pid>/status in kB (`pid` may be `self`).
+fn status_kb(pid: &str, field: &str) -> anyhow::Result<u64> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
     status
         .lines()
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("no {field} in /proc/self/status"))
+        .with_context(|| format!("no {field} in {path}"))
 }
 
 /// Thousands of agents each hold a socket and, briefly, a transcript file.

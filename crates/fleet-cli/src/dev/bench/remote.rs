@@ -251,16 +251,9 @@ fn percentiles(mut values: Vec<u64>) -> Value {
 }
 
 fn peak_rss_mb(pid: u32) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
+    super::status_kb(&pid.to_string(), "VmHWM")
+        .ok()
+        .map(|kb| kb as f64 / 1024.0)
 }
 
 fn print(report: &Value, as_json: bool) {
