@@ -3,6 +3,10 @@
 //! both. Workers are killed when the cluster is dropped.
 #![allow(dead_code, clippy::unwrap_used)]
 
+#[path = "jobs.rs"]
+mod jobs;
+pub use jobs::agent_job as job;
+
 use fleet_remote::{Remote, TaskRecord};
 use fleet_testkit::{FakeModelServer, NatsServer};
 use std::path::PathBuf;
@@ -171,28 +175,5 @@ pub async fn wait_record(
             "gave up waiting on task {task}; last record: {last:#?}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// A trivial job: the fake model answers it with text.
-pub fn job(prompt: &str) -> fleet_remote::Job {
-    fleet_remote::Job {
-        task_id: fleet_remote::names::new_task_id(),
-        kind: fleet_remote::JobKind::Agent,
-        description: prompt.chars().take(40).collect(),
-        prompt: prompt.to_string(),
-        agent: fleet_remote::AgentSpec {
-            name: "general-purpose".into(),
-            ..Default::default()
-        },
-        model: None,
-        permission_mode: "default".into(),
-        allowed_tools: Vec::new(),
-        disallowed_tools: Vec::new(),
-        repo: None,
-        labels: Vec::new(),
-        max_deliver: fleet_remote::job::DEFAULT_MAX_DELIVER,
-        queued_ms: fleet_remote::now_ms(),
-        origin: "test".into(),
     }
 }

@@ -4,7 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use crate::common::Project;
-use fleet_remote::{names, AgentSpec, Broker, Control, Job, JobKind, TaskRecord, WorkerRecord};
+use fleet_remote::{names, Broker, Control, Job, TaskRecord, WorkerRecord};
 use fleet_testkit::{FakeModelServer, NatsServer};
 use futures::StreamExt;
 use serde_json::Value;
@@ -18,28 +18,9 @@ const POLL: Duration = Duration::from_millis(50);
 /// Short, so a killed worker's job comes back within seconds (every process uses it).
 const ACK_WAIT_MS: &str = "2000";
 
-/// An Agent job with default rules and no repository.
-pub fn agent_job(prompt: &str) -> Job {
-    Job {
-        task_id: names::new_task_id(),
-        kind: JobKind::Agent,
-        description: prompt.chars().take(40).collect(),
-        prompt: prompt.to_string(),
-        agent: AgentSpec {
-            name: "general-purpose".into(),
-            ..Default::default()
-        },
-        model: None,
-        permission_mode: "default".into(),
-        allowed_tools: Vec::new(),
-        disallowed_tools: Vec::new(),
-        repo: None,
-        labels: Vec::new(),
-        max_deliver: fleet_remote::job::DEFAULT_MAX_DELIVER,
-        queued_ms: fleet_remote::now_ms(),
-        origin: "test".into(),
-    }
-}
+#[path = "../remote/jobs.rs"]
+mod jobs;
+pub use jobs::agent_job;
 
 pub struct Bus {
     pub broker: Broker,
