@@ -3,9 +3,11 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+#[path = "remote/jobs.rs"]
+mod jobs;
 
 use common::{run_with_stdin, server, stderr, stdout, Project};
-use fleet_remote::{names, Job, JobKind, Remote, WorkerRecord};
+use fleet_remote::{names, Job, Remote, WorkerRecord};
 use fleet_testkit::{NatsServer, Scenario};
 use serde_json::{json, Value};
 
@@ -43,19 +45,9 @@ async fn broker_with_a_job(nats: &NatsServer) -> Remote {
     remote
         .submit(Job {
             task_id: "r0123456789abcdef".into(),
-            kind: JobKind::Agent,
             description: "count the files".into(),
-            prompt: "count".into(),
-            agent: Default::default(),
-            model: None,
-            permission_mode: "default".into(),
-            allowed_tools: vec![],
-            disallowed_tools: vec![],
-            repo: None,
-            labels: vec![],
-            max_deliver: 3,
-            queued_ms: fleet_remote::now_ms(),
             origin: "here:/x".into(),
+            ..jobs::agent_job("count")
         })
         .await
         .unwrap();

@@ -1,38 +1,10 @@
 //! Repository state travels as bundles: a snapshot with uncommitted and untracked files, a
 //! fresh checkout of it elsewhere, a result branch back into the caller's repository.
 
+mod support;
+
 use fleet_remote::bundle;
-use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn repo_with_a_commit() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("dir");
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.path().join("a.txt"), "committed\n").expect("write");
-    std::fs::write(dir.path().join(".gitignore"), "ignored.txt\n").expect("write");
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "one"]);
-    dir
-}
+use support::{git, repo_with_a_commit};
 
 #[tokio::test]
 async fn uncommitted_and_untracked_files_travel_and_the_callers_repository_is_untouched() {

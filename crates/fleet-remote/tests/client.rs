@@ -2,52 +2,17 @@
 //! resume, a broker restart), stopping, watching records and the status listing.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use async_nats::jetstream::consumer::PullConsumer;
-use async_nats::HeaderMap;
-use fleet_remote::{names, Control, Job, JobKind, Remote, TaskRecord, TaskState, WorkerRecord};
+use fleet_remote::{names, Control, Job, Remote, TaskRecord, TaskState, WorkerRecord};
 use fleet_testkit::NatsServer;
 use futures::StreamExt;
 use serde_json::json;
 use std::time::Duration;
+use support::{job, publish_event};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn job(task_id: &str, queued_ms: u64) -> Job {
-    Job {
-        task_id: task_id.into(),
-        kind: JobKind::Agent,
-        description: format!("job {task_id}"),
-        prompt: "say hi".into(),
-        agent: Default::default(),
-        model: None,
-        permission_mode: "default".into(),
-        allowed_tools: vec![],
-        disallowed_tools: vec![],
-        repo: None,
-        labels: vec![],
-        max_deliver: 3,
-        queued_ms,
-        origin: "host:/x".into(),
-    }
-}
-
-async fn publish_event(remote: &Remote, task: &str, attempt: u32, line: serde_json::Value) -> u64 {
-    let mut headers = HeaderMap::new();
-    headers.insert(names::ATTEMPT_HEADER, attempt.to_string().as_str());
-    remote
-        .broker()
-        .js
-        .publish_with_headers(
-            names::events_subject(task),
-            headers,
-            line.to_string().into(),
-        )
-        .await
-        .unwrap()
-        .await
-        .unwrap()
-        .sequence
-}
 
 async fn pull_all(consumer: &PullConsumer) -> Vec<Job> {
     let mut batch = consumer

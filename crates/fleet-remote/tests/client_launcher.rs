@@ -4,6 +4,8 @@
 //! repository, and a cancel stops the job. Also: a snapshot is stored once per commit.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use fleet_protocol::TaskStatus;
 use fleet_remote::launcher::NatsLauncher;
 use fleet_remote::record::ResultBranch;
@@ -13,30 +15,11 @@ use fleet_testkit::NatsServer;
 use futures::StreamExt;
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
+use support::git;
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(30);
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -72,23 +55,6 @@ async fn take_job(remote: &Remote) -> Job {
         .unwrap();
     message.ack().await.unwrap();
     serde_json::from_slice(&message.payload).unwrap()
-}
-
-async fn event(remote: &Remote, task: &str, attempt: u32, line: serde_json::Value) {
-    let mut headers = async_nats::HeaderMap::new();
-    headers.insert(names::ATTEMPT_HEADER, attempt.to_string().as_str());
-    remote
-        .broker()
-        .js
-        .publish_with_headers(
-            names::events_subject(task),
-            headers,
-            line.to_string().into(),
-        )
-        .await
-        .unwrap()
-        .await
-        .unwrap();
 }
 
 fn assistant(id: &str, tool: &str, tokens: u64) -> serde_json::Value {
@@ -143,25 +109,25 @@ async fn a_launched_job_is_followed_to_its_end_and_its_branch_arrives() {
     let repo_ref = job.repo.clone().expect("the caller's repository travels");
     assert_eq!(repo_ref.head, git(caller.path(), &["rev-parse", "HEAD"]));
 
-    event(
+    support::publish_event(
         &remote,
         task,
         1,
         json!({"type": "fleet_remote", "event": "started", "worker": "w1", "attempt": 1}),
     )
     .await;
-    event(&remote, task, 1, assistant("m1", "Read", 100)).await;
-    event(&remote, task, 1, assistant("m1", "Read", 100)).await;
+    support::publish_event(&remote, task, 1, assistant("m1", "Read", 100)).await;
+    support::publish_event(&remote, task, 1, assistant("m1", "Read", 100)).await;
     // Redelivered to another worker: it starts over.
-    event(
+    support::publish_event(
         &remote,
         task,
         2,
         json!({"type": "fleet_remote", "event": "started", "worker": "w2", "attempt": 2}),
     )
     .await;
-    event(&remote, task, 1, assistant("late", "Bash", 999)).await;
-    event(&remote, task, 2, assistant("m2", "Write", 40)).await;
+    support::publish_event(&remote, task, 1, assistant("late", "Bash", 999)).await;
+    support::publish_event(&remote, task, 2, assistant("m2", "Write", 40)).await;
 
     // The job's checkout, its change and its result bundle.
     let scratch = tempfile::tempdir().unwrap();
@@ -208,7 +174,7 @@ async fn a_launched_job_is_followed_to_its_end_and_its_branch_arrives() {
         .put(task, serde_json::to_vec(&record).unwrap().into())
         .await
         .unwrap();
-    event(&remote, task, 2, json!({"type": "fleet_remote", "event": "ended", "state": "completed", "result": "wrote b.txt"})).await;
+    support::publish_event(&remote, task, 2, json!({"type": "fleet_remote", "event": "ended", "state": "completed", "result": "wrote b.txt"})).await;
 
     let updates = &mut launched.updates;
     assert_eq!(
