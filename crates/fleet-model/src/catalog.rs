@@ -296,6 +296,7 @@ mod tests {
     fn cost_counts_every_kind_of_token() {
         let c = Catalog::builtin();
         let usage = Usage {
+            unreported: false,
             input_tokens: 1_000_000,
             output_tokens: 1_000_000,
             cache_creation_input_tokens: Some(1_000_000),

@@ -63,8 +63,30 @@ impl std::str::FromStr for Provider {
     }
 }
 
+/// What a server says about a model it serves, for choosing `max_tokens` (see
+/// [`ModelClient::server_limits`]). Every field is optional: servers publish little.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// The id the server itself uses for the model, when it differs from the one asked for.
+    pub served_model: Option<String>,
+    /// Prompt plus reply, in tokens (vLLM's `max_model_len`, llama-server's `n_ctx`).
+    pub context_window: Option<u64>,
+    /// The longest reply the server allows, when it says.
+    pub max_output_tokens: Option<u64>,
+}
+
 pub trait ModelClient: Send + Sync {
     fn provider(&self) -> Provider;
+
+    /// Asks the server what it knows of `model` (its context window above all), quickly and
+    /// at most once per run; `None` when it says nothing or cannot be asked. The Anthropic
+    /// API publishes nothing fleet's catalogue does not already know.
+    fn server_limits<'a>(
+        &'a self,
+        _model: &'a str,
+    ) -> Pin<Box<dyn std::future::Future<Output = Option<ServerLimits>> + Send + 'a>> {
+        Box::pin(async { None })
+    }
 
     /// Starts a streaming request. Nothing is sent until the stream is polled.
     fn stream(&self, request: ModelRequest) -> ModelStream;

@@ -33,12 +33,17 @@ pub enum ModelError {
     /// No bytes arrived for too long in the middle of a stream.
     #[error("no data from the model server for {0:?} (idle timeout)")]
     IdleTimeout(Duration),
-    /// The model produced tool input that is not valid JSON.
+    /// The model produced tool input that is not valid JSON. The reply itself came to its
+    /// end: `stop_reason` says how (a `max_tokens` stop means the input was cut by the output
+    /// limit, not garbled), and `usage` is what the reply cost, to be counted although the
+    /// reply is thrown away.
     #[error("the model's input for tool `{tool}` (call {id}) is not valid JSON: {message}")]
     InvalidToolInput {
         tool: String,
         id: String,
         message: String,
+        stop_reason: Option<fleet_protocol::StopReason>,
+        usage: fleet_protocol::Usage,
     },
     /// The server sent something that does not follow the wire protocol.
     #[error("unexpected response from the model server: {0}")]

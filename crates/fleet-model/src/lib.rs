@@ -20,7 +20,7 @@ mod transport;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig, Auth};
 pub use catalog::{Catalog, ModelInfo, Pricing};
-pub use client::{ModelClient, ModelRequest, ModelStream, Provider};
+pub use client::{ModelClient, ModelRequest, ModelStream, Provider, ServerLimits};
 pub use error::ModelError;
 pub use event::{ModelEvent, ModelResponse};
 pub use fallback::FallbackClient;

@@ -60,6 +60,27 @@ impl AgentRef {
     }
 }
 
+/// Which kind of retry an [`EventKind::Retry`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryScope {
+    /// The same HTTP request again: the connection failed or the server refused before any
+    /// of the reply reached the caller.
+    Request,
+    /// The whole turn again: a reply broke off after it began, or came back unusable (tool
+    /// input that is not JSON). Anything streamed of it is discarded first.
+    Turn,
+}
+
+impl RetryScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Request => "request",
+            Self::Turn => "turn",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentEvent {
     pub agent: AgentRef,
@@ -73,11 +94,20 @@ pub struct AgentEvent {
 pub enum EventKind {
     /// The agent is configured and about to send its first request.
     Started(SessionInfo),
-    /// A model request failed before any content and will be retried after `delay_ms`.
+    /// A model request failed and will be tried again after `delay_ms`; `scope` says whether
+    /// the same request is sent again or the whole turn is asked for again.
     Retry {
         attempt: u32,
         max_attempts: u32,
         delay_ms: u64,
+        reason: String,
+        scope: RetryScope,
+    },
+    /// What was streamed of the reply in progress (`message_id` when its start was seen) is
+    /// thrown away: the turn is asked for again, and a consumer that shows partial messages
+    /// must drop what it showed of this one.
+    ReplyDiscarded {
+        message_id: Option<String>,
         reason: String,
     },
     /// The model was overloaded and the run moved to its fallback model (`--fallback-model`)

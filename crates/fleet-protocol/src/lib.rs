@@ -28,8 +28,8 @@ pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
     AgentEvent, AgentRef, CommittedMessage, DeniedCall, EventKind, McpServerStatus, ModelUsage,
-    PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RunOrigin, RunResult, SessionInfo,
-    SessionState, SubagentLabel, ToolResultEvent,
+    PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RetryScope, RunOrigin, RunResult,
+    SessionInfo, SessionState, SubagentLabel, ToolResultEvent,
 };
 pub use hook::HookNote;
 pub use json_kind::json_kind;

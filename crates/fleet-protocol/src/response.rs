@@ -73,6 +73,9 @@ pub enum StopReason {
     ToolUse,
     PauseTurn,
     Refusal,
+    /// The reply filled the model's context window before it reached `max_tokens` (the
+    /// Messages API's own name; fleet also infers it from a server that stopped short).
+    ModelContextWindowExceeded,
     #[serde(untagged)]
     Other(String),
 }
@@ -86,6 +89,7 @@ impl StopReason {
             Self::ToolUse => "tool_use",
             Self::PauseTurn => "pause_turn",
             Self::Refusal => "refusal",
+            Self::ModelContextWindowExceeded => "model_context_window_exceeded",
             Self::Other(s) => s,
         }
     }

@@ -6,8 +6,25 @@ use std::ops::AddAssign;
 
 /// Field order follows the API's (input, cache creation, cache read, output) so that a
 /// round trip reproduces its JSON byte for byte.
+///
+/// A server that reported no usage at all (an OpenAI-compatible server that sends no usage
+/// chunk) gives [`Usage::unreported`]: its counts are zero but it is not "zero tokens", so it
+/// serializes as JSON `null` and reads back from `null`, and a cost must never be made of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Option<UsageFields>", into = "Option<UsageFields>")]
 pub struct Usage {
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub output_tokens: u64,
+    /// The server said nothing about usage; the counts above are zero for want of figures.
+    pub unreported: bool,
+}
+
+/// [`Usage`] as it is on the wire, when it is there at all; only serde uses it.
+#[doc(hidden)]
+#[derive(Serialize, Deserialize)]
+pub struct UsageFields {
     #[serde(default)]
     pub input_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -18,7 +35,46 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+impl From<Option<UsageFields>> for Usage {
+    fn from(fields: Option<UsageFields>) -> Self {
+        match fields {
+            None => Self::unreported(),
+            Some(f) => Self {
+                input_tokens: f.input_tokens,
+                cache_creation_input_tokens: f.cache_creation_input_tokens,
+                cache_read_input_tokens: f.cache_read_input_tokens,
+                output_tokens: f.output_tokens,
+                unreported: false,
+            },
+        }
+    }
+}
+
+impl From<Usage> for Option<UsageFields> {
+    fn from(usage: Usage) -> Self {
+        (!usage.unreported).then_some(UsageFields {
+            input_tokens: usage.input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            output_tokens: usage.output_tokens,
+        })
+    }
+}
+
 impl Usage {
+    /// The usage of a reply whose server reported none.
+    pub fn unreported() -> Self {
+        Self {
+            unreported: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether the server reported figures (possibly zero) for this reply.
+    pub fn is_reported(&self) -> bool {
+        !self.unreported
+    }
+
     pub fn cache_creation(&self) -> u64 {
         self.cache_creation_input_tokens.unwrap_or(0)
     }
@@ -54,6 +110,8 @@ impl Usage {
     }
 }
 
+/// Sums the counts. The `unreported` marker of the sum is left as it was: a total over many
+/// replies keeps its own count of the replies that reported nothing.
 impl AddAssign<&Usage> for Usage {
     fn add_assign(&mut self, rhs: &Usage) {
         fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -84,4 +142,24 @@ pub struct UsageDelta {
     pub cache_creation_input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read_input_tokens: Option<u64>,
+}
+
+#[cfg(test)]
+mod unreported_tests {
+    use super::*;
+
+    #[test]
+    fn unreported_usage_is_null_on_the_wire_and_back() {
+        let json = serde_json::to_value(Usage::unreported()).ok();
+        assert_eq!(json, Some(serde_json::Value::Null));
+        let back: Option<Usage> = serde_json::from_str("null").ok();
+        assert_eq!(back, Some(Usage::unreported()));
+        let zero = serde_json::to_string(&Usage::default()).ok();
+        assert_eq!(
+            zero.as_deref(),
+            Some(r#"{"input_tokens":0,"output_tokens":0}"#)
+        );
+        let read: Option<Usage> = serde_json::from_str(r#"{"output_tokens":3}"#).ok();
+        assert!(read.is_some_and(|u| u.is_reported() && u.output_tokens == 3));
+    }
 }

@@ -107,6 +107,7 @@ impl Answer {
         });
         let o = &rule.usage;
         let usage = Usage {
+            unreported: false,
             input_tokens: o.input_tokens.unwrap_or(input.input_tokens),
             cache_creation_input_tokens: Some(
                 o.cache_creation_input_tokens

@@ -93,6 +93,7 @@ impl Encoder {
                 max_attempts,
                 delay_ms,
                 reason,
+                ..
             } => {
                 self.block_index.remove(&agent.agent_id);
                 Some(self.retry(agent, *attempt, *max_attempts, *delay_ms, reason))
@@ -100,6 +101,8 @@ impl Encoder {
             EventKind::ModelFallback { from, to, reason } => {
                 Some(self.model_fallback(agent, from, to, reason))
             }
+            // PLACEHOLDER(issue 20): a line for partial-message consumers.
+            EventKind::ReplyDiscarded { .. } => None,
             EventKind::Stream(part) if self.partial => {
                 if !self.streaming.contains(&agent.agent_id) {
                     self.streaming.insert(agent.agent_id.clone());

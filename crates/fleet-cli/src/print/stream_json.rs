@@ -427,6 +427,7 @@ mod tests {
             max_attempts: 9,
             delay_ms: 1500,
             reason: "529 Overloaded".into(),
+            scope: fleet_protocol::RetryScope::Request,
         };
         let lines = print_stream(
             &[main_event(started()), main_event(retry)],
@@ -496,6 +497,7 @@ mod tests {
             max_attempts: 3,
             delay_ms: 10,
             reason: "timeout".into(),
+            scope: fleet_protocol::RetryScope::Request,
         };
         let lines = print_stream(&[main_event(retry)], &options);
         assert_eq!(lines[0]["session_id"], "s-1");

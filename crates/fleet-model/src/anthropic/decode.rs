@@ -165,6 +165,9 @@ impl AnthropicDecoder {
                         tool: name.clone(),
                         id: id.clone(),
                         message: format!("{e} in {}", preview(&json)),
+                        // PLACEHOLDER(issue 20): the reply's real stop reason and usage.
+                        stop_reason: None,
+                        usage: fleet_protocol::Usage::unreported(),
                     })?
                 };
                 ContentBlock::tool_use(id, name, input)

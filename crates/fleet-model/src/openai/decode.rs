@@ -330,6 +330,9 @@ impl ToolCall {
                 tool: name.clone(),
                 id: id.clone(),
                 message: format!("{e} in {}", preview(&self.arguments)),
+                // PLACEHOLDER(issue 20): the reply's real stop reason and usage.
+                stop_reason: None,
+                usage: fleet_protocol::Usage::unreported(),
             })?
         };
         Ok((index, ContentBlock::tool_use(id, name, input)))
@@ -457,6 +460,7 @@ fn to_usage(usage: &ChunkUsage) -> Usage {
         .and_then(|d| d.cached_tokens)
         .or(usage.prompt_cache_hit_tokens);
     Usage {
+        unreported: false,
         input_tokens: prompt.saturating_sub(cached.unwrap_or(0)),
         cache_creation_input_tokens: None,
         cache_read_input_tokens: cached,

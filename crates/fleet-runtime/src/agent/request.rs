@@ -3,6 +3,7 @@
 //! deltas, asking again after a reply broke off, and counting what each reply cost.
 
 use super::*;
+use fleet_protocol::RetryScope;
 
 impl Agent {
     /// Like [`Self::request`], asking again when a reply broke off after it had started (the
@@ -33,6 +34,7 @@ impl Agent {
                 max_attempts: TURN_ATTEMPTS,
                 delay_ms: millis(delay),
                 reason: format!("the reply broke off ({err}); asking again"),
+                scope: RetryScope::Turn,
             })
             .await;
             tokio::select! {
@@ -96,6 +98,7 @@ impl Agent {
                         max_attempts,
                         delay_ms: millis(delay),
                         reason,
+                        scope: RetryScope::Request,
                     })
                     .await
                 }

@@ -88,6 +88,7 @@ impl Transcript {
                 max_attempts,
                 delay_ms,
                 reason,
+                ..
             } => {
                 let owner = self.owner_of(agent);
                 // What streamed before the failure is sent again from the start.

@@ -161,6 +161,7 @@ mod tests {
             cache_creation_input_tokens: Some(100),
             cache_read_input_tokens: Some(1000),
             output_tokens: 5,
+            unreported: false,
         };
         assert!((billed(&usage) - (10.0 + 125.0 + 100.0)).abs() < 1e-9);
         assert!((share(&usage) - 1000.0 / 1110.0).abs() < 1e-9);

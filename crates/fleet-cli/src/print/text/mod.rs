@@ -152,6 +152,7 @@ impl TextPrinter {
                 max_attempts,
                 delay_ms,
                 reason,
+                ..
             } => {
                 self.streamed.clear();
                 self.note(&retry_line(*attempt, *max_attempts, *delay_ms, reason))
@@ -194,6 +195,7 @@ impl TextPrinter {
                 max_attempts,
                 delay_ms,
                 reason,
+                ..
             } => retry_line(*attempt, *max_attempts, *delay_ms, reason),
             _ => return Ok(()),
         };

@@ -97,6 +97,7 @@ fn verbose_shows_unstreamed_text_errors_and_retries() {
             max_attempts: 9,
             delay_ms: 1500,
             reason: "529 Overloaded\nbody follows".into(),
+            scope: fleet_protocol::RetryScope::Request,
         }),
         main_event(block("m1", ContentBlock::text("Looking."), 10)),
         main_event(block(

@@ -146,6 +146,7 @@ fn streamed_text_with_usage_in_a_final_chunk() {
     assert_eq!(
         message.usage,
         Usage {
+            unreported: false,
             input_tokens: 20,
             cache_creation_input_tokens: None,
             cache_read_input_tokens: Some(100),
