@@ -45,6 +45,10 @@ pub struct PrintArgs {
     /// Stop after this many model replies.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
+    /// The longest reply, in tokens, any agent asks for (default: the model's own limit; for a
+    /// model fleet does not know, what its server says, at most a quarter of its window).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_output_tokens: Option<u32>,
     /// Stop once the run has cost this many US dollars.
     #[arg(long, value_name = "USD")]
     pub max_budget_usd: Option<f64>,

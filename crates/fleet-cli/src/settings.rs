@@ -57,6 +57,9 @@ pub struct Settings {
     /// `remote.natsUrl`: the NATS server remote workers take jobs from (FLEET_NATS_URL and
     /// `--nats` win over it).
     pub nats_url: Option<String>,
+    /// `maxOutputTokens`: the longest reply any agent asks for (`FLEET_MAX_OUTPUT_TOKENS`,
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` and `--max-output-tokens` win over it).
+    pub max_output_tokens: Option<u32>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -94,6 +97,8 @@ struct File {
     shell_environment_policy: Option<EnvPolicy>,
     #[serde(default)]
     effort: Option<serde_json::Value>,
+    #[serde(default, rename = "maxOutputTokens")]
+    max_output_tokens: Option<serde_json::Value>,
     hooks: Option<serde_json::Value>,
     #[serde(default)]
     remote: Option<RemoteFile>,
@@ -240,6 +245,18 @@ impl Settings {
             .filter(|u| !u.trim().is_empty())
         {
             settings.nats_url = Some(url.trim().to_string());
+        }
+        if let Some(value) = &file.max_output_tokens {
+            let tokens = value
+                .as_u64()
+                .filter(|n| *n >= 1)
+                .and_then(|n| u32::try_from(n).ok());
+            settings.max_output_tokens = Some(tokens.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: `maxOutputTokens` is {value}; use a whole number of tokens, at least 1",
+                    path.display()
+                )
+            })?);
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;

@@ -194,6 +194,13 @@ pub const FLEET_CONNECT_TIMEOUT_MS: MillisVar =
 /// The longest silence allowed inside a streamed reply.
 pub const FLEET_STREAM_IDLE_TIMEOUT_MS: MillisVar =
     MillisVar::new("FLEET_STREAM_IDLE_TIMEOUT_MS", 1, DAY_MS);
+/// The longest reply (`max_tokens`) any agent asks for; beats `CLAUDE_CODE_MAX_OUTPUT_TOKENS`
+/// and the `maxOutputTokens` setting, loses to `--max-output-tokens`.
+pub const FLEET_MAX_OUTPUT_TOKENS: CountVar =
+    CountVar::new("FLEET_MAX_OUTPUT_TOKENS", 1, 10_000_000);
+/// Claude Code's name for the same limit, read when fleet's own is not set.
+pub const CLAUDE_CODE_MAX_OUTPUT_TOKENS: CountVar =
+    CountVar::new("CLAUDE_CODE_MAX_OUTPUT_TOKENS", 1, 10_000_000);
 /// Read-only tool calls of one reply that run at once.
 pub const FLEET_MAX_TOOL_USE_CONCURRENCY: CountVar =
     CountVar::new("FLEET_MAX_TOOL_USE_CONCURRENCY", 1, 1_000);
@@ -254,6 +261,8 @@ pub const ALL: &[Var] = &[
     Var::Millis(FLEET_RETRY_BASE_DELAY_MS),
     Var::Millis(FLEET_CONNECT_TIMEOUT_MS),
     Var::Millis(FLEET_STREAM_IDLE_TIMEOUT_MS),
+    Var::Count(FLEET_MAX_OUTPUT_TOKENS),
+    Var::Count(CLAUDE_CODE_MAX_OUTPUT_TOKENS),
     Var::Count(FLEET_MAX_TOOL_USE_CONCURRENCY),
     Var::Count(FLEET_MAX_SPAWN_DEPTH),
     Var::Count(FLEET_MAX_CONCURRENT_SUBAGENTS),

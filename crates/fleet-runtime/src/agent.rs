@@ -76,7 +76,9 @@ const TURN_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(2
 /// Why one request produced no reply.
 enum Failure {
     Interrupted,
-    Model(ModelError),
+    /// The error, and whether part of the reply reached the agent's readers (with the reply's
+    /// id when it was known).
+    Model(ModelError, Option<Option<String>>),
 }
 
 /// Why a run stopped early, before it is turned into a result.
@@ -306,15 +308,16 @@ impl Agent {
                     _ => stop,
                 });
             }
-            let response = match Box::pin(self.request_with_retries(sink, cancel)).await {
-                Ok(response) => response,
-                // Once per turn: make room and ask again rather than fail the run.
-                Err(stop) if recovering.is_none() && stop.too_long.is_some() => {
-                    recovering = stop.too_long.map(|refusal| (refusal, stop));
-                    continue;
-                }
-                Err(stop) => break Err(stop),
-            };
+            let response =
+                match Box::pin(self.request_with_retries(sink, cancel, &mut totals)).await {
+                    Ok(response) => response,
+                    // Once per turn: make room and ask again rather than fail the run.
+                    Err(stop) if recovering.is_none() && stop.too_long.is_some() => {
+                        recovering = stop.too_long.map(|refusal| (refusal, stop));
+                        continue;
+                    }
+                    Err(stop) => break Err(stop),
+                };
             recovering = None;
             turns += 1;
             self.account(&response, sink, &mut totals);

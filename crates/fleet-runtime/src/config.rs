@@ -14,7 +14,12 @@ use std::sync::Arc;
 pub struct AgentConfig {
     /// The model id sent to the API (aliases already resolved).
     pub model: String,
+    /// The longest reply this agent asks for (see [`crate::output_limit`]); each request asks
+    /// for no more than the model's window leaves after the prompt.
     pub max_tokens: u32,
+    /// The limit the user set (`--max-output-tokens` and its variables), if any: a reply cut
+    /// by it is not asked again with more.
+    pub max_tokens_asked: Option<u32>,
     /// The whole system prompt, as blocks: stable text first so the prompt cache holds.
     pub system: Vec<String>,
     pub tools: ToolPool,
@@ -80,9 +85,11 @@ impl std::fmt::Debug for AgentConfig {
 
 impl AgentConfig {
     pub fn new(model: impl Into<String>, tools: ToolPool, permissions: Arc<Permissions>) -> Self {
+        let model = model.into();
         Self {
-            model: model.into(),
-            max_tokens: 32_000,
+            max_tokens: crate::output_limit::natural(&builtin_catalog().info(&model)),
+            max_tokens_asked: None,
+            model,
             system: Vec::new(),
             tools,
             permissions,
@@ -117,4 +124,11 @@ fn default_tool_concurrency() -> usize {
             10
         }
     }
+}
+
+/// The built-in catalogue, made once: a new agent's default output limit comes from it (the
+/// session sets the real one from its own catalogue).
+fn builtin_catalog() -> &'static fleet_model::Catalog {
+    static CATALOG: std::sync::OnceLock<fleet_model::Catalog> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(fleet_model::Catalog::builtin)
 }

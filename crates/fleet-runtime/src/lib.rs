@@ -26,6 +26,7 @@ pub mod ledger;
 pub mod limits;
 pub mod mcp;
 pub mod memory;
+pub mod output_limit;
 pub mod remote;
 pub mod session;
 mod settle;

@@ -175,6 +175,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let servers = start_mcp(&args, &cwd, format == OutputFormat::Text, bridge).await;
     let mcp = launch::mcp_tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
+    crate::model_choice::learn_server_limits(&mut choice).await;
     let built = setup::agent(
         &args,
         &cwd,

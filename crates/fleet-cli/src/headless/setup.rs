@@ -117,6 +117,7 @@ pub fn agent(
     .build();
 
     let catalog = Arc::new(choice.catalog);
+    let asked_output = crate::model_choice::asked_output_limit(args.max_output_tokens, settings)?;
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let agents = agents::load(cwd, args.agents.clone())?;
     let skills = Arc::new(agents::skills(cwd, &agents));
@@ -161,6 +162,7 @@ pub fn agent(
                 .map(|home| Arc::new(fleet_runtime::isolation::WorktreeManager::new(&home))),
             skills: skills.clone(),
             effort: effort.clone(),
+            max_tokens: asked_output,
             // Connected on the first `isolation: "remote"` call, not before.
             remote: crate::remote_cmd::configured_url(None, Some(settings)).map(|url| {
                 Arc::new(fleet_remote::launcher::NatsLauncher::new(url))
@@ -222,7 +224,11 @@ pub fn agent(
         keep,
     );
 
+    let max_tokens =
+        fleet_runtime::output_limit::for_model(&catalog.info(&choice.model), asked_output);
     let mut config = AgentConfig::new(choice.model, tools, permissions);
+    config.max_tokens = max_tokens;
+    config.max_tokens_asked = asked_output;
     config.system = system.build();
     if let Some(instructions) = &mcp.instructions {
         config.system.push(instructions.clone());

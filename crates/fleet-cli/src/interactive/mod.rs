@@ -60,7 +60,8 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let cwd = crate::headless::resolve_cwd(&args)?;
     flags::check(&args)?;
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
-    let choice = choose(args.provider, args.model.clone(), &settings)?;
+    let mut choice = choose(args.provider, args.model.clone(), &settings)?;
+    crate::model_choice::learn_server_limits(&mut choice).await;
     let persist = !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args.no_session_persistence;
     let member = args.member.identity();
     // A pane teammate's prompts come through its inbox.

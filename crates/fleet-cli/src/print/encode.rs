@@ -93,15 +93,24 @@ impl Encoder {
                 max_attempts,
                 delay_ms,
                 reason,
-                ..
+                scope,
             } => {
                 self.block_index.remove(&agent.agent_id);
-                Some(self.retry(agent, *attempt, *max_attempts, *delay_ms, reason))
+                let retry = Retry {
+                    attempt: *attempt,
+                    max_attempts: *max_attempts,
+                    delay_ms: *delay_ms,
+                    reason,
+                    scope: *scope,
+                };
+                Some(self.retry(agent, &retry))
             }
             EventKind::ModelFallback { from, to, reason } => {
                 Some(self.model_fallback(agent, from, to, reason))
             }
-            // PLACEHOLDER(issue 20): a line for partial-message consumers.
+            EventKind::ReplyDiscarded { message_id, reason } if self.partial => Some(
+                sdk_lines::reply_discarded(agent, message_id.as_deref(), reason, &self.session_id),
+            ),
             EventKind::ReplyDiscarded { .. } => None,
             EventKind::Stream(part) if self.partial => {
                 if !self.streaming.contains(&agent.agent_id) {
@@ -303,22 +312,19 @@ impl Encoder {
     }
 
     /// Claude Code counts retries, not attempts: our `attempt` is the attempt about to be
-    /// made (2 for the first retry) and `max_attempts` includes the first one.
-    fn retry(
-        &self,
-        agent: &AgentRef,
-        attempt: u32,
-        max_attempts: u32,
-        delay_ms: u64,
-        reason: &str,
-    ) -> Value {
+    /// made (2 for the first retry) and `max_attempts` includes the first one. `retry_scope`
+    /// is fleet's: `request` when the same request is sent again (nothing of the reply was
+    /// shown), `turn` when the whole turn is asked for again (a `message_discarded` stream
+    /// event has said to drop what was shown).
+    fn retry(&self, agent: &AgentRef, retry: &Retry<'_>) -> Value {
         Line::new(json!({
             "type": "system",
             "subtype": "api_retry",
-            "attempt": attempt.saturating_sub(1),
-            "max_retries": max_attempts.saturating_sub(1),
-            "retry_delay_ms": delay_ms,
-            "error": reason,
+            "attempt": retry.attempt.saturating_sub(1),
+            "max_retries": retry.max_attempts.saturating_sub(1),
+            "retry_delay_ms": retry.delay_ms,
+            "retry_scope": retry.scope.as_str(),
+            "error": retry.reason,
             "session_id": self.session_id,
             "uuid": new_uuid(),
         }))
@@ -376,4 +382,13 @@ impl Encoder {
         .then(json!({ "session_id": self.session_id, "uuid": new_uuid() }))
         .into_value()
     }
+}
+
+/// The fields of an [`EventKind::Retry`], borrowed for its line.
+struct Retry<'a> {
+    attempt: u32,
+    max_attempts: u32,
+    delay_ms: u64,
+    reason: &'a str,
+    scope: fleet_protocol::RetryScope,
 }

@@ -38,6 +38,30 @@ pub(super) fn stream_event(agent: &AgentRef, event: &StreamEvent, session_id: &s
     .into_value()
 }
 
+/// Tells a reader of partial messages to drop what it was shown of a reply (`message_id`
+/// when its `message_start` carried one): the whole turn is asked for again, and the next
+/// `message_start` begins the reply that counts. Shaped as a `stream_event` so that it
+/// arrives in order with the events it cancels.
+pub(super) fn reply_discarded(
+    agent: &AgentRef,
+    message_id: Option<&str>,
+    reason: &str,
+    session_id: &str,
+) -> Value {
+    Line::new(json!({
+        "type": "stream_event",
+        "event": {
+            "type": "message_discarded",
+            "message_id": message_id,
+            "reason": reason,
+        },
+        "parent_tool_use_id": agent.parent_tool_use_id,
+    }))
+    .agent_id(agent)
+    .then(json!({ "session_id": session_id, "uuid": new_uuid() }))
+    .into_value()
+}
+
 /// Follows the session's state as the SDKs see it: `running` while a prompt is worked on,
 /// `requires_action` while any tool call waits for an approver, `idle` once nothing is left.
 /// Only changes are reported.

@@ -6,34 +6,54 @@ use super::*;
 use fleet_protocol::RetryScope;
 
 impl Agent {
-    /// Like [`Self::request`], asking again when a reply broke off after it had started (the
-    /// transport only retries before the first content) or came with tool input that is not
-    /// JSON, which small local models produce now and then. Nothing of a broken reply was
-    /// committed, so asking again cannot duplicate anything in the conversation.
+    /// Like [`Self::request`], asking for the whole turn again when a reply broke off after it
+    /// had started (the transport only retries before the first content) or came back with
+    /// tool input that is not JSON, which small local models produce now and then. Nothing of
+    /// a broken reply was committed, so asking again cannot duplicate anything in the
+    /// conversation; what was streamed of it is declared discarded first, and what a complete
+    /// but unusable reply cost is counted.
     pub(super) async fn request_with_retries(
         &self,
         sink: &EventSink,
         cancel: &CancellationToken,
+        totals: &mut Accounting,
     ) -> Result<ModelResponse, Stop> {
         let mut attempt = 1;
+        let mut limit = self.config.max_tokens;
         loop {
-            let err = match self.request(sink, cancel).await {
+            let (err, shown) = match self.request(sink, cancel, limit).await {
                 Ok(response) => return Ok(response),
                 Err(Failure::Interrupted) => return Err(interrupted()),
-                Err(Failure::Model(err)) => err,
+                Err(Failure::Model(err, shown)) => (err, shown),
             };
-            let worth_retrying =
-                err.is_retryable() || matches!(err, ModelError::InvalidToolInput { .. });
-            if attempt >= TURN_ATTEMPTS || !worth_retrying {
-                return Err(api_error(&err));
-            }
+            self.account_discarded(&err, sink, totals);
+            let retry = match turn_retry(
+                &err,
+                &self.catalog.info(&self.config.model),
+                limit,
+                &self.config,
+            ) {
+                TurnRetry::Again { reason, max_tokens } if attempt < TURN_ATTEMPTS => {
+                    limit = max_tokens;
+                    reason
+                }
+                TurnRetry::Again { .. } | TurnRetry::GiveUp => return Err(api_error(&err)),
+                TurnRetry::Stop(stop) => return Err(stop),
+            };
             attempt += 1;
+            if let Some(message_id) = shown {
+                sink.emit(EventKind::ReplyDiscarded {
+                    message_id,
+                    reason: retry.clone(),
+                })
+                .await;
+            }
             let delay = TURN_RETRY_DELAY * (attempt - 1);
             sink.emit(EventKind::Retry {
                 attempt,
                 max_attempts: TURN_ATTEMPTS,
                 delay_ms: millis(delay),
-                reason: format!("the reply broke off ({err}); asking again"),
+                reason: retry,
                 scope: RetryScope::Turn,
             })
             .await;
@@ -45,13 +65,50 @@ impl Agent {
         }
     }
 
+    /// Counts a reply that came to its end but cannot be used (tool input that is not JSON):
+    /// the server billed it even though the conversation will not hold it.
+    fn account_discarded(&self, err: &ModelError, sink: &EventSink, totals: &mut Accounting) {
+        let ModelError::InvalidToolInput { usage, .. } = err else {
+            return;
+        };
+        let mut message =
+            fleet_protocol::AssistantMessage::empty(String::new(), self.config.model.clone());
+        message.usage = usage.clone();
+        let response = ModelResponse {
+            message,
+            request_id: None,
+            attempts: 1,
+            duration: std::time::Duration::ZERO,
+        };
+        self.account(&response, sink, totals);
+    }
+
+    /// `max_tokens` for the next request: the agent's limit (or the raised one of a retry), no
+    /// more than the model's window leaves after the prompt.
+    fn fitted_limit(&self, limit: u32) -> u32 {
+        let info = self.catalog.info(&self.config.model);
+        let window = self
+            .context
+            .proven_limit()
+            .map_or(info.context_window, |proven| {
+                proven.min(info.context_window)
+            });
+        let frame = crate::compact::LazyFrame::new(|| self.request_frame());
+        let prompt = self.context.prompt_estimate(&frame, &self.messages);
+        crate::output_limit::fit(limit, window, prompt)
+    }
+
     /// Sends the conversation and streams the reply, forwarding deltas and completed blocks.
     async fn request(
         &self,
         sink: &EventSink,
         cancel: &CancellationToken,
+        limit: u32,
     ) -> Result<ModelResponse, Failure> {
-        let mut request = ModelRequest::from(self.build_request());
+        let mut body = self.build_request();
+        body.max_tokens = u64::from(self.fitted_limit(limit));
+        fit_thinking(&mut body);
+        let mut request = ModelRequest::from(body);
         request.stream_events = self.config.stream_events;
         // A subagent's first request names the parent request that started it.
         if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
@@ -64,6 +121,10 @@ impl Agent {
             .config
             .stream_events
             .then(super::partial::PartialStream::default);
+        // What of this reply reached the agent's readers, and under which id: a retry of the
+        // whole turn tells them to drop it.
+        let mut shown: Option<Option<String>> = None;
+        let mut message_id: Option<String> = None;
         loop {
             let next = tokio::select! {
                 biased;
@@ -72,16 +133,36 @@ impl Agent {
             };
             let event = match next {
                 Some(Ok(event)) => event,
-                Some(Err(err)) => return Err(Failure::Model(err)),
+                Some(Err(err)) => return Err(Failure::Model(err, shown)),
                 None => {
-                    return Err(Failure::Model(ModelError::StreamInterrupted {
+                    let err = ModelError::StreamInterrupted {
                         when: "before the reply was complete",
                         message: "the stream ended without a final message".into(),
-                    }))
+                    };
+                    return Err(Failure::Model(err, shown));
                 }
             };
+            if let ModelEvent::Retry { reason, .. } = &event {
+                // The transport asks again before any content, but a partial reader may have
+                // seen the reply's start.
+                if shown.is_some() {
+                    sink.emit(EventKind::ReplyDiscarded {
+                        message_id: shown.take().flatten(),
+                        reason: reason.clone(),
+                    })
+                    .await;
+                }
+                message_id = None;
+            }
+            if let ModelEvent::MessageStart { id, .. } = &event {
+                message_id = Some(id.clone()).filter(|id| !id.is_empty());
+            }
             if let Some(partial) = partial.as_mut() {
-                for part in partial.translate(&event, &self.config.model) {
+                let parts = partial.translate(&event, &self.config.model);
+                if !parts.is_empty() && !matches!(event, ModelEvent::Completed(_)) {
+                    shown = Some(message_id.clone());
+                }
+                for part in parts {
                     sink.emit(EventKind::Stream(part)).await;
                 }
             }
@@ -106,8 +187,12 @@ impl Agent {
                     sink.emit(EventKind::ModelFallback { from, to, reason })
                         .await
                 }
-                ModelEvent::TextDelta { text, .. } => sink.emit(EventKind::TextDelta(text)).await,
+                ModelEvent::TextDelta { text, .. } => {
+                    shown = Some(message_id.clone());
+                    sink.emit(EventKind::TextDelta(text)).await
+                }
                 ModelEvent::ThinkingDelta { thinking, .. } => {
+                    shown = Some(message_id.clone());
                     sink.emit(EventKind::ThinkingDelta(thinking)).await
                 }
                 // Blocks are announced once the reply is complete, so that each carries the
@@ -179,4 +264,98 @@ pub(super) fn frame_of(config: &AgentConfig, tools: &Arc<Vec<ToolDefinition>>) -
     body.tools = Shared::from(Arc::clone(tools));
     body.thinking = config.thinking.clone();
     body
+}
+
+/// What to do after a turn's request failed.
+enum TurnRetry {
+    /// Ask for the whole turn again, with this output limit, telling the user why.
+    Again { reason: String, max_tokens: u32 },
+    /// Nothing a retry could mend: the error stands.
+    GiveUp,
+    /// Stop the turn with this, not the bare error.
+    Stop(Stop),
+}
+
+/// Decides whether a failed turn is asked for again, naming the real cause: a reply that broke
+/// off, tool input garbled by the model, or tool input cut by the output limit (asked again
+/// with a larger limit when the user set none) or by the context window (made room for, by
+/// the caller's compaction).
+fn turn_retry(
+    err: &ModelError,
+    model: &fleet_model::ModelInfo,
+    limit: u32,
+    config: &AgentConfig,
+) -> TurnRetry {
+    use fleet_protocol::StopReason;
+    let ModelError::InvalidToolInput {
+        tool, stop_reason, ..
+    } = err
+    else {
+        return if err.is_retryable() {
+            TurnRetry::Again {
+                reason: format!("the reply broke off ({err}); asking again"),
+                max_tokens: limit,
+            }
+        } else {
+            TurnRetry::GiveUp
+        };
+    };
+    match stop_reason {
+        Some(StopReason::MaxTokens) => {
+            match crate::output_limit::raised(model, limit, config.max_tokens_asked) {
+                Some(more) => TurnRetry::Again {
+                    reason: format!(
+                        "the reply reached its output limit ({limit} tokens) in the middle of the \
+                     input for tool `{tool}`; asking again with a limit of {more}"
+                    ),
+                    max_tokens: more,
+                },
+                None => TurnRetry::Stop(Stop {
+                    subtype: ResultSubtype::ErrorDuringExecution,
+                    message: format!(
+                        "The reply reached its output limit ({limit} tokens) in the middle of the \
+                     input for tool `{tool}`, so the call was dropped. Raise the limit with \
+                     --max-output-tokens (or FLEET_MAX_OUTPUT_TOKENS), or ask for smaller steps."
+                    ),
+                    status: None,
+                    too_long: None,
+                }),
+            }
+        }
+        Some(StopReason::ModelContextWindowExceeded) => TurnRetry::Stop(Stop {
+            subtype: ResultSubtype::ErrorDuringExecution,
+            message: format!(
+                "The reply filled the model's context window ({} tokens) in the middle of the \
+                 input for tool `{tool}`, so the call was dropped.",
+                model.context_window
+            ),
+            status: None,
+            // Made room for, and asked again once, like a prompt the API refused as too long.
+            too_long: Some(crate::compact::TooLong { limit: None }),
+        }),
+        _ => TurnRetry::Again {
+            reason: format!(
+                "the reply came to its end, but its input for tool `{tool}` is not valid JSON \
+                 ({err}); asking again"
+            ),
+            max_tokens: limit,
+        },
+    }
+}
+
+/// Keeps an extended-thinking budget below a `max_tokens` the window made smaller (the API
+/// wants budget < max_tokens and at least 1,024), dropping thinking when no such budget fits.
+fn fit_thinking(body: &mut MessagesRequest) {
+    const MIN_BUDGET: u64 = 1_024;
+    if let Some(fleet_protocol::ThinkingConfig::Enabled { budget_tokens, .. }) = &mut body.thinking
+    {
+        if *budget_tokens < body.max_tokens {
+            return;
+        }
+        if body.max_tokens > MIN_BUDGET {
+            *budget_tokens = body.max_tokens - 1;
+        } else {
+            body.thinking = None;
+        }
+    }
 }

@@ -227,6 +227,7 @@ impl Conversation<'_> {
         }
         self.window = self.window.capped(self.tracker.limit);
         let before = self.tracker.estimate(&self.frame, self.messages);
+        self.tracker.remember_estimate(before, self.messages.len());
         if !forced {
             let waiting = self
                 .tracker

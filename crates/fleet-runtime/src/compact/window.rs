@@ -82,6 +82,9 @@ pub struct ContextTracker {
     pub(super) failed_at: Option<usize>,
     /// The largest prompt the API has shown it accepts, once it refused one as too long.
     pub(super) limit: Option<u64>,
+    /// The size last estimated before a request, and the conversation length it was for:
+    /// the request's output limit is fitted to it without estimating twice.
+    last_estimate: Option<(u64, usize)>,
 }
 
 impl ContextTracker {
@@ -95,9 +98,29 @@ impl ContextTracker {
             .then_some((tokens, messages));
     }
 
+    /// Remembers the size estimated for a conversation of `messages` messages.
+    pub fn remember_estimate(&mut self, tokens: u64, messages: usize) {
+        self.last_estimate = Some((tokens, messages));
+    }
+
+    /// The size of the next request, as last estimated when the conversation still has that
+    /// length, else estimated now.
+    pub fn prompt_estimate(&self, frame: &super::LazyFrame<'_>, messages: &[Message]) -> u64 {
+        match self.last_estimate {
+            Some((tokens, len)) if len == messages.len() => tokens,
+            _ => self.estimate(frame, messages),
+        }
+    }
+
+    /// The largest prompt the API has shown it accepts, once it refused one as too long.
+    pub fn proven_limit(&self) -> Option<u64> {
+        self.limit
+    }
+
     /// Forgets the reported size: the conversation was rewritten.
     pub fn forget(&mut self) {
         self.anchor = None;
+        self.last_estimate = None;
     }
 
     /// The size of the next request: `frame` (model, system prompt, tools) with `messages`.

@@ -198,7 +198,11 @@ impl Spawner {
                 })?;
                 let definitions = self.definitions_for(&tools, &shape(&tools, def));
                 let mut config = AgentConfig::new(bp.model.clone(), tools, permissions);
-                config.max_tokens = self.config.max_tokens;
+                config.max_tokens = crate::output_limit::for_model(
+                    &self.config.catalog.info(&bp.model),
+                    self.config.max_tokens,
+                );
+                config.max_tokens_asked = self.config.max_tokens;
                 let notes = match member {
                     Some(_) => crate::teams::mate::TEAMMATE_NOTES,
                     None => SUBAGENT_NOTES,
@@ -225,6 +229,7 @@ impl Spawner {
                 );
                 let mut config = AgentConfig::new(base.model.clone(), tools, permissions);
                 config.max_tokens = base.max_tokens;
+                config.max_tokens_asked = self.config.max_tokens;
                 config.system = base.system.clone();
                 config.thinking = base.thinking.clone();
                 config.max_turns = Some(FORK_MAX_TURNS);

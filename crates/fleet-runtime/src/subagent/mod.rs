@@ -89,7 +89,9 @@ pub struct SpawnerConfig {
     /// (a local server) a definition asking for one of them gets its parent's model.
     pub resolve_aliases: bool,
     pub features: Features,
-    pub max_tokens: u32,
+    /// The output limit the user set for every agent (`--max-output-tokens`); `None` gives
+    /// each child its model's own (see [`crate::output_limit`]).
+    pub max_tokens: Option<u32>,
     pub transcripts: Option<TranscriptTarget>,
     /// The session's sandbox settings; each child gets an [`AgentSandbox`] of its kind from
     /// them.
@@ -141,7 +143,7 @@ impl SpawnerConfig {
             model_override: None,
             resolve_aliases: true,
             features: Features::default(),
-            max_tokens: 32_000,
+            max_tokens: None,
             transcripts: None,
             sandbox: Arc::default(),
             teams: None,

@@ -83,7 +83,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
             limits: setup.limits,
             max_budget_usd: setup.budget,
             model_override: setup.model_override,
-            max_tokens: 1024,
+            max_tokens: Some(1024),
             features: Features {
                 orchestration: setup.orchestration,
                 ..Features::default()

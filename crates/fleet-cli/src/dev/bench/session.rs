@@ -60,7 +60,7 @@ pub(super) fn prepare_with(
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let spawner = Spawner::new(
         shape(SpawnerConfig {
-            max_tokens: 1024,
+            max_tokens: Some(1024),
             ..SpawnerConfig::new(
                 client.clone(),
                 catalog.clone(),
