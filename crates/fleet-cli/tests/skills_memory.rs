@@ -237,7 +237,7 @@ async fn effort_is_a_thinking_budget_for_models_that_take_it() {
     assert!(out.status.success(), "{}", stderr(&out));
     let body = server.last_request().unwrap().body;
     assert_eq!(body["thinking"]["type"], "enabled");
-    assert_eq!(thinking_of(&body), Some((31_999, 40_191)));
+    assert_eq!(thinking_of(&body), Some((31_999, 64_000)));
 
     // The same on a model without extended thinking: dropped.
     let out = project
@@ -276,8 +276,8 @@ async fn effort_is_a_thinking_budget_for_models_that_take_it() {
     let run: Vec<Value> = bodies(&server).into_iter().skip(before).collect();
     let (child, main): (Vec<&Value>, Vec<&Value>) =
         run.iter().partition(|b| system_of(b).contains(CHILD));
-    assert_eq!(thinking_of(main[0]), Some((4_000, 32_000)));
-    assert_eq!(thinking_of(child[0]), Some((10_000, 32_000)));
+    assert_eq!(thinking_of(main[0]), Some((4_000, 64_000)));
+    assert_eq!(thinking_of(child[0]), Some((10_000, 64_000)));
 
     // A bad value is an error naming its flag.
     let out = project
