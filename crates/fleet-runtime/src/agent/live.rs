@@ -34,7 +34,7 @@ impl Agent {
             return;
         };
         if let Some(model) = controls.model_for_run() {
-            self.config.model = model;
+            self.switch_model(model);
         }
         self.follow_mode();
         self.publish_context(None);
@@ -46,9 +46,20 @@ impl Agent {
             return;
         };
         if let Some(model) = controls.take_new_model() {
-            self.config.model = model;
+            self.switch_model(model);
         }
         self.follow_mode();
+    }
+
+    /// Moves to `model` (`set_model`, `/model`), with that model's output limit: the old
+    /// one may be more than the new model can write, or much less.
+    fn switch_model(&mut self, model: String) {
+        if model != self.config.model {
+            let info = self.catalog.info(&model);
+            self.config.max_tokens =
+                crate::output_limit::for_model(&info, self.config.max_tokens_asked);
+        }
+        self.config.model = model;
     }
 
     /// Keeps Bash's sandbox in step with a mode changed from outside: plan mode confines
