@@ -157,7 +157,9 @@ mod tests {
             ..ModelUsage::default()
         };
         m.add_reply(&Usage::unreported(), 0.0);
-        m.add_reply(&Usage::unreported(), 0.0);
+        // Whatever a caller priced it at, a reply without usage adds no cost.
+        m.add_reply(&Usage::unreported(), 0.5);
+        assert_eq!(m.cost_usd, 0.0);
         let value = serde_json::to_value(&m).unwrap_or_default();
         assert_eq!(value["inputTokens"], json!(null));
         assert_eq!(value["outputTokens"], json!(null));
