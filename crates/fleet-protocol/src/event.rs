@@ -3,6 +3,7 @@
 //! needs is in the event itself — who emitted it included.
 
 use crate::message::{ContentBlock, Message};
+use crate::model_usage::ModelUsage;
 use crate::notification::TaskNotification;
 use crate::task::{BackgroundTask, TaskStarted, TaskStatus};
 use crate::tree::TreeReport;
@@ -303,20 +304,6 @@ pub struct PermissionDenial {
     pub tool_input: Value,
 }
 
-/// Usage and cost of one model over a run, as `modelUsage` reports it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelUsage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_input_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    #[serde(rename = "costUSD")]
-    pub cost_usd: f64,
-    pub context_window: u64,
-    pub max_output_tokens: u64,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunResult {
     pub subtype: ResultSubtype,
@@ -359,5 +346,19 @@ pub struct RunOrigin {
 impl RunResult {
     pub fn is_error(&self) -> bool {
         self.subtype.is_error()
+    }
+
+    /// The run's cost, or `None` when it had replies and none of them reported usage: a
+    /// cost made of nothing would read as "free".
+    pub fn reported_cost_usd(&self) -> Option<f64> {
+        self.usage.is_reported().then_some(self.total_cost_usd)
+    }
+
+    /// How many of the run's replies reported no usage (they are in none of its counts).
+    pub fn unreported_replies(&self) -> u64 {
+        self.model_usage
+            .values()
+            .map(|m| m.unreported_replies)
+            .sum()
     }
 }

@@ -13,6 +13,7 @@ pub mod hook;
 mod json_kind;
 mod markup;
 pub mod message;
+pub mod model_usage;
 pub mod notification;
 pub mod request;
 pub mod response;
@@ -27,7 +28,7 @@ pub use agent_message::AgentMessage;
 pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
-    AgentEvent, AgentRef, CommittedMessage, DeniedCall, EventKind, McpServerStatus, ModelUsage,
+    AgentEvent, AgentRef, CommittedMessage, DeniedCall, EventKind, McpServerStatus,
     PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RetryScope, RunOrigin, RunResult,
     SessionInfo, SessionState, SubagentLabel, ToolResultEvent,
 };
@@ -37,6 +38,7 @@ pub use message::{
     CacheControl, CacheControlKind, ContentBlock, ImageSource, Message, MessageContent, Role,
     ToolResultContent, ToolUse,
 };
+pub use model_usage::ModelUsage;
 pub use notification::{TaskNotification, TaskUsage};
 pub use request::{MessagesRequest, SystemBlock, SystemPrompt, ThinkingConfig, ToolDefinition};
 pub use response::{AssistantMessage, StopReason};

@@ -11,13 +11,30 @@ use serde::{Deserialize, Serialize};
 
 pub const OPEN_TAG: &str = "<task-notification>";
 pub const CLOSE_TAG: &str = "</task-notification>";
+/// The usage element that counts replies whose server reported no usage.
+const UNREPORTED_REPLIES: &str = "usage_unreported_replies";
 
 /// Totals of a finished task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskUsage {
+    /// Tokens of the replies that reported usage.
     pub total_tokens: u64,
     pub tool_uses: u64,
     pub duration_ms: u64,
+    /// Replies whose server reported no usage; they are not in `total_tokens`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreported_replies: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl TaskUsage {
+    /// Whether no reply of the task reported usage, so `total_tokens` is unknown, not zero.
+    pub fn is_unreported(&self) -> bool {
+        self.unreported_replies > 0 && self.total_tokens == 0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,13 +69,21 @@ impl TaskNotification {
         element(&mut out, "summary", &self.summary);
         element(&mut out, "result", &self.result);
         out.push_str("<usage>\n");
-        element(
-            &mut out,
-            "total_tokens",
-            &self.usage.total_tokens.to_string(),
-        );
+        let total = if self.usage.is_unreported() {
+            "not reported".to_string()
+        } else {
+            self.usage.total_tokens.to_string()
+        };
+        element(&mut out, "total_tokens", &total);
         element(&mut out, "tool_uses", &self.usage.tool_uses.to_string());
         element(&mut out, "duration_ms", &self.usage.duration_ms.to_string());
+        if self.usage.unreported_replies > 0 {
+            element(
+                &mut out,
+                UNREPORTED_REPLIES,
+                &self.usage.unreported_replies.to_string(),
+            );
+        }
         out.push_str("</usage>\n");
         element(&mut out, "output-file", &self.output_file);
         if let Some(worktree) = &self.worktree {
@@ -93,6 +118,7 @@ impl TaskNotification {
                 total_tokens: number("total_tokens"),
                 tool_uses: number("tool_uses"),
                 duration_ms: number("duration_ms"),
+                unreported_replies: number(UNREPORTED_REPLIES),
             },
             output_file: inner(body, "output-file").map(unescape).unwrap_or_default(),
             worktree: inner(body, "worktree").map(unescape),
@@ -140,6 +166,7 @@ mod tests {
                 total_tokens: 1234,
                 tool_uses: 5,
                 duration_ms: 678,
+                unreported_replies: 0,
             },
             output_file: "/tmp/x/agent-a1b2c3.jsonl".into(),
             worktree: Some(
@@ -157,6 +184,18 @@ mod tests {
         assert!(text.contains("not a message from the user"));
         assert_eq!(TaskNotification::parse(&text), Some(n));
         assert!(TaskNotification::is_notification(&text));
+    }
+
+    #[test]
+    fn a_task_whose_replies_reported_no_usage_says_so_and_parses_back() {
+        let mut n = sample("done");
+        n.usage.total_tokens = 0;
+        n.usage.unreported_replies = 3;
+        let text = n.render();
+        assert!(text.contains("<total_tokens>not reported</total_tokens>"));
+        assert!(text.contains("<usage_unreported_replies>3</usage_unreported_replies>"));
+        assert_eq!(TaskNotification::parse(&text), Some(n));
+        assert!(!sample("x").render().contains("usage_unreported_replies"));
     }
 
     #[test]

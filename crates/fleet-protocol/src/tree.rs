@@ -1,7 +1,7 @@
 //! The agent tree as the final result reports it: cost and usage summed over every agent,
 //! how many subagents were spawned and how they ended, and one line per agent.
 
-use crate::event::ModelUsage;
+use crate::model_usage::ModelUsage;
 use crate::usage::Usage;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -60,8 +60,20 @@ pub struct AgentUsage {
     pub status: String,
     pub num_turns: u32,
     pub tool_uses: u64,
+    /// `null` when none of the agent's replies reported usage.
     pub usage: Usage,
-    pub cost_usd: f64,
+    /// `None` (`null`) when the agent had replies and none of them reported usage.
+    pub cost_usd: Option<f64>,
+    /// The name the server answered with, when it is not `model` (the one asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+    /// Replies that reported no usage; they are in neither `usage` nor `cost_usd`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub usage_unreported_replies: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Totals over the whole tree at the time the result is printed.
@@ -71,4 +83,22 @@ pub struct TreeReport {
     pub model_usage: BTreeMap<String, ModelUsage>,
     pub subagent_stats: SubagentStats,
     pub agents: Vec<AgentUsage>,
+}
+
+impl TreeReport {
+    /// The tree's cost, or `None` when its agents had replies and none of them reported
+    /// usage.
+    pub fn reported_cost_usd(&self) -> Option<f64> {
+        let nothing_reported = !self.model_usage.is_empty()
+            && self.model_usage.values().all(ModelUsage::is_unreported);
+        (!nothing_reported).then_some(self.total_cost_usd)
+    }
+
+    /// How many replies of the whole tree reported no usage.
+    pub fn unreported_replies(&self) -> u64 {
+        self.model_usage
+            .values()
+            .map(|m| m.unreported_replies)
+            .sum()
+    }
 }

@@ -5,6 +5,7 @@
 //! the budget binds the tree rather than each agent alone, and the final result can say where
 //! the money went.
 
+use crate::accounting::{reply_cost, Attribution};
 use fleet_model::Catalog;
 use fleet_protocol::{
     AgentUsage, KilledBy, ModelUsage, SubagentStats, TaskStatus, TreeReport, Usage,
@@ -74,35 +75,46 @@ impl Ledger {
             num_turns: 0,
             tool_uses: 0,
             usage: Usage::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
+            served_model: None,
+            usage_unreported_replies: 0,
         });
         inner.index.insert(agent_id.to_string(), at);
     }
 
-    /// Records one model reply of `agent_id` and returns its cost.
+    /// Records one model reply of `agent_id` and returns its cost. `requested` is the model
+    /// the agent asked for, `served` the name the reply carries (see [`Attribution`]).
     pub fn record_reply(
         &self,
         catalog: &Catalog,
         agent_id: &str,
-        model: &str,
+        requested: &str,
+        served: &str,
         usage: &Usage,
     ) -> f64 {
-        let cost = catalog.cost(model, usage);
-        let info = catalog.info(model);
+        let who = Attribution::of(catalog, requested, served);
+        let cost = reply_cost(catalog, &who.model, usage);
         let mut inner = self.lock();
         inner.total_cost_usd += cost;
-        let entry = inner.per_model.entry(model.to_string()).or_default();
-        entry.input_tokens += usage.input_tokens;
-        entry.output_tokens += usage.output_tokens;
-        entry.cache_read_input_tokens += usage.cache_read();
-        entry.cache_creation_input_tokens += usage.cache_creation();
-        entry.cost_usd += cost;
-        entry.context_window = info.context_window;
-        entry.max_output_tokens = info.max_output_tokens;
+        who.entry(catalog, &mut inner.per_model)
+            .add_reply(usage, cost);
         if let Some(agent) = inner.agent_mut(agent_id) {
             agent.num_turns += 1;
             agent.usage += usage;
-            agent.cost_usd += cost;
+            if !usage.is_reported() {
+                agent.usage_unreported_replies += 1;
+            }
+            // Unknown only while every reply so far reported nothing.
+            let nothing_reported = agent.usage_unreported_replies == u64::from(agent.num_turns);
+            agent.usage.unreported = nothing_reported;
+            agent.cost_usd = match agent.cost_usd {
+                _ if nothing_reported => None,
+                Some(spent) => Some(spent + cost),
+                None => Some(cost),
+            };
+            if served != agent.model && !served.is_empty() {
+                agent.served_model = Some(served.to_string());
+            }
         }
         cost
     }
@@ -239,16 +251,62 @@ mod tests {
         let ledger = Ledger::new();
         ledger.register("main", "main", None, 0, "claude-sonnet-4-5");
         ledger.register("a1", "Explore", Some("main"), 1, "claude-haiku-4-5");
-        let main_cost =
-            ledger.record_reply(&catalog, "main", "claude-sonnet-4-5", &usage(1000, 100));
-        let child_cost = ledger.record_reply(&catalog, "a1", "claude-haiku-4-5", &usage(2000, 50));
+        let (sonnet, haiku) = ("claude-sonnet-4-5", "claude-haiku-4-5");
+        let main_cost = ledger.record_reply(&catalog, "main", sonnet, sonnet, &usage(1000, 100));
+        let child_cost = ledger.record_reply(&catalog, "a1", haiku, haiku, &usage(2000, 50));
         assert!(main_cost > 0.0 && child_cost > 0.0);
         let report = ledger.report();
         assert!((report.total_cost_usd - (main_cost + child_cost)).abs() < 1e-12);
         assert_eq!(report.model_usage.len(), 2);
         assert_eq!(report.agents[1].usage.input_tokens, 2000);
         assert_eq!(report.agents[1].num_turns, 1);
-        assert!((report.agents[1].cost_usd - child_cost).abs() < 1e-12);
+        assert!((report.agents[1].cost_usd.unwrap_or(-1.0) - child_cost).abs() < 1e-12);
+        assert_eq!(report.agents[1].served_model, None);
+    }
+
+    #[test]
+    fn an_agent_whose_replies_reported_nothing_has_unknown_usage_and_cost() {
+        let catalog = Catalog::builtin();
+        let ledger = Ledger::new();
+        let (asked, served) = ("qwen2.5-coder", "qwen2.5-coder:7b-instruct-q4_K_M");
+        ledger.register("main", "main", None, 0, asked);
+        ledger.register("a1", "Explore", Some("main"), 1, asked);
+        ledger.register("idle", "Plan", Some("main"), 1, asked);
+        for _ in 0..2 {
+            ledger.record_reply(&catalog, "main", asked, served, &Usage::unreported());
+        }
+        ledger.record_reply(&catalog, "a1", asked, served, &Usage::unreported());
+        ledger.record_reply(&catalog, "a1", asked, served, &usage(40, 4));
+        let report = ledger.report();
+        let main = &report.agents[0];
+        assert!(!main.usage.is_reported());
+        assert_eq!((main.cost_usd, main.usage_unreported_replies), (None, 2));
+        assert_eq!(main.served_model.as_deref(), Some(served));
+        let child = &report.agents[1];
+        assert!(child.usage.is_reported());
+        assert_eq!(child.usage.input_tokens, 40);
+        assert_eq!(
+            (child.cost_usd, child.usage_unreported_replies),
+            (Some(0.0), 1)
+        );
+        // An agent with no reply yet has used nothing, which is known.
+        assert_eq!(report.agents[2].cost_usd, Some(0.0));
+        assert!(report.agents[2].usage.is_reported());
+        assert_eq!(report.model_usage.keys().collect::<Vec<_>>(), [asked]);
+        assert_eq!(report.model_usage[asked].unreported_replies, 3);
+        assert_eq!(report.unreported_replies(), 3);
+        assert_eq!(report.reported_cost_usd(), Some(0.0));
+    }
+
+    #[test]
+    fn a_tree_where_no_reply_reported_has_no_cost() {
+        let catalog = Catalog::builtin();
+        let ledger = Ledger::new();
+        ledger.register("main", "main", None, 0, "claude-sonnet-4-5");
+        assert_eq!(ledger.report().reported_cost_usd(), Some(0.0));
+        let m = "claude-sonnet-4-5";
+        ledger.record_reply(&catalog, "main", m, m, &Usage::unreported());
+        assert_eq!(ledger.report().reported_cost_usd(), None);
     }
 
     #[test]

@@ -163,16 +163,20 @@ pub(crate) async fn settle(
     .await;
 }
 
-/// What `Started` reports: the agent's setup, and the agent types it can start.
+/// What `Started` reports: the agent's setup, and the agent types it can start — none when
+/// the Agent tool is not among its tools (`--tools ""`, `--disallowedTools Agent`), since
+/// it then cannot start any.
 pub(crate) fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::SessionInfo {
     let mut info = agent.session_info();
     if let Some(spawner) = spawner {
-        info.agents = spawner
-            .agents()
-            .names()
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        if info.tools.iter().any(|tool| tool == "Agent") {
+            info.agents = spawner
+                .agents()
+                .names()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+        }
         info.skills = spawner.skill_names();
     }
     info

@@ -92,6 +92,7 @@ fn summaries() -> Vec<AgentSummary> {
             output_tokens: 3_120,
             cost_usd: Some(0.1832),
             done: true,
+            usage_unreported: false,
         },
         AgentSummary {
             agent_id: "agent-1".into(),
@@ -103,6 +104,7 @@ fn summaries() -> Vec<AgentSummary> {
             output_tokens: 900,
             cost_usd: None,
             done: true,
+            usage_unreported: false,
         },
         AgentSummary {
             agent_id: "agent-2".into(),
@@ -114,6 +116,7 @@ fn summaries() -> Vec<AgentSummary> {
             output_tokens: 100,
             cost_usd: None,
             done: false,
+            usage_unreported: false,
         },
     ]
 }
@@ -162,7 +165,9 @@ fn cost_takes_known_figures_from_the_tree() {
             num_turns: 3,
             tool_uses: 4,
             usage: Usage::default(),
-            cost_usd: 0.0421,
+            cost_usd: Some(0.0421),
+            served_model: None,
+            usage_unreported_replies: 0,
         }],
         ..TreeReport::default()
     };
@@ -180,4 +185,48 @@ fn cost_takes_known_figures_from_the_tree() {
         nothing.lines().last().expect("total").ends_with("—"),
         "{nothing}"
     );
+}
+
+#[test]
+fn cost_says_when_a_server_reported_no_usage_instead_of_showing_zeros() {
+    let mut agents = summaries();
+    agents.truncate(1);
+    agents[0].input_tokens = 0;
+    agents[0].output_tokens = 0;
+    agents[0].cost_usd = None;
+    agents[0].usage_unreported = true;
+    let plain = lines_text(&cost::lines(&agents, None, &Theme::mono()));
+    let main = plain.lines().find(|l| l.contains("main")).expect("row");
+    assert!(!main.contains(" 0 "), "{plain}");
+    assert!(main.trim_end().ends_with("—"), "{plain}");
+    assert!(
+        plain.lines().last().unwrap().contains("usage not reported"),
+        "{plain}"
+    );
+    // From the tree alone: an agent whose usage is null.
+    let tree = TreeReport {
+        agents: vec![AgentUsage {
+            agent_id: "agent-1".into(),
+            agent_type: "Explore".into(),
+            parent_agent_id: Some("main".into()),
+            depth: 1,
+            model: "qwen2.5-coder".into(),
+            status: "completed".into(),
+            num_turns: 2,
+            tool_uses: 0,
+            usage: Usage::unreported(),
+            cost_usd: None,
+            served_model: None,
+            usage_unreported_replies: 2,
+        }],
+        ..TreeReport::default()
+    };
+    let only_tree = lines_text(&cost::lines(&[], Some(&tree), &Theme::mono()));
+    let explore = only_tree.lines().find(|l| l.contains("Explore")).unwrap();
+    assert!(!explore.contains("$0"), "{only_tree}");
+    assert_eq!(explore.matches('—').count(), 3, "input, output, cost: {only_tree}");
+    assert!(only_tree.contains("usage not reported"), "{only_tree}");
+    // Everything reported: no such line.
+    let reported = lines_text(&cost::lines(&summaries(), None, &Theme::mono()));
+    assert!(!reported.contains("not reported"), "{reported}");
 }

@@ -12,6 +12,7 @@ fn status(mode: &str) -> Status {
         permission_mode: mode.into(),
         context_percent: Some(42),
         cost_usd: 0.0123,
+        usage_unreported: false,
         running_agents: 2,
         hint: None,
     }
@@ -88,4 +89,23 @@ fn unknowns_are_skipped_and_the_hint_replaces_the_right_side() {
     for width in 0..3 {
         draw(width, 1, |a, b| status::render(&s, a, b, &Theme::dark()));
     }
+}
+
+#[test]
+fn a_session_whose_server_reported_no_usage_says_so_rather_than_look_free() {
+    let s = Status {
+        cost_usd: 0.0,
+        usage_unreported: true,
+        ..status("default")
+    };
+    assert!(
+        row(&s, 100).contains("usage not reported"),
+        "{}",
+        row(&s, 100)
+    );
+    let known = Status {
+        cost_usd: 0.0,
+        ..status("default")
+    };
+    assert!(!row(&known, 100).contains("not reported"));
 }

@@ -109,6 +109,7 @@ fn finished(n: u32, status: TaskStatus, tokens: u64, ms: u64) -> Vec<AgentEvent>
                 total_tokens: tokens,
                 tool_uses: 3,
                 duration_ms: ms,
+                unreported_replies: 0,
             },
             output_file: String::new(),
             worktree: None,
@@ -154,7 +155,9 @@ fn a_background_agent_from_start_to_its_pill_leaving() {
             num_turns: 3,
             tool_uses: 3,
             usage: Usage::default(),
-            cost_usd: 0.0123,
+            cost_usd: Some(0.0123),
+            served_model: None,
+            usage_unreported_replies: 0,
         }],
         ..TreeReport::default()
     })));

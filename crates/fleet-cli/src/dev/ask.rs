@@ -64,14 +64,21 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
                 }
                 writeln!(stdout)?;
                 let usage = &done.message.usage;
+                let figures = if usage.is_reported() {
+                    format!(
+                        "{} input, {} cache read, {} cache write, {} output tokens; ${:.6}",
+                        usage.input_tokens,
+                        usage.cache_read(),
+                        usage.cache_creation(),
+                        usage.output_tokens,
+                        catalog.cost(&model, usage),
+                    )
+                } else {
+                    "usage not reported".to_string()
+                };
                 eprintln!(
-                    "{}: {} input, {} cache read, {} cache write, {} output tokens; ${:.6}; {} ms",
+                    "{}: {figures}; {} ms",
                     done.message.model,
-                    usage.input_tokens,
-                    usage.cache_read(),
-                    usage.cache_creation(),
-                    usage.output_tokens,
-                    catalog.cost(&model, usage),
                     done.duration.as_millis()
                 );
             }

@@ -309,6 +309,7 @@ pub fn notification(status: TaskStatus, result: &str) -> TaskNotification {
             total_tokens: 7309,
             tool_uses: 0,
             duration_ms: 104,
+            unreported_replies: 0,
         },
         output_file: OUTPUT_FILE.into(),
         worktree: None,
@@ -326,7 +327,9 @@ fn agent_usage(id: &str, kind: &str, parent: Option<&str>, status: &str, input: 
         num_turns: 1,
         tool_uses: 0,
         usage: usage(input),
-        cost_usd: input as f64 * 4e-6,
+        cost_usd: Some(input as f64 * 4e-6),
+        served_model: None,
+        usage_unreported_replies: 0,
     }
 }
 

@@ -22,6 +22,8 @@ mod background_tests;
 pub(crate) mod fixtures;
 #[cfg(test)]
 mod sdk_tests;
+#[cfg(test)]
+mod unreported_tests;
 
 use fleet_protocol::AgentEvent;
 use std::fmt;

@@ -63,11 +63,24 @@ impl HeldResults {
 
 /// One `result` object. Without a tree (a session in which nothing reported one) the cost and
 /// `modelUsage` are the run's own and the tree keys are left out.
+///
+/// Usage a server never reported is `null`, never zero: the run's `usage` when none of its
+/// replies reported any, `total_cost_usd` when no reply it covers did. When only some did,
+/// the figures are theirs and `usage_unreported_replies` counts the run's others.
 fn result_value(r: &RunResult, session_id: &str, index: usize, tree: Option<&TreeReport>) -> Value {
     let (cost, model_usage) = match tree {
-        Some(tree) => (tree.total_cost_usd, json!(tree.model_usage)),
-        None => (r.total_cost_usd, json!(r.model_usage)),
+        Some(tree) => (tree.reported_cost_usd(), json!(tree.model_usage)),
+        None => (r.reported_cost_usd(), json!(r.model_usage)),
     };
+    // All four counts always, zero when unknown: readers sum them without checks.
+    let usage = r.usage.is_reported().then(|| {
+        json!({
+            "input_tokens": r.usage.input_tokens,
+            "cache_creation_input_tokens": r.usage.cache_creation(),
+            "cache_read_input_tokens": r.usage.cache_read(),
+            "output_tokens": r.usage.output_tokens,
+        })
+    });
     let mut line = Line::new(json!({
         "type": "result",
         "subtype": r.subtype.as_str(),
@@ -79,13 +92,7 @@ fn result_value(r: &RunResult, session_id: &str, index: usize, tree: Option<&Tre
         "stop_reason": r.stop_reason,
         "session_id": session_id,
         "total_cost_usd": cost,
-        // All four counts always, zero when unknown: readers sum them without checks.
-        "usage": {
-            "input_tokens": r.usage.input_tokens,
-            "cache_creation_input_tokens": r.usage.cache_creation(),
-            "cache_read_input_tokens": r.usage.cache_read(),
-            "output_tokens": r.usage.output_tokens,
-        },
+        "usage": usage,
         "modelUsage": model_usage,
         "permission_denials": r.permission_denials,
         "api_error_status": r.api_error_status,
@@ -105,6 +112,10 @@ fn result_value(r: &RunResult, session_id: &str, index: usize, tree: Option<&Tre
     }
     if r.is_error() {
         line = line.then(json!({ "errors": [r.result] }));
+    }
+    let unreported = r.unreported_replies();
+    if unreported > 0 {
+        line = line.then(json!({ "usage_unreported_replies": unreported }));
     }
     line.then(json!({ "result_index": index, "uuid": new_uuid() }))
         .into_value()

@@ -6,7 +6,9 @@
 //! subagent's `parent_tool_use_id` and `agent_id`, like every other line it causes.
 
 use super::line::Line;
-use fleet_protocol::{AgentRef, BackgroundTask, TaskNotification, TaskStarted, TaskStatus};
+use fleet_protocol::{
+    AgentRef, BackgroundTask, TaskNotification, TaskStarted, TaskStatus, TaskUsage,
+};
 use serde_json::{json, Map, Value};
 
 pub(super) fn started(agent: &AgentRef, task: &TaskStarted, session_id: &str) -> Value {
@@ -72,15 +74,28 @@ pub(super) fn notified(agent: &AgentRef, n: &TaskNotification, session_id: &str)
         "output_file": n.output_file,
         "summary": summary,
         "summary_is_report": is_report,
-        "usage": {
-            "total_tokens": n.usage.total_tokens,
-            "tool_uses": n.usage.tool_uses,
-            "duration_ms": n.usage.duration_ms,
-        },
+        "usage": task_usage(&n.usage),
     }))
     .stamped(session_id)
     .subagent(agent)
     .into_value()
+}
+
+/// A finished task's totals; `total_tokens` is `null` when no reply of the task reported
+/// usage, and the replies that did not are counted when there are any.
+fn task_usage(usage: &TaskUsage) -> Value {
+    let mut value = json!({
+        "total_tokens": (!usage.is_unreported()).then_some(usage.total_tokens),
+        "tool_uses": usage.tool_uses,
+        "duration_ms": usage.duration_ms,
+    });
+    if let (true, Some(map)) = (usage.unreported_replies > 0, value.as_object_mut()) {
+        map.insert(
+            "usage_unreported_replies".into(),
+            usage.unreported_replies.into(),
+        );
+    }
+    value
 }
 
 /// The whole set still running, so a reader never has to replay earlier lines to know it.

@@ -241,6 +241,7 @@ impl Follower {
             total_tokens: nonzero(record.usage.total_tokens, counters.total_tokens()),
             tool_uses: nonzero(record.usage.tool_uses, counters.tool_uses()),
             duration_ms: record.usage.duration_ms,
+            unreported_replies: 0,
         };
         RemoteEnding {
             status: status_of(state),
@@ -279,6 +280,7 @@ fn usage_of(counters: &Counters) -> TaskUsage {
         total_tokens: counters.total_tokens(),
         tool_uses: counters.tool_uses(),
         duration_ms: 0,
+        unreported_replies: 0,
     }
 }
 

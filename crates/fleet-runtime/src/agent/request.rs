@@ -224,14 +224,17 @@ impl Agent {
         totals: &mut Accounting,
     ) {
         let reply = &response.message;
-        totals.add(&self.catalog, &reply.model, &reply.usage, response.duration);
+        let (asked, served) = (&self.config.model, &reply.model);
+        totals.add(
+            &self.catalog,
+            asked,
+            served,
+            &reply.usage,
+            response.duration,
+        );
         if let Some(ledger) = &self.config.ledger {
-            ledger.record_reply(
-                &self.catalog,
-                &sink.agent().agent_id,
-                &reply.model,
-                &reply.usage,
-            );
+            let agent_id = &sink.agent().agent_id;
+            ledger.record_reply(&self.catalog, agent_id, asked, served, &reply.usage);
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::build::{Blueprint, Kind};
 use crate::isolation::WorktreeReport;
-use fleet_protocol::{RunResult, Usage};
+use fleet_protocol::{RunResult, TaskUsage, Usage};
 use fleet_tools::ToolOutput;
 use serde_json::json;
 use std::time::Duration;
@@ -12,8 +12,11 @@ use std::time::Duration;
 #[derive(Debug, Default)]
 pub(crate) struct ChildOutcome {
     pub last: Option<RunResult>,
+    /// Unreported (`null`) when every reply of every run reported no usage.
     pub usage: Usage,
     pub cost_usd: f64,
+    /// Replies that reported no usage; they are in neither `usage` nor `cost_usd`.
+    pub unreported_replies: u64,
     pub turns: u32,
     pub tool_uses: u64,
     pub transcript_error: Option<String>,
@@ -25,6 +28,25 @@ impl ChildOutcome {
             + self.usage.output_tokens
             + self.usage.cache_read()
             + self.usage.cache_creation()
+    }
+
+    /// The totals a task notification carries (its duration is filled in by the registry).
+    pub fn task_usage(&self) -> TaskUsage {
+        TaskUsage {
+            total_tokens: self.total_tokens(),
+            tool_uses: self.tool_uses,
+            duration_ms: 0,
+            unreported_replies: self.unreported_replies,
+        }
+    }
+
+    /// `1234 tokens`, or that the server reported none, for the line the parent reads.
+    fn tokens_text(&self) -> String {
+        if self.usage.is_reported() {
+            format!("{} tokens", self.total_tokens())
+        } else {
+            "usage not reported".to_string()
+        }
     }
 
     /// The child's answer, or what stopped it.
@@ -60,10 +82,10 @@ pub(crate) fn completed(
         result.push_str(&super::isolate::kept_text(kept));
     }
     let text = format!(
-        "{result}\n\n[agent {agent_id} ({}): {} tool uses, {} tokens, {:.1}s]",
+        "{result}\n\n[agent {agent_id} ({}): {} tool uses, {}, {:.1}s]",
         bp.kind.type_name(),
         outcome.tool_uses,
-        outcome.total_tokens(),
+        outcome.tokens_text(),
         elapsed.as_secs_f64()
     );
     let structured = json!({
@@ -73,10 +95,10 @@ pub(crate) fn completed(
         "name": bp.name,
         "result": result,
         "usage": outcome.usage,
-        "total_cost_usd": outcome.cost_usd,
+        "total_cost_usd": outcome.usage.is_reported().then_some(outcome.cost_usd),
         "num_turns": outcome.turns,
         "tool_uses": outcome.tool_uses,
-        "total_tokens": outcome.total_tokens(),
+        "total_tokens": outcome.usage.is_reported().then(|| outcome.total_tokens()),
         "duration_ms": duration_ms,
         "worktree": worktree,
     });

@@ -15,7 +15,7 @@ use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
 use crate::tasks::NewTask;
-use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus, TaskUsage};
+use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -439,11 +439,7 @@ impl Spawner {
                 }
             }
             let status = outcome.status(cancel.is_cancelled());
-            let usage = TaskUsage {
-                total_tokens: outcome.total_tokens(),
-                tool_uses: outcome.tool_uses,
-                duration_ms: 0,
-            };
+            let usage = outcome.task_usage();
             // A task stopped meanwhile has already ended; its kill stands.
             let _ = spawner
                 .tasks
@@ -514,7 +510,10 @@ pub(super) async fn run_to_end(
 
 impl ChildOutcome {
     fn add(&mut self, result: &RunResult, spawner: &Spawner, agent_id: &str) {
+        let nothing_reported_before = self.last.is_none() || !self.usage.is_reported();
         self.usage += &result.usage;
+        self.usage.unreported = nothing_reported_before && !result.usage.is_reported();
+        self.unreported_replies += result.unreported_replies();
         self.cost_usd += result.total_cost_usd;
         self.turns += result.num_turns;
         self.tool_uses = spawner

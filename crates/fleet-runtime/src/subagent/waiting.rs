@@ -18,7 +18,7 @@ use super::{ParentView, Spawner};
 use crate::isolation::WorktreeReport;
 use crate::limits::SlotGuard;
 use crate::tasks::{ForegroundStart, ForegroundTask, NewTask};
-use fleet_protocol::{KilledBy, TaskUsage};
+use fleet_protocol::KilledBy;
 use fleet_tools::background::{Enrolment, Moving};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
 use serde_json::json;
@@ -170,11 +170,7 @@ impl Spawner {
             None => None,
         };
         let status = outcome.status(cancel.is_cancelled());
-        let usage = TaskUsage {
-            total_tokens: outcome.total_tokens(),
-            tool_uses: outcome.tool_uses,
-            duration_ms: 0,
-        };
+        let usage = outcome.task_usage();
         // Held to the end, so a move cannot slip in between this check and the report.
         let mut mode = mode.lock().await;
         match *mode {

@@ -122,6 +122,7 @@ mod tests {
             total_tokens: 10,
             tool_uses: 2,
             duration_ms: 0,
+            unreported_replies: 0,
         };
         task.end(&sink, TaskStatus::Completed, "hello".into(), usage)
             .await;

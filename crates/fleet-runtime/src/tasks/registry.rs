@@ -287,6 +287,7 @@ impl TaskRegistry {
                     total_tokens: progress.total_tokens,
                     tool_uses: progress.tool_uses,
                     duration_ms: 0,
+                    unreported_replies: 0,
                 },
                 "The task was stopped before it finished.".to_string(),
             )

@@ -80,7 +80,7 @@ async fn a_foreground_subagent_runs_reports_and_leaves_a_transcript() {
     // Cost is kept per agent and rolled up.
     let tree = results[0].tree.clone().unwrap();
     assert_eq!(tree.agents.len(), 2);
-    let sum: f64 = tree.agents.iter().map(|a| a.cost_usd).sum();
+    let sum: f64 = tree.agents.iter().filter_map(|a| a.cost_usd).sum();
     assert!(sum > 0.0);
     assert!((tree.total_cost_usd - sum).abs() < 1e-9);
     assert!(

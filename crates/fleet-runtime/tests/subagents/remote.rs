@@ -95,6 +95,7 @@ impl RemoteLauncher for FakeLauncher {
                             total_tokens: 1500,
                             tool_uses: 4,
                             duration_ms: 900,
+                            unreported_replies: 0,
                         },
                         branch: Some(format!("fleet/remote-{short}")),
                     },

@@ -163,6 +163,7 @@ impl App {
                 self.transcript.clear();
                 self.tree = None;
                 self.status.cost_usd = 0.0;
+                self.status.usage_unreported = false;
             }
             // Mail cells need nothing from it: the transcript shows delivered mail as letters
             // in every session, the lead's included.
@@ -187,10 +188,12 @@ impl App {
             EventKind::SessionState(SessionState::Idle) => self.working_since = None,
             EventKind::Finished(result) => {
                 self.working_since = None;
-                self.status.cost_usd = result
+                let cost = result
                     .tree
                     .as_ref()
-                    .map_or(result.total_cost_usd, |t| t.total_cost_usd);
+                    .map_or(result.reported_cost_usd(), |t| t.reported_cost_usd());
+                self.status.cost_usd = cost.unwrap_or(0.0);
+                self.status.usage_unreported = cost.is_none();
                 if let Some(tree) = &result.tree {
                     self.tree = Some(tree.clone());
                 }

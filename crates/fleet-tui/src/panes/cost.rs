@@ -1,6 +1,7 @@
 //! `/cost`: what each agent of the session used and cost, and the total. A cost that is not
 //! known yet (an agent still running, a model without prices) is shown as "—", never as
-//! $0, which would read as "free".
+//! $0, which would read as "free"; so are the tokens and cost of an agent whose server
+//! reported no usage, and a last line says that is why.
 
 use super::text::{cut, dollars, pad, width};
 use crate::theme::{Role, Theme};
@@ -9,6 +10,7 @@ use fleet_protocol::TreeReport;
 use ratatui::text::{Line, Span};
 
 const UNKNOWN: &str = "—";
+const NOT_REPORTED: &str = "— usage not reported by the model server";
 /// The agent column never grows past this.
 const AGENT_CELLS: usize = 34;
 /// Below this many columns the table becomes one block per agent.
@@ -23,6 +25,8 @@ struct Row {
     input: String,
     output: String,
     cost: String,
+    /// No reply of this agent reported usage.
+    unreported: bool,
 }
 
 /// The table for a wide view (the transcript wraps it on a narrow one); see
@@ -44,6 +48,7 @@ pub fn lines_for_width(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut rows = rows(agents, tree);
+    let unreported = rows.iter().any(|r| r.unreported);
     rows.push(total(agents, tree));
     let room = if width_cells < TABLE_WIDTH {
         usize::from(width_cells)
@@ -77,6 +82,12 @@ pub fn lines_for_width(
                 )));
             }
         }
+        if unreported {
+            out.push(Line::from(Span::styled(
+                cut(NOT_REPORTED, w),
+                theme.style(Role::Dim),
+            )));
+        }
         return out;
     }
     let agent_w = rows
@@ -104,6 +115,7 @@ pub fn lines_for_width(
         input: "Input".into(),
         output: "Output".into(),
         cost: "Cost".into(),
+        unreported: false,
     };
     out.push(Line::from(Span::styled(
         render(&header),
@@ -113,6 +125,12 @@ pub fn lines_for_width(
     for (i, row) in rows.iter().enumerate() {
         let role = if i == last { Role::Heading } else { Role::Text };
         out.push(Line::from(Span::styled(render(row), theme.style(role))));
+    }
+    if unreported {
+        out.push(Line::from(Span::styled(
+            format!("  {NOT_REPORTED}"),
+            theme.style(Role::Dim),
+        )));
     }
     out
 }
@@ -136,7 +154,7 @@ fn known_cost(agent: &AgentSummary, tree: Option<&TreeReport>) -> Option<f64> {
             .agents
             .iter()
             .find(|a| a.agent_id == agent.agent_id)
-            .map(|a| a.cost_usd)
+            .and_then(|a| a.cost_usd)
     })
 }
 
@@ -158,13 +176,17 @@ fn rows(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Vec<Row> {
             .map(|t| {
                 t.agents
                     .iter()
-                    .map(|a| Row {
-                        agent: cut(&a.agent_type, AGENT_CELLS),
-                        running: a.status == "running",
-                        turns: a.num_turns.to_string(),
-                        input: grouped(a.usage.total_input()),
-                        output: grouped(a.usage.output_tokens),
-                        cost: dollars(a.cost_usd),
+                    .map(|a| {
+                        let known = a.usage.is_reported();
+                        Row {
+                            agent: cut(&a.agent_type, AGENT_CELLS),
+                            running: a.status == "running",
+                            turns: a.num_turns.to_string(),
+                            input: figure(known, a.usage.total_input()),
+                            output: figure(known, a.usage.output_tokens),
+                            cost: a.cost_usd.map_or(UNKNOWN.to_string(), dollars),
+                            unreported: !known,
+                        }
                     })
                     .collect()
             })
@@ -176,9 +198,10 @@ fn rows(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Vec<Row> {
             agent: name(a),
             running: !a.done && a.tool_use_id.is_some(),
             turns: a.turns.to_string(),
-            input: grouped(a.input_tokens),
-            output: grouped(a.output_tokens),
+            input: figure(!a.usage_unreported, a.input_tokens),
+            output: figure(!a.usage_unreported, a.output_tokens),
             cost: known_cost(a, tree).map_or(UNKNOWN.to_string(), dollars),
+            unreported: a.usage_unreported,
         })
         .collect()
 }
@@ -209,7 +232,7 @@ fn total(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Row {
     let costs: Vec<Option<f64>> = agents.iter().map(|a| known_cost(a, tree)).collect();
     let known: f64 = costs.iter().flatten().sum();
     let cost = match tree {
-        Some(t) => dollars(t.total_cost_usd),
+        Some(t) => t.reported_cost_usd().map_or(UNKNOWN.to_string(), dollars),
         None if costs.is_empty() || costs.iter().all(Option::is_none) => UNKNOWN.to_string(),
         None if costs.iter().any(Option::is_none) => format!("{}+", dollars(known)),
         None => dollars(known),
@@ -221,5 +244,15 @@ fn total(agents: &[AgentSummary], tree: Option<&TreeReport>) -> Row {
         input: grouped(input),
         output: grouped(output),
         cost,
+        unreported: false,
+    }
+}
+
+/// A token count, or "—" when the server reported none.
+fn figure(known: bool, n: u64) -> String {
+    if known {
+        grouped(n)
+    } else {
+        UNKNOWN.to_string()
     }
 }

@@ -17,6 +17,9 @@ pub struct Status {
     pub permission_mode: String,
     pub context_percent: Option<u8>,
     pub cost_usd: f64,
+    /// The session has replies and none reported usage: there is no cost to show, and the
+    /// line says so rather than look free.
+    pub usage_unreported: bool,
     pub running_agents: usize,
     /// A short hint that replaces the right-hand side for a moment ("Ctrl+C again to quit").
     pub hint: Option<String>,
@@ -101,6 +104,8 @@ fn right(status: &Status, form: Form) -> Vec<(String, Role)> {
     }
     if status.cost_usd > 0.0 && form != Form::Least {
         parts.push((dollars(status.cost_usd), Role::Dim));
+    } else if status.usage_unreported && form != Form::Least {
+        parts.push(("usage not reported".to_string(), Role::Dim));
     }
     let agents = match status.running_agents {
         0 => None,

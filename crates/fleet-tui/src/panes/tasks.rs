@@ -125,8 +125,9 @@ impl TaskBoard {
                 if let Some(tree) = &result.tree {
                     self.apply_tree(tree);
                 }
-                if let Some(entry) = self.owner_of(event) {
-                    entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + result.total_cost_usd);
+                let cost = result.reported_cost_usd();
+                if let (Some(entry), Some(cost)) = (self.owner_of(event), cost) {
+                    entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost);
                 }
             }
             EventKind::MessageCommitted(committed) => {
@@ -168,7 +169,7 @@ impl TaskBoard {
                 .iter_mut()
                 .find(|t| t.agent_id.as_deref() == Some(usage.agent_id.as_str()));
             if let Some(entry) = found {
-                entry.cost_usd = Some(usage.cost_usd);
+                entry.cost_usd = usage.cost_usd;
             }
         }
     }

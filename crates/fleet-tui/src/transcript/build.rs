@@ -35,8 +35,8 @@ impl Transcript {
             EventKind::Finished(result) => {
                 let owner = self.owner_of(agent);
                 self.close_open(&owner);
-                if owner == Owner::Main {
-                    *self.main_cost.get_or_insert(0.0) += result.total_cost_usd;
+                if let (Owner::Main, Some(cost)) = (&owner, result.reported_cost_usd()) {
+                    *self.main_cost.get_or_insert(0.0) += cost;
                 }
                 if result.is_error() {
                     let why = first_line(&result.result);

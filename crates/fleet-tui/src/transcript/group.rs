@@ -13,6 +13,8 @@ pub(crate) struct Counters {
     pub turns: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Committed replies whose server reported no usage (not in the counts above).
+    pub unreported_replies: u64,
     /// The reply in progress, as its last `AssistantBlock` reported it.
     pub pending: Usage,
 }
@@ -26,9 +28,18 @@ impl Counters {
     /// A reply was committed with its final usage.
     pub fn commit(&mut self, usage: &Usage) {
         self.turns += 1;
+        if !usage.is_reported() {
+            self.unreported_replies += 1;
+        }
         self.input_tokens += usage.total_input();
         self.output_tokens += usage.output_tokens;
         self.pending = Usage::default();
+    }
+
+    /// Whether the agent has replies and none of them reported usage: its token counts are
+    /// unknown, not zero.
+    pub fn nothing_reported(&self) -> bool {
+        self.unreported_replies > 0 && self.unreported_replies == u64::from(self.turns)
     }
 
     pub fn input(&self) -> u64 {
@@ -136,12 +147,12 @@ impl Group {
             _ => "running",
         };
         let turns = self.outcome.turns.unwrap_or(self.counters.turns);
-        let tokens = self.outcome.total_tokens.unwrap_or(self.counters.total());
-        let mut parts = vec![
-            state.to_string(),
-            plural(u64::from(turns), "turn"),
-            format!("{} tokens", tokens_short(tokens)),
-        ];
+        let tokens = match self.outcome.total_tokens {
+            Some(tokens) => format!("{} tokens", tokens_short(tokens)),
+            None if self.counters.nothing_reported() => "usage not reported".to_string(),
+            None => format!("{} tokens", tokens_short(self.counters.total())),
+        };
+        let mut parts = vec![state.to_string(), plural(u64::from(turns), "turn"), tokens];
         if let Some(cost) = self.outcome.cost_usd {
             parts.push(cost_short(cost));
         }

@@ -44,9 +44,11 @@ pub struct AgentSummary {
     pub turns: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
-    /// Known once it is done.
+    /// Known once it is done, and only if some reply reported usage.
     pub cost_usd: Option<f64>,
     pub done: bool,
+    /// It has replies and none reported usage: the token counts are unknown, not zero.
+    pub usage_unreported: bool,
 }
 
 /// Whose list of cells something lands in: the main agent's (the screen) or a subagent's
@@ -234,6 +236,7 @@ impl Transcript {
             output_tokens: self.main.output(),
             cost_usd: self.main_cost,
             done: false,
+            usage_unreported: self.main.nothing_reported(),
         }];
         out.extend(self.groups.in_order().map(|g| {
             AgentSummary {
@@ -254,6 +257,7 @@ impl Transcript {
                 output_tokens: g.counters.output(),
                 cost_usd: g.outcome.cost_usd,
                 done: g.done(),
+                usage_unreported: g.counters.nothing_reported(),
             }
         }));
         out

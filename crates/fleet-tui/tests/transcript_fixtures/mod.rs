@@ -131,6 +131,7 @@ pub fn notification(task: &str, call: &str) -> TaskNotification {
             total_tokens: 4321,
             tool_uses: 2,
             duration_ms: 3200,
+            unreported_replies: 0,
         },
         output_file: String::new(),
         worktree: None,

@@ -2,7 +2,7 @@
 //! agent tree's summary. Pure functions, so the printer only decides *when* to write.
 
 use crate::visible::visible;
-use fleet_protocol::{ToolResultEvent, TreeReport};
+use fleet_protocol::{ModelUsage, ToolResultEvent, TreeReport};
 use serde_json::Value;
 
 /// Input fields that best say what a call is about, in order of preference.
@@ -87,32 +87,36 @@ pub(super) fn short_id(id: &str) -> &str {
 }
 
 /// `3 subagents · $0.0123 · 12.3k tokens`: the whole tree's size and cost in one line, or
-/// `None` when no subagent ran (the main agent's own figures are no news).
+/// `None` when no subagent ran (the main agent's own figures are no news). Usage a server
+/// did not report is said to be so, never shown as zero tokens and no cost.
 pub(super) fn tree_summary(tree: &TreeReport) -> Option<String> {
     let spawned = tree.subagent_stats.spawned;
     if spawned == 0 {
         return None;
     }
-    let tokens: u64 = tree
-        .model_usage
-        .values()
-        .map(|m| {
-            m.input_tokens
-                + m.output_tokens
-                + m.cache_read_input_tokens
-                + m.cache_creation_input_tokens
-        })
-        .sum();
     let noun = if spawned == 1 {
         "subagent"
     } else {
         "subagents"
     };
-    Some(format!(
-        "{spawned} {noun} · ${:.4} · {} tokens",
-        tree.total_cost_usd,
+    let Some(cost) = tree.reported_cost_usd() else {
+        return Some(format!("{spawned} {noun} · usage not reported"));
+    };
+    let tokens: u64 = tree
+        .model_usage
+        .values()
+        .map(ModelUsage::total_tokens)
+        .sum();
+    let mut line = format!(
+        "{spawned} {noun} · ${cost:.4} · {} tokens",
         compact_count(tokens)
-    ))
+    );
+    match tree.unreported_replies() {
+        0 => {}
+        1 => line.push_str(" (1 reply did not report usage)"),
+        n => line.push_str(&format!(" ({n} replies did not report usage)")),
+    }
+    Some(line)
 }
 
 /// `950`, `12.3k`, `4.5M`: a count to the precision a glance needs.

@@ -4,6 +4,9 @@
 //! when background tasks report back, and the last run's answer is the one that counts. An
 //! earlier run that failed still has its error shown, so nothing goes unreported.
 //!
+//! A run that ended in an error has no answer: what went wrong goes to stderr, never to
+//! stdout where `$(fleet -p …)` would take it for one (the exit code says it failed too).
+//!
 //! With `--verbose` it narrates the run as it happens: the main agent's text streams live,
 //! each tool call and retry gets one line, a subagent's calls appear indented and tagged with
 //! who made them, background tasks are announced when they start and end, and the last line
@@ -20,7 +23,7 @@ mod tests;
 use super::Printer;
 use crate::visible::{visible, visible_line};
 use fleet_protocol::{
-    AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus, TeamEvent, TreeReport,
+    AgentEvent, AgentRef, ContentBlock, EventKind, RetryScope, TaskStatus, TeamEvent, TreeReport,
 };
 use format::{call_summary, first_line, outcome, short_id, ERROR_CHARS, SUMMARY_CHARS};
 use std::collections::HashMap;
@@ -32,6 +35,8 @@ const SPAWNING_TOOLS: [&str; 2] = ["Agent", "Task"];
 
 pub struct TextPrinter {
     out: Box<dyn Write + Send>,
+    /// Where a failed run's error goes (stderr).
+    err: Box<dyn Write + Send>,
     verbose: bool,
     /// Whether the cursor is at the start of a line, so notes never glue onto streamed text.
     at_line_start: bool,
@@ -51,9 +56,20 @@ pub struct TextPrinter {
 }
 
 impl TextPrinter {
+    /// Answers to `out`, errors to stderr.
     pub fn new(out: Box<dyn Write + Send>, verbose: bool) -> Self {
+        Self::with_errors(out, Box::new(io::stderr()), verbose)
+    }
+
+    /// Answers to `out`, the errors that ended runs to `err`.
+    pub fn with_errors(
+        out: Box<dyn Write + Send>,
+        err: Box<dyn Write + Send>,
+        verbose: bool,
+    ) -> Self {
         Self {
             out,
+            err,
             verbose,
             at_line_start: true,
             streamed: String::new(),
@@ -72,6 +88,13 @@ impl TextPrinter {
         self.out.write_all(text.as_bytes())?;
         self.at_line_start = text.ends_with('\n');
         self.out.flush()
+    }
+
+    /// The error that ended a run, on stderr, escape sequences shown rather than obeyed.
+    fn error(&mut self, message: &str) -> io::Result<()> {
+        self.err
+            .write_all(format!("fleet: {}\n", visible(message)).as_bytes())?;
+        self.err.flush()
     }
 
     fn end_line(&mut self) -> io::Result<()> {
@@ -152,16 +175,25 @@ impl TextPrinter {
                 max_attempts,
                 delay_ms,
                 reason,
-                ..
+                scope,
             } => {
                 self.streamed.clear();
-                self.note(&retry_line(*attempt, *max_attempts, *delay_ms, reason))
+                self.note(&retry_line(
+                    *attempt,
+                    *max_attempts,
+                    *delay_ms,
+                    reason,
+                    *scope,
+                ))
             }
             EventKind::Finished(result) => {
                 if result.tree.is_some() {
                     self.tree.clone_from(&result.tree);
                 }
-                if self.last_text.as_deref() == Some(result.result.as_str()) {
+                if result.is_error() {
+                    self.end_line()?;
+                    self.error(&result.result)
+                } else if self.last_text.as_deref() == Some(result.result.as_str()) {
                     self.end_line()
                 } else {
                     self.note(&visible(&result.result))
@@ -195,8 +227,8 @@ impl TextPrinter {
                 max_attempts,
                 delay_ms,
                 reason,
-                ..
-            } => retry_line(*attempt, *max_attempts, *delay_ms, reason),
+                scope,
+            } => retry_line(*attempt, *max_attempts, *delay_ms, reason, *scope),
             _ => return Ok(()),
         };
         if line.is_empty() {
@@ -357,10 +389,13 @@ impl Printer for TextPrinter {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        let mut lines = std::mem::take(&mut self.earlier_errors);
-        lines.extend(self.answer.take().map(|(text, _)| text));
-        for line in lines {
-            self.write(&format!("{}\n", visible(&line)))?;
+        for message in std::mem::take(&mut self.earlier_errors) {
+            self.error(&message)?;
+        }
+        match self.answer.take() {
+            Some((message, true)) => self.error(&message)?,
+            Some((answer, false)) => self.write(&format!("{}\n", visible(&answer)))?,
+            None => {}
         }
         if let Some(summary) = self.tree.take().as_ref().and_then(format::tree_summary) {
             self.note(&summary)?;
@@ -369,11 +404,26 @@ impl Printer for TextPrinter {
     }
 }
 
-/// `↻ 529 Overloaded: retrying in 1s 500ms (attempt 2 of 9)`.
-fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
+/// `↻ 529 Overloaded: retrying in 1s 500ms (retry 1 of 8)`. Retries are counted as Claude
+/// Code counts them: the event names the attempt about to start (2 for the first retry) out
+/// of every attempt, the line the retry out of the retries. A retry of the whole turn says
+/// so, since what was shown of the reply is asked for again.
+fn retry_line(
+    attempt: u32,
+    max_attempts: u32,
+    delay_ms: u64,
+    reason: &str,
+    scope: RetryScope,
+) -> String {
     let delay = humantime::format_duration(Duration::from_millis(delay_ms));
+    let what = match scope {
+        RetryScope::Request => "retrying",
+        RetryScope::Turn => "asking for the whole turn again",
+    };
     format!(
-        "↻ {}: retrying in {delay} (attempt {attempt} of {max_attempts})",
-        first_line(reason, ERROR_CHARS)
+        "↻ {}: {what} in {delay} (retry {} of {})",
+        first_line(reason, ERROR_CHARS),
+        attempt.saturating_sub(1).max(1),
+        max_attempts.saturating_sub(1).max(1)
     )
 }

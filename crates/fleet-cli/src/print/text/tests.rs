@@ -10,14 +10,21 @@ use fleet_protocol::{
 };
 use serde_json::json;
 
+/// What the printer writes to stdout.
 fn run(events: &[AgentEvent], verbose: bool) -> String {
-    let buf = SharedBuf::default();
-    let mut printer = TextPrinter::new(Box::new(buf.clone()), verbose);
+    run_split(events, verbose).0
+}
+
+/// What the printer writes to stdout and to stderr.
+fn run_split(events: &[AgentEvent], verbose: bool) -> (String, String) {
+    let (out, err) = (SharedBuf::default(), SharedBuf::default());
+    let mut printer =
+        TextPrinter::with_errors(Box::new(out.clone()), Box::new(err.clone()), verbose);
     for event in events {
         printer.event(event).unwrap();
     }
     printer.finish().unwrap();
-    buf.text()
+    (out.text(), err.text())
 }
 
 fn failed(id: &str, content: &str) -> AgentEvent {
@@ -49,15 +56,20 @@ fn a_structured_answer_prints_as_its_json() {
 }
 
 #[test]
-fn an_error_result_prints_what_went_wrong() {
+fn an_error_result_goes_to_stderr_never_to_stdout_as_an_answer() {
     let events = [main_event(EventKind::Finished(run_result(
         ResultSubtype::ErrorDuringExecution,
-        "API error 401: invalid x-api-key. Check ANTHROPIC_API_KEY.",
+        "API error: anthropic 401 authentication_error: invalid x-api-key",
     )))];
-    assert_eq!(
-        run(&events, false),
-        "API error 401: invalid x-api-key. Check ANTHROPIC_API_KEY.\n"
-    );
+    for verbose in [false, true] {
+        assert_eq!(
+            run_split(&events, verbose),
+            (
+                String::new(),
+                "fleet: API error: anthropic 401 authentication_error: invalid x-api-key\n".into()
+            )
+        );
+    }
 }
 
 #[test]
@@ -115,11 +127,36 @@ fn verbose_shows_unstreamed_text_errors_and_retries() {
         ))),
     ];
     assert_eq!(
+        run_split(&events, true),
+        (
+            "↻ 529 Overloaded: retrying in 1s 500ms (retry 1 of 8)\n\
+             Looking.\n\
+             ● Read(/nope)\n  ⎿ error: File does not exist: /nope.\n"
+                .into(),
+            "fleet: Reached the turn limit (1).\n".into()
+        )
+    );
+}
+
+#[test]
+fn retries_count_from_one_and_a_whole_turn_retry_says_so() {
+    let retry = |attempt, scope| {
+        main_event(EventKind::Retry {
+            attempt,
+            max_attempts: 3,
+            delay_ms: 2000,
+            reason: "the reply broke off".into(),
+            scope,
+        })
+    };
+    let events = [
+        retry(2, fleet_protocol::RetryScope::Request),
+        retry(3, fleet_protocol::RetryScope::Turn),
+    ];
+    assert_eq!(
         run(&events, true),
-        "↻ 529 Overloaded: retrying in 1s 500ms (attempt 2 of 9)\n\
-         Looking.\n\
-         ● Read(/nope)\n  ⎿ error: File does not exist: /nope.\n\
-         Reached the turn limit (1).\n"
+        "↻ the reply broke off: retrying in 2s (retry 1 of 2)\n\
+         ↻ the reply broke off: asking for the whole turn again in 2s (retry 2 of 2)\n"
     );
 }
 
@@ -172,8 +209,11 @@ fn quiet_still_shows_an_earlier_runs_error_before_the_last_answer() {
         finished(run_result(ResultSubtype::Success, "final answer")),
     ];
     assert_eq!(
-        run(&events, false),
-        "Reached the turn limit (4).\nfinal answer\n"
+        run_split(&events, false),
+        (
+            "final answer\n".into(),
+            "fleet: Reached the turn limit (4).\n".into()
+        )
     );
 }
 
@@ -319,6 +359,34 @@ fn a_tree_without_subagents_gets_no_summary_line() {
     assert_eq!(
         tree_summary(&tree).unwrap(),
         "3 subagents · $0.1837 · 45.8k tokens"
+    );
+}
+
+#[test]
+fn the_tree_summary_says_when_usage_was_not_reported() {
+    let mut tree = TreeReport::default();
+    tree.subagent_stats.spawned = 2;
+    let mut local = fleet_protocol::ModelUsage::default();
+    local.add_reply(&fleet_protocol::Usage::unreported(), 0.0);
+    tree.model_usage.insert("local".into(), local.clone());
+    assert_eq!(
+        tree_summary(&tree).unwrap(),
+        "2 subagents · usage not reported"
+    );
+    // Some replies reported: their figures, and how many did not.
+    local.add_reply(
+        &fleet_protocol::Usage {
+            input_tokens: 1500,
+            output_tokens: 20,
+            ..fleet_protocol::Usage::default()
+        },
+        0.0,
+    );
+    local.add_reply(&fleet_protocol::Usage::unreported(), 0.0);
+    tree.model_usage.insert("local".into(), local);
+    assert_eq!(
+        tree_summary(&tree).unwrap(),
+        "2 subagents · $0.0000 · 1.5k tokens (2 replies did not report usage)"
     );
 }
 

@@ -66,7 +66,7 @@ impl TypedTool for EditTool {
     }
 
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let given = path::require_absolute(&input.file_path, &ctx.cwd)?;
+        let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::File)?;
         if input.old_string == input.new_string {
             return Err(ToolError::failed(
                 "old_string and new_string are the same, so there is nothing to change. Give \

@@ -8,6 +8,7 @@
 pub(crate) mod format;
 mod number;
 pub(crate) mod path;
+mod relative;
 mod scan;
 
 use super::regular_file::{open_regular, would_block, OpenError};
@@ -68,7 +69,7 @@ impl TypedTool for ReadTool {
     }
 
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let given = path::require_absolute(&input.file_path, &ctx.cwd)?;
+        let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::File)?;
         if let Some(denial) = ctx.read_guard.denial(&given) {
             return Err(ToolError::failed(denial.message(&given)));
         }

@@ -1,6 +1,8 @@
 //! Checking the path a file tool was given, and the errors that help the model find the file it
 //! meant: a relative path gets its absolute form, a missing file gets the names nearest to it.
 
+use super::relative;
+pub(crate) use super::relative::Target;
 use crate::ToolError;
 use std::path::{Path, PathBuf};
 
@@ -12,8 +14,13 @@ const MAX_SUGGESTIONS: usize = 3;
 const MAX_NAME_CHARS: usize = 128;
 
 /// `file_path` as a path, if it is absolute. The file tools insist on absolute paths so that a
-/// path means the same thing in every turn, whatever the agent's cwd.
-pub(crate) fn require_absolute(file_path: &str, cwd: &Path) -> Result<PathBuf, ToolError> {
+/// path means the same thing in every turn, whatever the agent's cwd; a relative one is
+/// refused with an absolute path that exists as `target` asks (see [`relative`]).
+pub(crate) fn require_absolute(
+    file_path: &str,
+    cwd: &Path,
+    target: Target,
+) -> Result<PathBuf, ToolError> {
     if file_path.trim().is_empty() {
         return Err(ToolError::failed(
             "file_path is empty. Pass the absolute path of the file.",
@@ -23,10 +30,7 @@ pub(crate) fn require_absolute(file_path: &str, cwd: &Path) -> Result<PathBuf, T
     if path.is_absolute() {
         return Ok(path.to_path_buf());
     }
-    Err(ToolError::failed(format!(
-        "file_path must be an absolute path, but `{file_path}` is relative. Pass {} instead.",
-        cwd.join(path).display()
-    )))
+    Err(relative::relative_path_error(file_path, cwd, target))
 }
 
 /// The error for a path that names a folder.

@@ -52,7 +52,7 @@ impl TypedTool for WriteTool {
     }
 
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let given = path::require_absolute(&input.file_path, &ctx.cwd)?;
+        let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::Parent)?;
         let resolved = workspace::resolve(&given, &ctx.cwd);
         let files = ctx.files.clone();
         let content = input.content;
