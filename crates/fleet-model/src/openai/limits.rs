@@ -49,6 +49,7 @@ pub(crate) fn from_models(list: &Value, model: &str) -> ServerLimits {
         context_window: number("/max_model_len")
             .or_else(|| number("/context_length"))
             .or_else(|| number("/max_context_length"))
+            .or_else(|| number("/meta/n_ctx"))
             .or_else(|| number("/meta/n_ctx_train"))
             .filter(|n| *n > 0),
         max_output_tokens: number("/top_provider/max_completion_tokens")

@@ -125,6 +125,13 @@ mod tests {
             ),
             Some(8_192)
         );
+        assert_eq!(
+            named_limit(
+                "request (289 tokens) exceeds the available context size (256 tokens), try \
+                 increasing it"
+            ),
+            Some(256)
+        );
         assert_eq!(named_limit("prompt is too long"), None);
     }
 }
@@ -176,16 +183,19 @@ impl TooLong {
     }
 }
 
-/// The window a "too long" message names: the number before `maximum` (Anthropic) or after
-/// `maximum context length is` (OpenAI-compatible servers).
+/// The window a "too long" message names: the number before `maximum` (Anthropic), after
+/// `maximum context length is` (vLLM, OpenAI) or after `available context size` (llama-server:
+/// "request (289 tokens) exceeds the available context size (256 tokens)").
 fn named_limit(message: &str) -> Option<u64> {
     let number_in = |text: &str| {
         text.split(|c: char| !c.is_ascii_digit())
             .find(|word| !word.is_empty())
             .and_then(|word| word.parse().ok())
     };
-    if let Some((_, after)) = message.split_once("maximum context length is") {
-        return number_in(after);
+    for marker in ["maximum context length is", "available context size"] {
+        if let Some((_, after)) = message.split_once(marker) {
+            return number_in(after);
+        }
     }
     let (before, _) = message.split_once(" maximum")?;
     let (_, last) = before.rsplit_once('>')?;
