@@ -224,7 +224,11 @@ fn cost_says_when_a_server_reported_no_usage_instead_of_showing_zeros() {
     let only_tree = lines_text(&cost::lines(&[], Some(&tree), &Theme::mono()));
     let explore = only_tree.lines().find(|l| l.contains("Explore")).unwrap();
     assert!(!explore.contains("$0"), "{only_tree}");
-    assert_eq!(explore.matches('—').count(), 3, "input, output, cost: {only_tree}");
+    assert_eq!(
+        explore.matches('—').count(),
+        3,
+        "input, output, cost: {only_tree}"
+    );
     assert!(only_tree.contains("usage not reported"), "{only_tree}");
     // Everything reported: no such line.
     let reported = lines_text(&cost::lines(&summaries(), None, &Theme::mono()));
