@@ -176,3 +176,53 @@ async fn garbled_tool_input_is_named_as_such_and_asked_again_with_the_same_limit
         "{reason}"
     );
 }
+
+#[tokio::test]
+async fn an_answer_cut_by_a_full_window_is_told_apart_from_one_cut_by_the_limit() {
+    let project = Project::new(&[("a.txt", "x\n")]);
+    let long = "all work and no play makes a dull model ".repeat(60);
+    let mut args = vec!["-p", "hi"];
+    args.extend_from_slice(&SMALL);
+    let mut json = args.clone();
+    json.extend(["--output-format", "json"]);
+    // The prompt's size as the server counts it, from a server with room to spare.
+    let roomy = server(Scenario::with_rules([Rule::text("ok")])).await;
+    let out = run_local(&project, &roomy, &json).await;
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let prompt = result["usage"]["input_tokens"].as_u64().unwrap();
+    // llama-server: the reply stops where the window is full. fleet asks for at least 256
+    // tokens (or the whole window when smaller), and this window leaves 150 after the prompt,
+    // so the window is what stops the reply.
+    let full = || {
+        Scenario::with_rules([Rule::text(long.clone())])
+            .openai_context_window(prompt + 150, Overflow::Truncate)
+    };
+    let server1 = server(full()).await;
+    let out = run_local(&project, &server1, &args).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(asked(&server1)[0] > 150, "{:?}", asked(&server1));
+    assert!(long.starts_with(stdout(&out).trim()), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("context window is full"), "{err}");
+    assert!(!err.contains("output limit"), "{err}");
+    let server2 = server(full()).await;
+    let out = run_local(&project, &server2, &json).await;
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["stop_reason"], "model_context_window_exceeded");
+
+    // The output limit itself: all the tokens asked for were written.
+    let limited = Scenario::with_rules([Rule::text(long)
+        .stop_reason(StopReason::MaxTokens)
+        .output_tokens(300)]);
+    let server3 = server(limited).await;
+    let mut args = vec!["-p", "hi", "--max-output-tokens", "300"];
+    args.extend_from_slice(&SMALL);
+    let out = run_local(&project, &server3, &args).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("output limit") && err.contains("--max-output-tokens"),
+        "{err}"
+    );
+    assert!(!err.contains("context window"), "{err}");
+}

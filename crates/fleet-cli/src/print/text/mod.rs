@@ -366,6 +366,12 @@ impl Printer for TextPrinter {
             );
             return Ok(());
         }
+        if let (EventKind::Finished(result), true) = (&event.kind, event.agent.is_main()) {
+            // Said in every mode: the answer printed is not the whole answer.
+            if let Some(why) = cut_short(result) {
+                self.error(why)?;
+            }
+        }
         if let EventKind::TreeTotals(tree) = &event.kind {
             // Only the narrated (verbose) trace ends with a summary of the tree.
             if self.verbose {
@@ -426,4 +432,23 @@ fn retry_line(
         attempt.saturating_sub(1).max(1),
         max_attempts.saturating_sub(1).max(1)
     )
+}
+
+/// Why a successful run's answer is incomplete, when the model was stopped mid-answer: by the
+/// output limit, or by the context window filling up (which a larger limit would not mend).
+fn cut_short(result: &fleet_protocol::RunResult) -> Option<&'static str> {
+    if result.is_error() {
+        return None;
+    }
+    match result.stop_reason.as_deref()? {
+        "max_tokens" => Some(
+            "the answer was cut off at the output limit (max_tokens); raise it with \
+             --max-output-tokens or FLEET_MAX_OUTPUT_TOKENS",
+        ),
+        "model_context_window_exceeded" => Some(
+            "the answer was cut off because the model's context window is full; start a new \
+             session, /compact, or use a server with a larger context",
+        ),
+        _ => None,
+    }
 }
