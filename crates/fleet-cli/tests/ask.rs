@@ -131,9 +131,8 @@ async fn api_errors_exit_non_zero_with_the_apis_message() {
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
-        err.contains("401")
-            && err.contains("invalid x-api-key")
-            && err.contains("authentication_error"),
+        // The type a 401 implies (authentication_error) is not repeated after "Unauthorized".
+        err.contains("401 Unauthorized") && err.contains("invalid x-api-key"),
         "{err}"
     );
 }

@@ -4,8 +4,7 @@ mod common;
 
 use common::{options, retries, run, streamed_text};
 use fleet_model::{
-    AnthropicClient, AnthropicConfig, Auth, HttpOptions, ModelClient, ModelError, ModelEvent,
-    ModelRequest,
+    AnthropicClient, AnthropicConfig, Auth, ModelClient, ModelError, ModelEvent, ModelRequest,
 };
 use fleet_protocol::{
     ContentBlock, Message, MessagesRequest, Role, StopReason, SystemPrompt, ToolDefinition,
@@ -401,47 +400,6 @@ async fn a_tool_input_cut_by_max_tokens_says_so_with_the_replys_usage() {
         other => panic!("expected invalid tool input, got {other:?}"),
     }
     assert_eq!(server.requests().len(), 1, "not retried");
-}
-
-#[tokio::test]
-async fn connection_refused_on_this_machine_is_tried_twice_then_explained() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    drop(listener);
-    let mut config =
-        AnthropicConfig::new(format!("http://127.0.0.1:{port}"), Auth::ApiKey("k".into()));
-    config.http = options(9);
-    let client = AnthropicClient::new(config).expect("config");
-    let (events, done) = run(&client, request("hi")).await;
-    let err = done.expect_err("nobody listens");
-    assert!(
-        matches!(err.root(), ModelError::NothingListening { url, variable: "ANTHROPIC_BASE_URL" }
-            if url.contains(&port.to_string())),
-        "{err:?}"
-    );
-    assert!(retries(&events).len() <= 1, "{events:?}");
-    let text = err.to_string();
-    assert!(text.contains("ANTHROPIC_BASE_URL"), "{text}");
-    assert_eq!(text.matches(&port.to_string()).count(), 1, "{text}");
-}
-
-#[tokio::test]
-async fn a_server_slow_to_begin_hits_the_first_token_limit() {
-    let scenario = Scenario::new().rule(Rule::text("slow").delay_ms(2_000));
-    let server = FakeModelServer::start(scenario)
-        .await
-        .expect("server starts");
-    let mut config = AnthropicConfig::new(server.base_url(), Auth::ApiKey("k".into()));
-    config.http = HttpOptions {
-        first_token_timeout: Some(Duration::from_millis(100)),
-        ..options(1)
-    };
-    let client = AnthropicClient::new(config).expect("config");
-    let (_, done) = run(&client, request("hi")).await;
-    assert!(
-        matches!(done, Err(ModelError::FirstTokenTimeout { after, local: true }) if after == Duration::from_millis(100)),
-        "{done:?}"
-    );
 }
 
 #[tokio::test]

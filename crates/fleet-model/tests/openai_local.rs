@@ -125,7 +125,7 @@ fn invalid_input(err: ModelError) -> (Option<StopReason>, Usage, String) {
     match err {
         ModelError::InvalidToolInput {
             stop_reason, usage, ..
-        } => (stop_reason, usage, text),
+        } => (stop_reason, *usage, text),
         other => panic!("expected invalid tool input, got {other:?}"),
     }
 }

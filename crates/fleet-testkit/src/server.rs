@@ -3,16 +3,16 @@
 //! [`RequestLog::CountOnly`], counts them).
 
 use crate::answer::Answer;
-use crate::cache::{self, InputUsage, PromptCache};
+use crate::cache::{self, PromptCache};
 use crate::encode::{self, Encoding};
 use crate::error::TestkitError;
 use crate::http_error::ApiError;
 use crate::record::{redacted_headers, RecordedRequest};
 use crate::scenario::{Fault, RequestLog, Scenario};
 use crate::sse::Pacing;
-use crate::view::{Protocol, RequestView};
-use crate::window::{self, Fit};
-use crate::{anthropic, listing, openai, validate};
+use crate::view::Protocol;
+use crate::window::Fit;
+use crate::{anthropic, listing, openai};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -20,8 +20,8 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::Router;
 use bytes::Bytes;
-use fleet_protocol::{MessagesRequest, StopReason};
-use serde::Deserialize;
+use check::{check, Checked};
+use fleet_protocol::StopReason;
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -247,38 +247,6 @@ async fn props(State(s): State<Arc<Shared>>) -> Response {
     listing::props(&s.scenario)
 }
 
-/// A request that passed the protocol checks, reduced to what answering it needs.
-enum Checked {
-    Anthropic(Box<MessagesRequest>, RequestView),
-    OpenAi {
-        view: RequestView,
-        input: InputUsage,
-        include_usage: bool,
-        max_tokens: Option<u64>,
-        fit: Fit,
-    },
-}
-
-impl Checked {
-    fn view(&self) -> &RequestView {
-        match self {
-            Self::Anthropic(_, view) | Self::OpenAi { view, .. } => view,
-        }
-    }
-
-    /// Whether the server answers before any rule is consulted (a prompt too long for a
-    /// server that then sends nothing).
-    fn sends_nothing(&self) -> bool {
-        matches!(
-            self,
-            Self::OpenAi {
-                fit: Fit::EmptyStream,
-                ..
-            }
-        )
-    }
-}
-
 async fn handle(
     s: &Shared,
     protocol: Option<Protocol>,
@@ -290,7 +258,7 @@ async fn handle(
     let body: Value = serde_json::from_slice(&raw)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into_owned()));
     let checked = match protocol {
-        Some(p) => check(s, p, &headers, &raw, &body),
+        Some(p) => check(&s.scenario, p, &headers, &raw, &body),
         None => Err(ApiError::new(
             404,
             format!("fake model: no endpoint {method} {path} (it serves POST /v1/messages and POST /v1/chat/completions)"),
@@ -437,109 +405,6 @@ async fn handle(
     }
 }
 
-/// The checks the real API makes before looking at the conversation: size, credentials,
-/// required headers, body shape, and (unless turned off) the conversation's validity.
-fn check(
-    s: &Shared,
-    protocol: Protocol,
-    headers: &HeaderMap,
-    raw: &Bytes,
-    body: &Value,
-) -> Result<Checked, ApiError> {
-    if raw.len() > MAX_BODY_BYTES {
-        return Err(ApiError::new(
-            413,
-            format!("Request exceeds the maximum allowed number of bytes ({MAX_BODY_BYTES})"),
-        ));
-    }
-    let has_key = headers.contains_key("x-api-key") || headers.contains_key("authorization");
-    if s.scenario.require_auth && !has_key {
-        return Err(match protocol {
-            Protocol::Anthropic => ApiError::new(401, "x-api-key header is required"),
-            Protocol::OpenAi => {
-                let mut e = ApiError::new(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
-                e.error_type = "invalid_request_error".into();
-                e
-            }
-        });
-    }
-    if protocol == Protocol::Anthropic && !headers.contains_key("anthropic-version") {
-        return Err(ApiError::invalid_request(
-            "anthropic-version: header is required",
-        ));
-    }
-    if !body.is_object() {
-        return Err(ApiError::invalid_request(
-            "fake model: the request body is not a JSON object",
-        ));
-    }
-    match protocol {
-        Protocol::Anthropic => {
-            let req = MessagesRequest::deserialize(body).map_err(|e| {
-                ApiError::invalid_request(format!(
-                    "fake model: the body is not a valid Messages API request: {e}"
-                ))
-            })?;
-            if s.scenario.validate_requests {
-                validate::anthropic(&req).map_err(ApiError::invalid_request)?;
-            }
-            if let Some(window) = s.scenario.context_window {
-                let tokens = cache::prefixes(&req).total_tokens;
-                if tokens > window {
-                    return Err(ApiError::invalid_request(format!(
-                        "prompt is too long: {tokens} tokens > {window} maximum"
-                    )));
-                }
-            }
-            let view = RequestView::from_anthropic(&req);
-            Ok(Checked::Anthropic(Box::new(req), view))
-        }
-        Protocol::OpenAi => {
-            validate::openai(body, s.scenario.validate_requests)
-                .map_err(ApiError::invalid_request)?;
-            let input = openai_input(body);
-            if let Some(window) = s
-                .scenario
-                .context_window
-                .filter(|w| input.input_tokens > *w)
-            {
-                return Err(ApiError::invalid_request(format!(
-                    "This model's maximum context length is {window} tokens. However, your messages resulted in {} tokens. Please reduce the length of the messages.",
-                    input.input_tokens
-                )));
-            }
-            let max_tokens = window::max_tokens(body);
-            let fit = window::fit(&s.scenario.openai, input.input_tokens, max_tokens)?;
-            Ok(Checked::OpenAi {
-                view: RequestView::from_openai(body),
-                input,
-                include_usage: openai_include_usage(body),
-                max_tokens,
-                fit,
-            })
-        }
-    }
-}
-
-/// OpenAI input tokens: the canonical bytes of tools and messages / 4 (no cache simulation).
-fn openai_input(body: &Value) -> InputUsage {
-    let bytes = ["tools", "messages"]
-        .iter()
-        .filter_map(|k| body.get(k))
-        .map(|v| v.to_string().len())
-        .sum();
-    InputUsage {
-        input_tokens: cache::tokens_for_bytes(bytes).max(1),
-        ..InputUsage::default()
-    }
-}
-
-fn openai_include_usage(body: &Value) -> bool {
-    body.pointer("/stream_options/include_usage")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
 /// The start of a long text, for error messages that must stay readable.
 fn excerpt(text: &str) -> String {
     const MAX_CHARS: usize = 200;
@@ -549,5 +414,6 @@ fn excerpt(text: &str) -> String {
     }
 }
 
+mod check;
 #[cfg(test)]
 mod tests;

@@ -178,7 +178,7 @@ impl AnthropicDecoder {
                             id: id.clone(),
                             message: format!("{e} in {}", preview(&json)),
                             stop_reason: None,
-                            usage: fleet_protocol::Usage::unreported(),
+                            usage: Box::new(fleet_protocol::Usage::unreported()),
                         };
                         self.invalid_input.get_or_insert(invalid);
                         // Never shown: the reply ends in the error above.
@@ -211,7 +211,7 @@ impl AnthropicDecoder {
         {
             if let Some(message) = &self.message {
                 *stop_reason = message.stop_reason.clone();
-                *usage = message.usage.clone();
+                **usage = message.usage.clone();
             }
         }
         Some(error)

@@ -51,7 +51,7 @@ pub(super) fn api(
     message: &String,
     _request_id: &Option<String>,
     _retry_after: &Option<Duration>,
-    url: &Option<String>,
+    url: &Option<Box<str>>,
     f: &mut fmt::Formatter<'_>,
 ) -> fmt::Result {
     write!(f, "{provider} {status}")?;
@@ -109,12 +109,14 @@ pub(super) fn empty_stream(url: &String, times: &u32, f: &mut fmt::Formatter<'_>
     )
 }
 
+// thiserror hands each field over by reference, the box included.
+#[allow(clippy::borrowed_box)]
 pub(super) fn invalid_tool_input(
     tool: &String,
     id: &String,
     message: &String,
     stop_reason: &Option<StopReason>,
-    _usage: &Usage,
+    _usage: &Box<Usage>,
     f: &mut fmt::Formatter<'_>,
 ) -> fmt::Result {
     write!(
@@ -147,7 +149,7 @@ mod tests {
             message: message.into(),
             request_id: Some("req_1".into()),
             retry_after: None,
-            url: url.map(str::to_owned),
+            url: url.map(Box::from),
         }
         .to_string()
     }
@@ -207,7 +209,7 @@ mod tests {
             id: "call_1".into(),
             message: "EOF while parsing a string".into(),
             stop_reason,
-            usage: Usage::unreported(),
+            usage: Box::new(Usage::unreported()),
         };
         let garbled = error(Some(StopReason::ToolUse)).to_string();
         assert_eq!(

@@ -23,8 +23,9 @@ pub enum ModelError {
         /// What the server asked us to wait before retrying (`retry-after`, `retry-after-ms`).
         retry_after: Option<Duration>,
         /// The address tried, when the answer alone does not help (a 404, a body that is not
-        /// the API's error): the likeliest mistake is then the base URL.
-        url: Option<String>,
+        /// the API's error): the likeliest mistake is then the base URL. Boxed, like `usage`
+        /// below, to keep every `Result` carrying this error small.
+        url: Option<Box<str>>,
     },
     /// The server reported an error inside an otherwise successful stream (SSE `error` event).
     #[error("{provider} stream error ({error_type}): {message}")]
@@ -74,7 +75,7 @@ pub enum ModelError {
         id: String,
         message: String,
         stop_reason: Option<StopReason>,
-        usage: Usage,
+        usage: Box<Usage>,
     },
     /// The server sent something that does not follow the wire protocol.
     #[error("unexpected response from the model server: {0}")]

@@ -30,7 +30,7 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8], url: &str
         message,
         request_id: transport::request_id(headers),
         retry_after: transport::retry_after(headers),
-        url: (status == 404 || !readable).then(|| url.to_owned()),
+        url: (status == 404 || !readable).then(|| url.into()),
     }
 }
 

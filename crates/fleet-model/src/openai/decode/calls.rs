@@ -89,7 +89,7 @@ impl ToolCall {
                 id: id.clone(),
                 message: format!("{e} in {}", preview(&self.arguments)),
                 stop_reason: Some(stop.clone()),
-                usage: usage.clone(),
+                usage: Box::new(usage.clone()),
             })?
         };
         Ok((index, ContentBlock::tool_use(id, name, input)))

@@ -1,0 +1,147 @@
+//! The checks a request meets before any rule is consulted, as the real servers make them:
+//! size, credentials, required headers, body shape, the conversation's validity and, on the
+//! OpenAI side, the context window.
+
+use super::MAX_BODY_BYTES;
+use crate::cache::{self, InputUsage};
+use crate::http_error::ApiError;
+use crate::scenario::Scenario;
+use crate::validate;
+use crate::view::{Protocol, RequestView};
+use crate::window::{self, Fit};
+use axum::http::HeaderMap;
+use bytes::Bytes;
+use fleet_protocol::MessagesRequest;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A request that passed the protocol checks, reduced to what answering it needs.
+pub(super) enum Checked {
+    Anthropic(Box<MessagesRequest>, RequestView),
+    OpenAi {
+        view: RequestView,
+        input: InputUsage,
+        include_usage: bool,
+        max_tokens: Option<u64>,
+        fit: Fit,
+    },
+}
+
+impl Checked {
+    pub fn view(&self) -> &RequestView {
+        match self {
+            Self::Anthropic(_, view) | Self::OpenAi { view, .. } => view,
+        }
+    }
+
+    /// Whether the server answers before any rule is consulted (a prompt too long for a
+    /// server that then sends nothing).
+    pub fn sends_nothing(&self) -> bool {
+        matches!(
+            self,
+            Self::OpenAi {
+                fit: Fit::EmptyStream,
+                ..
+            }
+        )
+    }
+}
+
+/// The checks the real API makes before looking at the conversation: size, credentials,
+/// required headers, body shape, and (unless turned off) the conversation's validity.
+pub(super) fn check(
+    scenario: &Scenario,
+    protocol: Protocol,
+    headers: &HeaderMap,
+    raw: &Bytes,
+    body: &Value,
+) -> Result<Checked, ApiError> {
+    if raw.len() > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            413,
+            format!("Request exceeds the maximum allowed number of bytes ({MAX_BODY_BYTES})"),
+        ));
+    }
+    let has_key = headers.contains_key("x-api-key") || headers.contains_key("authorization");
+    if scenario.require_auth && !has_key {
+        return Err(match protocol {
+            Protocol::Anthropic => ApiError::new(401, "x-api-key header is required"),
+            Protocol::OpenAi => {
+                let mut e = ApiError::new(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+                e.error_type = "invalid_request_error".into();
+                e
+            }
+        });
+    }
+    if protocol == Protocol::Anthropic && !headers.contains_key("anthropic-version") {
+        return Err(ApiError::invalid_request(
+            "anthropic-version: header is required",
+        ));
+    }
+    if !body.is_object() {
+        return Err(ApiError::invalid_request(
+            "fake model: the request body is not a JSON object",
+        ));
+    }
+    match protocol {
+        Protocol::Anthropic => {
+            let req = MessagesRequest::deserialize(body).map_err(|e| {
+                ApiError::invalid_request(format!(
+                    "fake model: the body is not a valid Messages API request: {e}"
+                ))
+            })?;
+            if scenario.validate_requests {
+                validate::anthropic(&req).map_err(ApiError::invalid_request)?;
+            }
+            if let Some(window) = scenario.context_window {
+                let tokens = cache::prefixes(&req).total_tokens;
+                if tokens > window {
+                    return Err(ApiError::invalid_request(format!(
+                        "prompt is too long: {tokens} tokens > {window} maximum"
+                    )));
+                }
+            }
+            let view = RequestView::from_anthropic(&req);
+            Ok(Checked::Anthropic(Box::new(req), view))
+        }
+        Protocol::OpenAi => {
+            validate::openai(body, scenario.validate_requests)
+                .map_err(ApiError::invalid_request)?;
+            let input = openai_input(body);
+            if let Some(window) = scenario.context_window.filter(|w| input.input_tokens > *w) {
+                return Err(ApiError::invalid_request(format!(
+                    "This model's maximum context length is {window} tokens. However, your messages resulted in {} tokens. Please reduce the length of the messages.",
+                    input.input_tokens
+                )));
+            }
+            let max_tokens = window::max_tokens(body);
+            let fit = window::fit(&scenario.openai, input.input_tokens, max_tokens)?;
+            Ok(Checked::OpenAi {
+                view: RequestView::from_openai(body),
+                input,
+                include_usage: openai_include_usage(body),
+                max_tokens,
+                fit,
+            })
+        }
+    }
+}
+
+/// OpenAI input tokens: the canonical bytes of tools and messages / 4 (no cache simulation).
+fn openai_input(body: &Value) -> InputUsage {
+    let bytes = ["tools", "messages"]
+        .iter()
+        .filter_map(|k| body.get(k))
+        .map(|v| v.to_string().len())
+        .sum();
+    InputUsage {
+        input_tokens: cache::tokens_for_bytes(bytes).max(1),
+        ..InputUsage::default()
+    }
+}
+
+fn openai_include_usage(body: &Value) -> bool {
+    body.pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
