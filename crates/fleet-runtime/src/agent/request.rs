@@ -73,7 +73,7 @@ impl Agent {
         };
         let mut message =
             fleet_protocol::AssistantMessage::empty(String::new(), self.config.model.clone());
-        message.usage = usage.clone();
+        message.usage = (**usage).clone();
         let response = ModelResponse {
             message,
             request_id: None,
