@@ -2,7 +2,7 @@
 //! the settings files, which beat whichever credentials happen to be set.
 
 use crate::settings::Settings;
-use fleet_model::{client_from_env, Catalog, ModelClient, Provider};
+use fleet_model::{client_from_env_over, Catalog, ClientDefaults, ModelClient, Provider};
 use std::sync::Arc;
 
 pub struct Choice {
@@ -28,7 +28,10 @@ pub fn choose(
         None if env("FLEET_PROVIDER").is_some() => None,
         None => settings.provider,
     };
-    let client = client_from_env(provider)?;
+    let defaults = ClientDefaults {
+        openai_tool_choice: settings.openai_tool_choice,
+    };
+    let client = client_from_env_over(provider, &defaults)?;
     let catalog = Catalog::from_env();
     let model = match model
         .or_else(|| env("FLEET_MODEL"))

@@ -15,6 +15,9 @@
 //!    settings. `--setting-sources` picks which of the files in 1 and 2 load (see
 //!    `settings_flags`); the `--settings` layer always does.
 //!
+//! `openai.toolChoice` (`omit`, `auto` or `required`) is the `tool_choice` sent to
+//! OpenAI-compatible servers with the tools; `FLEET_OPENAI_TOOL_CHOICE` beats it.
+//!
 //! `hooks` from every file run, in this order (Claude Code's shape; see `fleet_runtime::hooks`).
 //! `sandbox` (see `fleet_tools::sandbox::settings`) and `shellEnvironmentPolicy` (see
 //! `fleet_tools::sandbox::env`) configure the OS sandbox and the environment of tool
@@ -24,7 +27,7 @@
 //! valid JSON is an error naming the file, line and column.
 
 use anyhow::{bail, Context};
-use fleet_model::Provider;
+use fleet_model::{Provider, ToolChoiceMode};
 use fleet_tools::permissions::PermissionSettings;
 use fleet_tools::sandbox::{EnvPolicy, SandboxSettings};
 use serde::Deserialize;
@@ -57,6 +60,9 @@ pub struct Settings {
     /// `remote.natsUrl`: the NATS server remote workers take jobs from (FLEET_NATS_URL and
     /// `--nats` win over it).
     pub nats_url: Option<String>,
+    /// `openai.toolChoice`: the `tool_choice` sent with tools to OpenAI-compatible servers
+    /// (`FLEET_OPENAI_TOOL_CHOICE` wins over it).
+    pub openai_tool_choice: Option<ToolChoiceMode>,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -97,6 +103,15 @@ struct File {
     hooks: Option<serde_json::Value>,
     #[serde(default)]
     remote: Option<RemoteFile>,
+    #[serde(default)]
+    openai: Option<OpenAiFile>,
+}
+
+/// The `openai` object: `{"toolChoice": "auto"}`.
+#[derive(Debug, Default, Deserialize)]
+struct OpenAiFile {
+    #[serde(default, rename = "toolChoice")]
+    tool_choice: Option<String>,
 }
 
 /// The `remote` object: `{"natsUrl": "nats://host:4222"}`.
@@ -240,6 +255,14 @@ impl Settings {
             .filter(|u| !u.trim().is_empty())
         {
             settings.nats_url = Some(url.trim().to_string());
+        }
+        if let Some(choice) = file.openai.and_then(|o| o.tool_choice) {
+            settings.openai_tool_choice = Some(choice.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "{}: `openai.toolChoice` is {choice:?}; use \"omit\", \"auto\" or \"required\"",
+                    path.display()
+                )
+            })?);
         }
         if file.fork_subagent.is_some() {
             settings.fork_subagent = file.fork_subagent;

@@ -116,6 +116,7 @@ mod tests {
             message: "busy".into(),
             request_id: None,
             retry_after: None,
+            url: None,
         }
     }
 

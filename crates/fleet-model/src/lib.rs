@@ -24,7 +24,9 @@ pub use client::{ModelClient, ModelRequest, ModelStream, Provider, ServerLimits}
 pub use error::ModelError;
 pub use event::{ModelEvent, ModelResponse};
 pub use fallback::FallbackClient;
-pub use openai::{OpenAiClient, OpenAiConfig};
-pub use provider::client_from_env;
+pub use openai::{OpenAiClient, OpenAiConfig, ToolChoiceMode};
+pub use provider::{client_from_env, client_from_env_over, ClientDefaults};
 pub use retry::RetryPolicy;
-pub use transport::{HttpOptions, WireDecoder};
+pub use transport::{
+    HttpOptions, WireDecoder, LOCAL_FIRST_TOKEN_TIMEOUT, REMOTE_FIRST_TOKEN_TIMEOUT,
+};

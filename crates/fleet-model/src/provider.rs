@@ -4,18 +4,34 @@
 use crate::anthropic::{AnthropicClient, AnthropicConfig};
 use crate::client::{ModelClient, Provider};
 use crate::error::ModelError;
-use crate::openai::{OpenAiClient, OpenAiConfig};
+use crate::openai::{OpenAiClient, OpenAiConfig, ToolChoiceMode};
 use std::sync::Arc;
+
+/// What settings files say about the client, for where the environment says nothing (a
+/// variable beats a setting).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientDefaults {
+    /// `openai.toolChoice`; `FLEET_OPENAI_TOOL_CHOICE` beats it.
+    pub openai_tool_choice: Option<ToolChoiceMode>,
+}
 
 /// Builds the client for `provider`, or for the provider the environment points at:
 /// `FLEET_PROVIDER=anthropic|openai`, else Anthropic when `ANTHROPIC_API_KEY` or
 /// `ANTHROPIC_AUTH_TOKEN` is set, else OpenAI-compatible when `OPENAI_BASE_URL` or
 /// `OPENAI_API_KEY` is set.
 pub fn client_from_env(provider: Option<Provider>) -> Result<Arc<dyn ModelClient>, ModelError> {
+    client_from_env_over(provider, &ClientDefaults::default())
+}
+
+/// Like [`client_from_env`], with `defaults` from settings under the environment.
+pub fn client_from_env_over(
+    provider: Option<Provider>,
+    defaults: &ClientDefaults,
+) -> Result<Arc<dyn ModelClient>, ModelError> {
     let provider = choose(provider, |name| std::env::var(name).ok())?;
     Ok(match provider {
         Provider::Anthropic => Arc::new(AnthropicClient::new(AnthropicConfig::from_env()?)?),
-        Provider::OpenAi => Arc::new(OpenAiClient::new(OpenAiConfig::from_env()?)?),
+        Provider::OpenAi => Arc::new(OpenAiClient::new(OpenAiConfig::from_env_over(defaults)?)?),
     })
 }
 

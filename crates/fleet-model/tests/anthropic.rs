@@ -371,37 +371,77 @@ async fn malformed_tool_json_names_the_tool() {
 }
 
 #[tokio::test]
-async fn connection_refused_is_retried_then_reported() {
+async fn a_tool_input_cut_by_max_tokens_says_so_with_the_replys_usage() {
+    let scenario = Scenario::new().rule(
+        Rule::new()
+            .then_text("Writing the file.")
+            .then_tool_use("Write", json!({"file_path": "/tmp/a", "content": "long"}))
+            .malformed_tool_json()
+            .stop_reason(StopReason::MaxTokens)
+            .output_tokens(1024),
+    );
+    let server = FakeModelServer::start(scenario)
+        .await
+        .expect("server starts");
+    let (_, done) = run(&client(&server, 3), request("hi")).await;
+    match done.expect_err("bad JSON") {
+        ModelError::InvalidToolInput {
+            tool,
+            stop_reason,
+            usage,
+            ..
+        } => {
+            assert_eq!(tool, "Write");
+            assert_eq!(stop_reason, Some(StopReason::MaxTokens));
+            assert!(usage.is_reported());
+            assert_eq!(usage.output_tokens, 1024);
+            let prompt = usage.input_tokens + usage.cache_creation_input_tokens.unwrap_or(0);
+            assert!(prompt > 0, "the prompt's side is counted too: {usage:?}");
+        }
+        other => panic!("expected invalid tool input, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 1, "not retried");
+}
+
+#[tokio::test]
+async fn connection_refused_on_this_machine_is_tried_twice_then_explained() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     drop(listener);
     let mut config =
         AnthropicConfig::new(format!("http://127.0.0.1:{port}"), Auth::ApiKey("k".into()));
-    config.http = options(2);
+    config.http = options(9);
     let client = AnthropicClient::new(config).expect("config");
     let (events, done) = run(&client, request("hi")).await;
     let err = done.expect_err("nobody listens");
     assert!(
-        matches!(err.root(), ModelError::Connect { url, .. } if url.contains(&port.to_string())),
+        matches!(err.root(), ModelError::NothingListening { url, variable: "ANTHROPIC_BASE_URL" }
+            if url.contains(&port.to_string())),
         "{err:?}"
     );
-    assert_eq!(retries(&events).len(), 1);
+    assert!(retries(&events).len() <= 1, "{events:?}");
+    let text = err.to_string();
+    assert!(text.contains("ANTHROPIC_BASE_URL"), "{text}");
+    assert_eq!(text.matches(&port.to_string()).count(), 1, "{text}");
 }
 
 #[tokio::test]
-async fn a_silent_server_hits_the_idle_timeout() {
+async fn a_server_slow_to_begin_hits_the_first_token_limit() {
     let scenario = Scenario::new().rule(Rule::text("slow").delay_ms(2_000));
     let server = FakeModelServer::start(scenario)
         .await
         .expect("server starts");
     let mut config = AnthropicConfig::new(server.base_url(), Auth::ApiKey("k".into()));
     config.http = HttpOptions {
-        idle_timeout: Duration::from_millis(100),
+        first_token_timeout: Some(Duration::from_millis(100)),
         ..options(1)
     };
     let client = AnthropicClient::new(config).expect("config");
     let (_, done) = run(&client, request("hi")).await;
-    assert!(matches!(done, Err(ModelError::IdleTimeout(d)) if d == Duration::from_millis(100)));
+    assert!(
+        matches!(done, Err(ModelError::FirstTokenTimeout { after, local: true }) if after == Duration::from_millis(100)),
+        "{done:?}"
+    );
 }
 
 #[tokio::test]

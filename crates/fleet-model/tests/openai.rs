@@ -157,6 +157,7 @@ async fn tool_calls_without_ids_get_unique_ones() {
         .openai(OpenAiOptions {
             omit_tool_call_ids: true,
             arguments_in_one_chunk: false,
+            ..OpenAiOptions::default()
         })
         .rule(
             Rule::new()
@@ -201,6 +202,7 @@ async fn whole_arguments_in_one_chunk() {
         .openai(OpenAiOptions {
             omit_tool_call_ids: true,
             arguments_in_one_chunk: true,
+            ..OpenAiOptions::default()
         })
         .rule(
             Rule::new()

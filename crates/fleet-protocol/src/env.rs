@@ -10,8 +10,9 @@
 //! Rules shared by every variable: unset, empty or blank means "not set" (the default
 //! applies); surrounding spaces are ignored; a value that is not UTF-8 is invalid. Switches take
 //! `1`/`0`/`true`/`false` (any case) and nothing else, so `yes` is an error rather than a
-//! silent "off". Text variables (`FLEET_MODEL`, `ANTHROPIC_BASE_URL`, …) are not here: any
-//! text is a value, and their readers check what they mean.
+//! silent "off". A choice takes one of a few words (any case). Text variables (`FLEET_MODEL`,
+//! `ANTHROPIC_BASE_URL`, …) are not here: any text is a value, and their readers check what
+//! they mean.
 
 use std::fmt;
 use std::time::Duration;
@@ -51,12 +52,20 @@ pub struct MillisVar {
     pub max: u64,
 }
 
+/// One word out of a fixed few, compared without regard to case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceVar {
+    pub name: &'static str,
+    pub values: &'static [&'static str],
+}
+
 /// Any of the typed variables, for checking them all at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Var {
     Flag(FlagVar),
     Count(CountVar),
     Millis(MillisVar),
+    Choice(ChoiceVar),
 }
 
 /// The raw value of `name`: `None` when unset or blank, `Err` when it is not UTF-8.
@@ -155,12 +164,38 @@ impl MillisVar {
     }
 }
 
+impl ChoiceVar {
+    pub const fn new(name: &'static str, values: &'static [&'static str]) -> Self {
+        Self { name, values }
+    }
+
+    /// The word as set in the environment, spelt as in `values`; `None` when unset.
+    pub fn get(&self) -> Result<Option<&'static str>, EnvError> {
+        raw(self.name)?.map(|v| self.parse(&v)).transpose()
+    }
+
+    /// Reads one value as this variable would.
+    pub fn parse(&self, value: &str) -> Result<&'static str, EnvError> {
+        let word = value.trim();
+        self.values
+            .iter()
+            .find(|v| v.eq_ignore_ascii_case(word))
+            .copied()
+            .ok_or_else(|| EnvError {
+                name: self.name,
+                value: value.to_string(),
+                expected: format!("one of {}", self.values.join(", ")),
+            })
+    }
+}
+
 impl Var {
     pub fn name(&self) -> &'static str {
         match self {
             Self::Flag(v) => v.name,
             Self::Count(v) => v.name,
             Self::Millis(v) => v.name,
+            Self::Choice(v) => v.name,
         }
     }
 
@@ -170,6 +205,7 @@ impl Var {
             Self::Flag(v) => v.get().map(drop),
             Self::Count(v) => v.get().map(drop),
             Self::Millis(v) => v.get().map(drop),
+            Self::Choice(v) => v.get().map(drop),
         }
     }
 }
@@ -191,9 +227,17 @@ pub const FLEET_RETRY_BASE_DELAY_MS: MillisVar =
 /// How long connecting to the model server may take.
 pub const FLEET_CONNECT_TIMEOUT_MS: MillisVar =
     MillisVar::new("FLEET_CONNECT_TIMEOUT_MS", 1, DAY_MS);
-/// The longest silence allowed inside a streamed reply.
+/// The longest silence allowed inside a streamed reply, once it has begun.
 pub const FLEET_STREAM_IDLE_TIMEOUT_MS: MillisVar =
     MillisVar::new("FLEET_STREAM_IDLE_TIMEOUT_MS", 1, DAY_MS);
+/// How long a model server may take from the request to the reply's first event (10 minutes
+/// for a server on this machine or a private network, 3 minutes otherwise, unless set).
+pub const FLEET_FIRST_TOKEN_TIMEOUT_MS: MillisVar =
+    MillisVar::new("FLEET_FIRST_TOKEN_TIMEOUT_MS", 1, DAY_MS);
+/// The `tool_choice` sent to OpenAI-compatible servers with the tools (`auto` unless set);
+/// some servers only call tools when it is given, a few reject it.
+pub const FLEET_OPENAI_TOOL_CHOICE: ChoiceVar =
+    ChoiceVar::new("FLEET_OPENAI_TOOL_CHOICE", &["omit", "auto", "required"]);
 /// Read-only tool calls of one reply that run at once.
 pub const FLEET_MAX_TOOL_USE_CONCURRENCY: CountVar =
     CountVar::new("FLEET_MAX_TOOL_USE_CONCURRENCY", 1, 1_000);
@@ -254,6 +298,8 @@ pub const ALL: &[Var] = &[
     Var::Millis(FLEET_RETRY_BASE_DELAY_MS),
     Var::Millis(FLEET_CONNECT_TIMEOUT_MS),
     Var::Millis(FLEET_STREAM_IDLE_TIMEOUT_MS),
+    Var::Millis(FLEET_FIRST_TOKEN_TIMEOUT_MS),
+    Var::Choice(FLEET_OPENAI_TOOL_CHOICE),
     Var::Count(FLEET_MAX_TOOL_USE_CONCURRENCY),
     Var::Count(FLEET_MAX_SPAWN_DEPTH),
     Var::Count(FLEET_MAX_CONCURRENT_SUBAGENTS),
@@ -325,6 +371,15 @@ mod tests {
         assert_eq!(ms.parse("250"), Ok(Duration::from_millis(250)));
         assert!(ms.parse("0").is_err());
         assert!(ms.parse("1001").is_err());
+    }
+
+    #[test]
+    fn choices_take_their_words_in_any_case_and_nothing_else() {
+        let choice = ChoiceVar::new("X_CHOICE", &["omit", "auto"]);
+        assert_eq!(choice.parse(" AUTO "), Ok("auto"));
+        let err = choice.parse("sometimes").unwrap_err();
+        assert_eq!(err.expected, "one of omit, auto");
+        assert!(err.to_string().contains("X_CHOICE=\"sometimes\""), "{err}");
     }
 
     #[test]

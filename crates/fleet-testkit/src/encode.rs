@@ -5,6 +5,7 @@ use crate::http_error::insert_request_id;
 use crate::scenario::{Fault, OpenAiOptions};
 use crate::sse::{self, Ending, Pacing};
 use crate::view::Protocol;
+use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -16,23 +17,40 @@ pub(crate) struct Encoding {
     pub delta_chars: usize,
     pub request_id: String,
     pub openai: OpenAiOptions,
-    /// OpenAI: the request set `stream_options.include_usage`.
+    /// OpenAI: send a usage chunk (the request set `stream_options.include_usage` and the
+    /// server does not omit usage).
     pub include_usage: bool,
+    /// OpenAI: the reply stops after this many output tokens (the context window is full).
+    pub output_room: Option<u64>,
+}
+
+/// An HTTP 200 event stream with no event at all: what some servers send for a prompt they
+/// cannot take, streaming or not.
+pub(crate) fn empty_stream(protocol: Protocol, request_id: &str) -> Response {
+    event_stream(Body::empty(), protocol, request_id)
 }
 
 impl Encoding {
     /// A `200 text/event-stream` response carrying `frames`.
     pub fn sse_response(&self, protocol: Protocol, frames: Vec<Bytes>, ending: Ending) -> Response {
-        let mut resp = (StatusCode::OK, sse::body(frames, self.pacing, ending)).into_response();
-        let headers = resp.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/event-stream; charset=utf-8"),
-        );
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        insert_request_id(headers, protocol, &self.request_id);
-        resp
+        event_stream(
+            sse::body(frames, self.pacing, ending),
+            protocol,
+            &self.request_id,
+        )
     }
+}
+
+fn event_stream(body: Body, protocol: Protocol, request_id: &str) -> Response {
+    let mut resp = (StatusCode::OK, body).into_response();
+    let headers = resp.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    insert_request_id(headers, protocol, request_id);
+    resp
 }
 
 /// Applies a stream fault to the event frames: an error event after K events, or an abrupt

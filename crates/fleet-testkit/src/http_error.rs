@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use fleet_protocol::ApiErrorBody;
 use serde_json::json;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ApiError {
     pub status: u16,
     pub error_type: String,

@@ -37,7 +37,13 @@
 //! validate_requests: true   # 400 for requests the real API rejects
 //! ignore_stream: false      # answer with one JSON document even to stream: true
 //! cache: { enabled: true, min_tokens: 0 }
-//! openai: { omit_tool_call_ids: false, arguments_in_one_chunk: false }
+//! openai:
+//!   omit_tool_call_ids: false     # some local servers leave tool-call ids out
+//!   arguments_in_one_chunk: false # each tool call's arguments whole in its first chunk
+//!   context_window: 4096          # prompt + reply, in tokens (absent: unlimited)
+//!   overflow: reject              # reject (vLLM) | truncate (llama-server) | empty (llama-cpp-python)
+//!   omit_usage: false             # never send usage, even when asked
+//!   served_model: my-model.gguf   # the model named in every chunk, whatever was asked
 //! request_log: full          # or count_only: keep the number of requests, not the requests
 //! rules:
 //!   - name: first-read
@@ -51,6 +57,7 @@
 //!       protocol: anthropic       # or openai
 //!     times: 1                    # answers at most once (absent: unlimited)
 //!     delay_ms: 0                 # wait before the response starts
+//!     first_event_delay_ms: 0     # headers at once, the first bytes this much later
 //!     respond:
 //!       - thinking: "..."         # signature optional (generated, and checked on return)
 //!         signature: "..."
@@ -69,6 +76,7 @@
 //!       # sse_error: { type: overloaded_error, message: Overloaded }, after_events: K
 //!       # drop_after_events: K    # connection closed abruptly after K events
 //!       # malformed_tool_json: true
+//!       # empty_stream: true      # HTTP 200 event stream with no event at all
 //! ```
 //!
 //! The first matching rule that is not used up answers. When none does, the reply is a 400
@@ -94,10 +102,39 @@
 //! expire, so the store grows by one per distinct prefix; `cache.enabled: false` stores
 //! nothing (with `request_log: count_only`, the server's memory stays flat).
 //!
-//! # Extra endpoint
+//! # OpenAI-compatible servers and their context window
+//!
+//! With `openai.context_window: N` the prompt (counted as above) is checked against `N` the
+//! way each server family does, before any rule is consulted:
+//!
+//! - `overflow: reject` (vLLM): prompt + `max_tokens` over `N` is a 400 "This model's maximum
+//!   context length is N tokens. However, you requested M tokens (P in the messages, K in the
+//!   completion). …" (without `max_tokens`, only a prompt over `N` is refused).
+//! - `overflow: truncate` (llama-server): a prompt over `N` is a 400 "the request exceeds the
+//!   available context size, try increasing it" (`exceed_context_size_error`); otherwise the
+//!   reply is cut after `min(N − prompt, max_tokens)` output tokens — text cut mid-word, a tool
+//!   call cut mid-arguments (broken JSON) — with `finish_reason: "length"` and
+//!   `completion_tokens` the tokens actually sent.
+//! - `overflow: empty` (llama-cpp-python): a prompt over `N` gets an HTTP 200 event stream with
+//!   no event at all (logged with status 200 and no rule).
+//!
+//! A rule whose `stop_reason` is `max_tokens` answers `finish_reason: "length"` with
+//! `completion_tokens` equal to the request's `max_tokens` (unless `usage.output_tokens` says
+//! otherwise), as a server that stopped at the limit does.
+//!
+//! # Extra endpoints
 //!
 //! `GET /_fake/requests` returns the request log as JSON (not itself logged), for tests that
 //! run the server as a separate process (`fleet dev fake-model`).
+//!
+//! `GET /v1/models` lists the one model the server stands for (`openai.served_model`, else the
+//! scenario's `model`) in OpenAI's shape, with vLLM's `max_model_len` when
+//! `openai.context_window` is set — except with `overflow: truncate`, where it lists what
+//! llama-server does, the model's training context (`meta.n_ctx_train`, 4 × N), so that only
+//! `/props` tells the window the server runs with. `GET /props` answers as llama-server does
+//! (`{"default_generation_settings":{"n_ctx":N},…}`) when `openai.context_window` is set. A
+//! scenario with neither `served_model` nor `context_window` describes no server, and both
+//! answer 404. Neither is logged or counted: the request log counts model requests.
 
 mod answer;
 mod anthropic;
@@ -105,6 +142,7 @@ mod cache;
 mod encode;
 mod error;
 mod http_error;
+mod listing;
 mod mcp_fault;
 mod mcp_sse;
 mod nats;
@@ -115,6 +153,7 @@ mod server;
 mod sse;
 mod validate;
 mod view;
+mod window;
 
 pub use error::TestkitError;
 pub use mcp_fault::{mcp_everything_entry, mcp_fault_server};
@@ -122,8 +161,8 @@ pub use mcp_sse::{serve_mcp_sse, McpSseOptions};
 pub use nats::{nats_server_binary, NatsServer};
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
-    CacheConfig, Fault, OpenAiOptions, ReplyBlock, RequestLog, Rule, Scenario, StatusFault,
-    UsageOverride, When,
+    CacheConfig, Fault, OpenAiOptions, Overflow, ReplyBlock, RequestLog, Rule, Scenario,
+    StatusFault, UsageOverride, When,
 };
 pub use server::FakeModelServer;
 pub use view::Protocol;

@@ -62,8 +62,85 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// What the Chat Completions wire carries of a reply, in order: tool arguments as the text
+/// sent (so that a cut or a fault can break them); redacted thinking has no form here.
+enum Item {
+    Text(String),
+    Reasoning(String),
+    Call {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+}
+
+fn items(answer: &Answer, malformed: bool) -> Vec<Item> {
+    answer
+        .blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text, .. } => Some(Item::Text(text.clone())),
+            ContentBlock::Thinking { thinking, .. } => Some(Item::Reasoning(thinking.clone())),
+            ContentBlock::ToolUse {
+                id, name, input, ..
+            } => Some(Item::Call {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: tool_input_json(input, malformed),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Keeps at most `bytes` of `text`, never cutting a character.
+fn keep(text: &mut String, bytes: usize) {
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+}
+
+/// Cuts the reply after `tokens` output tokens (4 bytes each, as they are counted), where a
+/// server whose context window is full stops: mid-text, or mid-arguments of a tool call
+/// (whose JSON is then broken). A call whose name does not fit is not sent at all. Returns
+/// whether anything was cut.
+fn cut(items: &mut Vec<Item>, tokens: u64) -> bool {
+    let mut left = usize::try_from(tokens.saturating_mul(4)).unwrap_or(usize::MAX);
+    let mut end = None;
+    for (i, item) in items.iter_mut().enumerate() {
+        let text = match item {
+            Item::Text(text) | Item::Reasoning(text) => text,
+            Item::Call {
+                name, arguments, ..
+            } => {
+                if name.len() >= left {
+                    end = Some(i);
+                    break;
+                }
+                left -= name.len();
+                arguments
+            }
+        };
+        if text.len() > left {
+            keep(text, left);
+            end = Some(i + 1);
+            break;
+        }
+        left -= text.len();
+    }
+    match end {
+        Some(end) => {
+            items.truncate(end);
+            true
+        }
+        None => false,
+    }
+}
+
 /// The `data:` frames of a streamed reply, `[DONE]` included.
-fn stream_frames(answer: &Answer, enc: &Encoding, malformed: bool) -> Vec<Bytes> {
+fn stream_frames(answer: &Answer, items: &[Item], enc: &Encoding) -> Vec<Bytes> {
     let mut c = Chunks {
         answer,
         created: now(),
@@ -72,34 +149,35 @@ fn stream_frames(answer: &Answer, enc: &Encoding, malformed: bool) -> Vec<Bytes>
     };
     c.push(json!({ "role": "assistant", "content": "" }), None);
     let mut tool_index = 0usize;
-    for block in &answer.blocks {
-        match block {
-            ContentBlock::Text { text, .. } => {
+    for item in items {
+        match item {
+            Item::Text(text) => {
                 for piece in split_chars(text, enc.delta_chars) {
                     c.push(json!({ "content": piece }), None);
                 }
             }
-            ContentBlock::Thinking { thinking, .. } => {
+            Item::Reasoning(thinking) => {
                 for piece in split_chars(thinking, enc.delta_chars) {
                     c.push(json!({ "reasoning_content": piece }), None);
                 }
             }
-            ContentBlock::ToolUse {
-                id, name, input, ..
+            Item::Call {
+                id,
+                name,
+                arguments,
             } => {
-                let args = tool_input_json(input, malformed);
                 let whole = enc.openai.arguments_in_one_chunk;
                 let mut first = json!({
                     "index": tool_index,
                     "type": "function",
-                    "function": { "name": name, "arguments": if whole { args.as_str() } else { "" } },
+                    "function": { "name": name, "arguments": if whole { arguments.as_str() } else { "" } },
                 });
                 if !enc.openai.omit_tool_call_ids {
                     first["id"] = json!(id);
                 }
                 c.push(json!({ "tool_calls": [first] }), None);
                 if !whole {
-                    for piece in split_chars(&args, enc.delta_chars) {
+                    for piece in split_chars(arguments, enc.delta_chars) {
                         let frag =
                             json!({ "index": tool_index, "function": { "arguments": piece } });
                         c.push(json!({ "tool_calls": [frag] }), None);
@@ -107,7 +185,6 @@ fn stream_frames(answer: &Answer, enc: &Encoding, malformed: bool) -> Vec<Bytes>
                 }
                 tool_index += 1;
             }
-            _ => {}
         }
     }
     c.push(json!({}), Some(finish_reason(&answer.stop_reason)));
@@ -127,33 +204,23 @@ fn stream_frames(answer: &Answer, enc: &Encoding, malformed: bool) -> Vec<Bytes>
 }
 
 /// The whole `chat.completion` object.
-fn completion(answer: &Answer) -> Value {
-    let text: String = answer
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let reasoning: String = answer
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Thinking { thinking, .. } => Some(thinking.as_str()),
-            _ => None,
-        })
-        .collect();
-    let calls: Vec<Value> = answer
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::ToolUse { id, name, input, .. } => Some(json!({
-                "id": id, "type": "function", "function": { "name": name, "arguments": input.to_string() },
+fn completion(answer: &Answer, items: &[Item], enc: &Encoding) -> Value {
+    let mut text = String::new();
+    let mut reasoning = String::new();
+    let mut calls = Vec::new();
+    for item in items {
+        match item {
+            Item::Text(t) => text.push_str(t),
+            Item::Reasoning(r) => reasoning.push_str(r),
+            Item::Call {
+                id,
+                name,
+                arguments,
+            } => calls.push(json!({
+                "id": id, "type": "function", "function": { "name": name, "arguments": arguments },
             })),
-            _ => None,
-        })
-        .collect();
+        }
+    }
     let mut message = json!({
         "role": "assistant",
         "content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) },
@@ -165,15 +232,18 @@ fn completion(answer: &Answer) -> Value {
     if !reasoning.is_empty() {
         message["reasoning_content"] = json!(reasoning);
     }
-    json!({
+    let mut completion = json!({
         "id": answer.message_id,
         "object": "chat.completion",
         "created": now(),
         "model": answer.model,
         "choices": [{ "index": 0, "message": message, "logprobs": null,
                       "finish_reason": finish_reason(&answer.stop_reason) }],
-        "usage": usage(answer),
-    })
+    });
+    if !enc.openai.omit_usage {
+        completion["usage"] = usage(answer);
+    }
+    completion
 }
 
 pub(crate) fn respond(
@@ -182,14 +252,27 @@ pub(crate) fn respond(
     stream: bool,
     enc: &Encoding,
 ) -> Response {
+    // Malformed arguments are a streaming fault; a whole reply always carries valid JSON.
+    let malformed = stream && matches!(fault, Some(Fault::MalformedToolJson));
+    let mut items = items(answer, malformed);
+    let room = enc
+        .output_room
+        .filter(|room| *room < answer.usage.output_tokens);
+    // The window filled up: the reply stops there, and usage counts what was sent.
+    let cut_answer = room.filter(|room| cut(&mut items, *room)).map(|room| {
+        let mut cut = answer.clone();
+        cut.stop_reason = StopReason::MaxTokens;
+        cut.usage.output_tokens = room;
+        cut
+    });
+    let answer = cut_answer.as_ref().unwrap_or(answer);
     if stream {
-        let malformed = matches!(fault, Some(Fault::MalformedToolJson));
-        let frames = stream_frames(answer, enc, malformed);
+        let frames = stream_frames(answer, &items, enc);
         let (frames, ending) = apply_stream_fault(frames, fault, |error_type, message| {
             sse::data_event(&openai_error(error_type, message).to_string())
         });
         return enc.sse_response(Protocol::OpenAi, frames, ending);
     }
-    let json = serde_json::to_vec(&completion(answer)).unwrap_or_default();
+    let json = serde_json::to_vec(&completion(answer, &items, enc)).unwrap_or_default();
     json_response(json, fault, Protocol::OpenAi, enc)
 }

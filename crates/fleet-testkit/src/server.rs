@@ -4,14 +4,15 @@
 
 use crate::answer::Answer;
 use crate::cache::{self, InputUsage, PromptCache};
-use crate::encode::Encoding;
+use crate::encode::{self, Encoding};
 use crate::error::TestkitError;
 use crate::http_error::ApiError;
 use crate::record::{redacted_headers, RecordedRequest};
 use crate::scenario::{Fault, RequestLog, Scenario};
 use crate::sse::Pacing;
 use crate::view::{Protocol, RequestView};
-use crate::{anthropic, openai, validate};
+use crate::window::{self, Fit};
+use crate::{anthropic, listing, openai, validate};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
@@ -19,7 +20,7 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::Router;
 use bytes::Bytes;
-use fleet_protocol::MessagesRequest;
+use fleet_protocol::{MessagesRequest, StopReason};
 use serde::Deserialize;
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -185,6 +186,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/messages", post(messages))
         .route("/v1/chat/completions", post(chat_completions))
         .route("/_fake/requests", get(request_log))
+        .route("/v1/models", get(models))
+        .route("/props", get(props))
         .fallback(unknown_endpoint)
         .layer(DefaultBodyLimit::disable())
         .with_state(shared)
@@ -234,6 +237,16 @@ async fn request_log(State(s): State<Arc<Shared>>) -> Response {
     axum::Json(lock(&s.log).records.clone()).into_response()
 }
 
+/// `GET /v1/models` (see `listing`). Not recorded: the log counts model requests.
+async fn models(State(s): State<Arc<Shared>>) -> Response {
+    listing::models(&s.scenario)
+}
+
+/// `GET /props`, llama-server's (see `listing`). Not recorded either.
+async fn props(State(s): State<Arc<Shared>>) -> Response {
+    listing::props(&s.scenario)
+}
+
 /// A request that passed the protocol checks, reduced to what answering it needs.
 enum Checked {
     Anthropic(Box<MessagesRequest>, RequestView),
@@ -241,6 +254,8 @@ enum Checked {
         view: RequestView,
         input: InputUsage,
         include_usage: bool,
+        max_tokens: Option<u64>,
+        fit: Fit,
     },
 }
 
@@ -249,6 +264,18 @@ impl Checked {
         match self {
             Self::Anthropic(_, view) | Self::OpenAi { view, .. } => view,
         }
+    }
+
+    /// Whether the server answers before any rule is consulted (a prompt too long for a
+    /// server that then sends nothing).
+    fn sends_nothing(&self) -> bool {
+        matches!(
+            self,
+            Self::OpenAi {
+                fit: Fit::EmptyStream,
+                ..
+            }
+        )
     }
 }
 
@@ -281,19 +308,24 @@ async fn handle(
         let mut log = lock(&s.log);
         let seq = log.next_seq;
         log.next_seq += 1;
-        let rule_index = checked.as_ref().ok().and_then(|c| {
-            let view = c.view();
-            let found = s.scenario.rules.iter().enumerate().position(|(i, rule)| {
-                rule.times.is_none_or(|t| log.used[i] < t) && rule.when.matches(view, seq)
+        let rule_index = checked
+            .as_ref()
+            .ok()
+            .filter(|c| !c.sends_nothing())
+            .and_then(|c| {
+                let view = c.view();
+                let found = s.scenario.rules.iter().enumerate().position(|(i, rule)| {
+                    rule.times.is_none_or(|t| log.used[i] < t) && rule.when.matches(view, seq)
+                });
+                if let Some(i) = found {
+                    log.used[i] += 1;
+                }
+                found
             });
-            if let Some(i) = found {
-                log.used[i] += 1;
-            }
-            found
-        });
         if full_log {
             let status = match (&checked, rule_index) {
                 (Err(e), _) => e.status,
+                (Ok(c), None) if c.sends_nothing() => 200,
                 (Ok(_), None) => 400,
                 (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
                     Some(Fault::Status(f)) => f.status,
@@ -322,6 +354,9 @@ async fn handle(
         Ok(c) => c,
         Err(e) => return e.into_response(protocol, &request_id),
     };
+    if checked.sends_nothing() {
+        return encode::empty_stream(protocol, &request_id);
+    }
     let Some(index) = rule_index else {
         let view = checked.view();
         let message = format!(
@@ -336,37 +371,64 @@ async fn handle(
     if rule.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(rule.delay_ms)).await;
     }
-    if let Some(Fault::Status(f)) = &rule.fault {
-        return ApiError::from_fault(f).into_response(protocol, &request_id);
+    match &rule.fault {
+        Some(Fault::Status(f)) => {
+            return ApiError::from_fault(f).into_response(protocol, &request_id)
+        }
+        Some(Fault::EmptyStream) => return encode::empty_stream(protocol, &request_id),
+        _ => {}
     }
 
     let view = checked.view();
-    let model = if view.model.is_empty() {
-        s.scenario.model.clone()
-    } else {
-        view.model.clone()
+    let served = match (&checked, &s.scenario.openai.served_model) {
+        (Checked::OpenAi { .. }, Some(served)) => Some(served.clone()),
+        _ => None,
     };
-    let (input, include_usage) = match &checked {
+    let model = served.unwrap_or_else(|| {
+        if view.model.is_empty() {
+            s.scenario.model.clone()
+        } else {
+            view.model.clone()
+        }
+    });
+    let (input, include_usage, max_tokens, output_room) = match &checked {
         Checked::Anthropic(req, _) => {
             let prefixes = cache::prefixes(req);
-            (lock(&s.cache).account(&prefixes, &s.scenario.cache), false)
+            let input = lock(&s.cache).account(&prefixes, &s.scenario.cache);
+            (input, false, None, None)
         }
         Checked::OpenAi {
             input,
             include_usage,
+            max_tokens,
+            fit,
             ..
-        } => (*input, *include_usage),
+        } => {
+            let room = match fit {
+                Fit::Answer { room } => *room,
+                Fit::EmptyStream => None,
+            };
+            (*input, *include_usage, *max_tokens, room)
+        }
     };
-    let answer = Answer::new(rule, protocol, seq, model, input);
+    let mut answer = Answer::new(rule, protocol, seq, model, input);
+    // A server that stopped at the output limit produced exactly that many tokens.
+    if answer.stop_reason == StopReason::MaxTokens && rule.usage.output_tokens.is_none() {
+        if let Some(limit) = max_tokens {
+            answer.usage.output_tokens = limit;
+        }
+    }
     let enc = Encoding {
         pacing: Pacing {
             chunk_size: rule.chunk_size.unwrap_or(s.scenario.chunk_size),
             delay: Duration::from_millis(rule.chunk_delay_ms.unwrap_or(s.scenario.chunk_delay_ms)),
+            first_delay: Duration::from_millis(rule.first_event_delay_ms),
         },
         delta_chars: s.scenario.delta_chars,
         request_id,
         openai: s.scenario.openai.clone(),
-        include_usage,
+        include_usage: include_usage && !s.scenario.openai.omit_usage,
+        output_room,
     };
     let stream = view.stream && !s.scenario.ignore_stream;
     match protocol {
@@ -446,10 +508,14 @@ fn check(
                     input.input_tokens
                 )));
             }
+            let max_tokens = window::max_tokens(body);
+            let fit = window::fit(&s.scenario.openai, input.input_tokens, max_tokens)?;
             Ok(Checked::OpenAi {
                 view: RequestView::from_openai(body),
                 input,
                 include_usage: openai_include_usage(body),
+                max_tokens,
+                fit,
             })
         }
     }

@@ -33,6 +33,9 @@ pub(crate) struct Pacing {
     /// Bytes per write; 0 keeps each event (frame) whole.
     pub chunk_size: usize,
     pub delay: Duration,
+    /// Pause after the headers, before the first write: a server that answers at once and
+    /// then reads the prompt before its first event.
+    pub first_delay: Duration,
 }
 
 struct Writer {
@@ -65,12 +68,15 @@ pub(crate) fn body(frames: Vec<Bytes>, pacing: Pacing, ending: Ending) -> Body {
     };
     let stream = futures::stream::unfold(writer, |mut w| async move {
         if let Some(piece) = w.pieces.pop_front() {
-            if w.started {
-                if w.pacing.delay.is_zero() {
-                    tokio::task::yield_now().await;
-                } else {
-                    tokio::time::sleep(w.pacing.delay).await;
-                }
+            let pause = if w.started {
+                w.pacing.delay
+            } else {
+                w.pacing.first_delay
+            };
+            if pause.is_zero() {
+                tokio::task::yield_now().await;
+            } else {
+                tokio::time::sleep(pause).await;
             }
             w.started = true;
             Some((Ok(piece), w))

@@ -1,4 +1,8 @@
 //! Assembles a Messages API stream into a message, emitting deltas as they arrive.
+//!
+//! A tool input that is not valid JSON is known at its block's end, but how the reply ended
+//! (`stop_reason`) and what it cost (`usage`) only at the message's: the error waits for
+//! `message_stop` (or the end of the stream) so that it can say both.
 
 use crate::error::ModelError;
 use crate::event::ModelEvent;
@@ -7,6 +11,7 @@ use crate::transport::WireDecoder;
 use fleet_protocol::{
     ApiErrorBody, ApiErrorDetail, AssistantMessage, BlockDelta, ContentBlock, StreamEvent,
 };
+use serde_json::json;
 
 const PROVIDER: &str = "anthropic";
 
@@ -30,6 +35,8 @@ pub struct AnthropicDecoder {
     report_start: bool,
     /// Blocks by stream index; `None` until started, then in progress, then finished.
     blocks: Vec<Option<BlockState>>,
+    /// The first tool input that did not parse, reported once the reply has ended.
+    invalid_input: Option<ModelError>,
 }
 
 #[derive(Debug)]
@@ -158,19 +165,28 @@ impl AnthropicDecoder {
         let block = match std::mem::replace(state, BlockState::Done(ContentBlock::text(""))) {
             BlockState::Open(block) => block,
             BlockState::OpenTool { id, name, json } => {
-                let input = if json.trim().is_empty() {
-                    serde_json::Value::Object(Default::default())
+                let parsed = if json.trim().is_empty() {
+                    Ok(serde_json::Value::Object(Default::default()))
                 } else {
-                    serde_json::from_str(&json).map_err(|e| ModelError::InvalidToolInput {
-                        tool: name.clone(),
-                        id: id.clone(),
-                        message: format!("{e} in {}", preview(&json)),
-                        // PLACEHOLDER(issue 20): the reply's real stop reason and usage.
-                        stop_reason: None,
-                        usage: fleet_protocol::Usage::unreported(),
-                    })?
+                    serde_json::from_str(&json)
                 };
-                ContentBlock::tool_use(id, name, input)
+                match parsed {
+                    Ok(input) => ContentBlock::tool_use(id, name, input),
+                    Err(e) => {
+                        let invalid = ModelError::InvalidToolInput {
+                            tool: name.clone(),
+                            id: id.clone(),
+                            message: format!("{e} in {}", preview(&json)),
+                            stop_reason: None,
+                            usage: fleet_protocol::Usage::unreported(),
+                        };
+                        self.invalid_input.get_or_insert(invalid);
+                        // Never shown: the reply ends in the error above.
+                        *self.block(index)? =
+                            BlockState::Done(ContentBlock::tool_use(id, name, json!({})));
+                        return Ok(());
+                    }
+                }
             }
             BlockState::Done(_) => {
                 return Err(ModelError::Protocol(format!(
@@ -186,7 +202,25 @@ impl AnthropicDecoder {
         Ok(())
     }
 
+    /// The pending invalid-input error, completed with how the reply ended and its usage.
+    fn invalid_input(&mut self) -> Option<ModelError> {
+        let mut error = self.invalid_input.take()?;
+        if let ModelError::InvalidToolInput {
+            stop_reason, usage, ..
+        } = &mut error
+        {
+            if let Some(message) = &self.message {
+                *stop_reason = message.stop_reason.clone();
+                *usage = message.usage.clone();
+            }
+        }
+        Some(error)
+    }
+
     fn finish(&mut self) -> Result<AssistantMessage, ModelError> {
+        if let Some(error) = self.invalid_input() {
+            return Err(error);
+        }
         let mut message = self.message.take().ok_or_else(|| {
             ModelError::Protocol("message_stop arrived before message_start".into())
         })?;
@@ -266,6 +300,18 @@ impl WireDecoder for AnthropicDecoder {
             StreamEvent::Error { error } => return Err(stream_error(error)),
         }
         Ok(None)
+    }
+
+    /// A stream that ended without `message_stop` after a bad tool input still reports the
+    /// input, with what is known of the reply's end.
+    fn on_eof(
+        &mut self,
+        _out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<AssistantMessage>, ModelError> {
+        match self.invalid_input() {
+            Some(error) => Err(error),
+            None => Ok(None),
+        }
     }
 
     fn on_whole_body(
@@ -350,3 +396,6 @@ pub(crate) fn preview(text: &str) -> String {
         None => format!("`{text}`"),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -171,19 +171,16 @@ impl ModelClient for AnthropicClient {
     }
 }
 
-/// Reads the API's error body; a proxy's HTML page or an empty body still gives a useful error.
-fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelError {
-    let (error_type, message) = match serde_json::from_slice::<ApiErrorBody>(body) {
-        Ok(parsed) => (parsed.error.error_type, parsed.error.message),
-        Err(_) => {
-            let text = String::from_utf8_lossy(body);
-            let message = if text.trim().is_empty() {
-                format!("HTTP {status} with an empty body")
-            } else {
-                preview(text.trim())
-            };
-            (ApiErrorBody::type_for_status(status).to_owned(), message)
-        }
+/// Reads the API's error body; a proxy's HTML page or an empty body still gives a useful
+/// error, which then names the address tried.
+fn api_error(status: u16, headers: &HeaderMap, body: &[u8], url: &str) -> ModelError {
+    let (error_type, message, readable) = match serde_json::from_slice::<ApiErrorBody>(body) {
+        Ok(parsed) => (parsed.error.error_type, parsed.error.message, true),
+        Err(_) => (
+            ApiErrorBody::type_for_status(status).to_owned(),
+            transport::unreadable_body(body),
+            false,
+        ),
     };
     ModelError::Api {
         provider: "anthropic",
@@ -192,5 +189,6 @@ fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelError {
         message,
         request_id: transport::request_id(headers),
         retry_after: transport::retry_after(headers),
+        url: (status == 404 || !readable).then(|| url.to_owned()),
     }
 }

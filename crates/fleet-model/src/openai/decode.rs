@@ -9,6 +9,11 @@
 //!
 //! Servers differ most in how they fragment tool calls, so a fragment is matched to its call
 //! by `index` when the server sends one, else by `id`, else it continues the latest call.
+//!
+//! `finish_reason: "length"` means two different things: the reply used all the `max_tokens`
+//! it was given, or the server's context window filled first (llama-server stops there with
+//! the same word). The decoder knows the request's `max_tokens`, so a `length` stop with fewer
+//! completion tokens reported than that is the window's doing.
 
 use super::error::stream_error;
 use super::wire::{Chunk, ChunkUsage, Delta, ToolCallDelta};
@@ -17,6 +22,7 @@ use crate::error::ModelError;
 use crate::event::ModelEvent;
 use crate::sse::SseEvent;
 use crate::transport::WireDecoder;
+use calls::{Fragment, ToolCall};
 use fleet_protocol::{AssistantMessage, ContentBlock, StopReason, Usage};
 use serde_json::Value;
 
@@ -34,6 +40,8 @@ pub struct OpenAiDecoder {
     finish_reason: Option<String>,
     /// The latest usage seen; some servers repeat it, growing, in every chunk.
     usage: Option<Usage>,
+    /// The request's output limit, to tell a `length` stop at it from one short of it.
+    max_tokens: Option<u64>,
     /// Makes generated ids unique across responses (ids are how results find their calls).
     nonce: u32,
 }
@@ -42,18 +50,6 @@ pub struct OpenAiDecoder {
 struct OpenText {
     index: usize,
     text: String,
-}
-
-#[derive(Debug)]
-struct ToolCall {
-    /// The server's `index` for this call, when it sends one.
-    wire_index: Option<u64>,
-    /// The id the server gave, if any.
-    wire_id: Option<String>,
-    name: Option<String>,
-    arguments: String,
-    /// Event index and id, set once the name is known and `ToolUseStart` went out.
-    started: Option<(usize, String)>,
 }
 
 impl Default for OpenAiDecoder {
@@ -67,6 +63,7 @@ impl Default for OpenAiDecoder {
             calls: Vec::new(),
             finish_reason: None,
             usage: None,
+            max_tokens: None,
             nonce: rand::random(),
         }
     }
@@ -75,6 +72,14 @@ impl Default for OpenAiDecoder {
 impl OpenAiDecoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder for a request that allowed `max_tokens` output tokens.
+    pub fn for_request(max_tokens: u64) -> Self {
+        Self {
+            max_tokens: Some(max_tokens),
+            ..Self::default()
+        }
     }
 
     /// A decoder whose generated ids are predictable, for tests.
@@ -226,8 +231,25 @@ impl OpenAiDecoder {
         (!self.calls[slot].is_ended_by(fragment)).then_some(slot)
     }
 
+    /// Whether a `length` stop came before the request's `max_tokens`: the server ran out of
+    /// context window, not of output allowance. Unknown without both figures.
+    fn stopped_short(&self, usage: &Usage) -> bool {
+        usage.is_reported()
+            && self
+                .max_tokens
+                .is_some_and(|limit| usage.output_tokens < limit)
+    }
+
     /// Closes every block and builds the message; nothing is emitted if a tool input is bad.
     fn finish(&mut self, out: &mut Vec<ModelEvent>) -> Result<AssistantMessage, ModelError> {
+        let usage = self.usage.take().unwrap_or_else(Usage::unreported);
+        let mut calls = std::mem::take(&mut self.calls);
+        // Stable: calls a server numbered alike keep the order they arrived in.
+        calls.sort_by_key(|c| c.wire_index.unwrap_or(u64::MAX));
+        let mut stop = stop_reason(self.finish_reason.as_deref(), !calls.is_empty());
+        if stop == StopReason::MaxTokens && self.stopped_short(&usage) {
+            stop = StopReason::ModelContextWindowExceeded;
+        }
         let mut blocks = Vec::new();
         if let Some(thinking) = self.thinking.take() {
             let block = ContentBlock::Thinking {
@@ -239,12 +261,8 @@ impl OpenAiDecoder {
         if let Some(text) = self.text.take() {
             blocks.push((text.index, ContentBlock::text(text.text)));
         }
-        let mut calls = std::mem::take(&mut self.calls);
-        // Stable: calls a server numbered alike keep the order they arrived in.
-        calls.sort_by_key(|c| c.wire_index.unwrap_or(u64::MAX));
-        let has_calls = !calls.is_empty();
         for call in calls {
-            blocks.push(call.into_block()?);
+            blocks.push(call.into_block(&stop, &usage)?);
         }
         let mut message = AssistantMessage::empty(
             self.id
@@ -252,8 +270,8 @@ impl OpenAiDecoder {
                 .unwrap_or_else(|| format!("chatcmpl-{:08x}", self.nonce)),
             self.model.take().unwrap_or_default(),
         );
-        message.stop_reason = Some(stop_reason(self.finish_reason.as_deref(), has_calls));
-        message.usage = self.usage.take().unwrap_or_default();
+        message.stop_reason = Some(stop);
+        message.usage = usage;
         for (index, block) in blocks {
             out.push(ModelEvent::BlockComplete {
                 index,
@@ -262,80 +280,6 @@ impl OpenAiDecoder {
             message.content.push(block);
         }
         Ok(message)
-    }
-}
-
-/// One tool-call fragment, with empty strings read as absent.
-#[derive(Debug)]
-struct Fragment {
-    index: Option<u64>,
-    id: Option<String>,
-    name: Option<String>,
-    arguments: String,
-}
-
-impl From<ToolCallDelta> for Fragment {
-    fn from(wire: ToolCallDelta) -> Self {
-        let (name, arguments) = match wire.function {
-            Some(function) => (function.name, arguments_text(function.arguments)),
-            None => (None, String::new()),
-        };
-        Self {
-            index: wire.index,
-            id: wire.id.filter(|id| !id.is_empty()),
-            name: name.filter(|name| !name.is_empty()),
-            arguments,
-        }
-    }
-}
-
-impl Fragment {
-    fn is_empty(&self) -> bool {
-        self.id.is_none() && self.name.is_none() && self.arguments.is_empty()
-    }
-}
-
-impl ToolCall {
-    /// Whether `fragment`, matched to this call by index or position, begins another call:
-    /// it carries another id or another tool's name, or it names a tool and brings input
-    /// after this call's input is already whole (servers that number every call 0, or none).
-    fn is_ended_by(&self, fragment: &Fragment) -> bool {
-        let differs = |new: &Option<String>, old: &Option<String>| matches!((new, old), (Some(new), Some(old)) if new != old);
-        differs(&fragment.id, &self.wire_id)
-            || differs(&fragment.name, &self.name)
-            || (fragment.name.is_some()
-                && !fragment.arguments.is_empty()
-                && self.arguments_complete())
-    }
-
-    /// Whether the input gathered so far is already one whole JSON value (cheap test first).
-    fn arguments_complete(&self) -> bool {
-        let text = self.arguments.trim();
-        text.ends_with('}') && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
-    }
-
-    fn into_block(self) -> Result<(usize, ContentBlock), ModelError> {
-        let Some((index, id)) = self.started else {
-            return Err(ModelError::Protocol(format!(
-                "a tool call (id {}) never named its function; its arguments were {}",
-                self.wire_id.as_deref().unwrap_or("none"),
-                preview(&self.arguments)
-            )));
-        };
-        let name = self.name.unwrap_or_default();
-        let input = if self.arguments.trim().is_empty() {
-            Value::Object(Default::default())
-        } else {
-            serde_json::from_str(&self.arguments).map_err(|e| ModelError::InvalidToolInput {
-                tool: name.clone(),
-                id: id.clone(),
-                message: format!("{e} in {}", preview(&self.arguments)),
-                // PLACEHOLDER(issue 20): the reply's real stop reason and usage.
-                stop_reason: None,
-                usage: fleet_protocol::Usage::unreported(),
-            })?
-        };
-        Ok((index, ContentBlock::tool_use(id, name, input)))
     }
 }
 
@@ -442,15 +386,6 @@ fn text_of(value: Option<&Value>) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// A fragment of the arguments string; an object sent instead of a string is its JSON text.
-fn arguments_text(arguments: Option<Value>) -> String {
-    match arguments {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text,
-        Some(other) => other.to_string(),
-    }
-}
-
 /// `prompt_tokens` counts cached tokens too; fleet's usage keeps them apart, as Anthropic does.
 fn to_usage(usage: &ChunkUsage) -> Usage {
     let prompt = usage.prompt_tokens.unwrap_or(0);
@@ -480,6 +415,8 @@ fn stop_reason(finish_reason: Option<&str>, has_calls: bool) -> StopReason {
         Some(other) => StopReason::Other(other.to_owned()),
     }
 }
+
+mod calls;
 
 #[cfg(test)]
 mod tests;

@@ -14,22 +14,14 @@ use serde_json::Value;
 
 pub(crate) const PROVIDER: &str = "openai";
 
-/// The error for a non-2xx answer.
-pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelError {
+/// The error for a non-2xx answer from `url`.
+pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8], url: &str) -> ModelError {
     let described = serde_json::from_slice::<Value>(body)
         .ok()
         .and_then(|v| describe(&v));
-    let (error_type, message) = match described {
-        Some((error_type, message)) => (error_type, message),
-        None => {
-            let text = String::from_utf8_lossy(body);
-            let message = if text.trim().is_empty() {
-                format!("HTTP {status} with an empty body")
-            } else {
-                preview(text.trim())
-            };
-            (None, message)
-        }
+    let (error_type, message, readable) = match described {
+        Some((error_type, message)) => (error_type, message, true),
+        None => (None, transport::unreadable_body(body), false),
     };
     ModelError::Api {
         provider: PROVIDER,
@@ -38,6 +30,7 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelE
         message,
         request_id: transport::request_id(headers),
         retry_after: transport::retry_after(headers),
+        url: (status == 404 || !readable).then(|| url.to_owned()),
     }
 }
 
@@ -99,6 +92,8 @@ mod tests {
     use serde_json::json;
     use std::time::Duration;
 
+    const URL: &str = "http://127.0.0.1:9/v1/chat/completions";
+
     fn parts(error: ModelError) -> (u16, String, String, Option<String>, Option<Duration>) {
         match error {
             ModelError::Api {
@@ -119,7 +114,7 @@ mod tests {
         headers.insert("x-request-id", HeaderValue::from_static("req_1"));
         headers.insert("retry-after", HeaderValue::from_static("3"));
         let body = br#"{"error":{"message":"Rate limit reached","type":"rate_limit_exceeded","param":null,"code":null}}"#;
-        let (status, kind, message, id, wait) = parts(api_error(429, &headers, body));
+        let (status, kind, message, id, wait) = parts(api_error(429, &headers, body, URL));
         assert_eq!(status, 429);
         assert_eq!(kind, "rate_limit_exceeded");
         assert_eq!(message, "Rate limit reached");
@@ -130,7 +125,7 @@ mod tests {
     #[test]
     fn code_stands_in_for_a_missing_type() {
         let body = br#"{"error":{"message":"Incorrect API key provided","type":"","code":"invalid_api_key"}}"#;
-        let (_, kind, message, ..) = parts(api_error(401, &HeaderMap::new(), body));
+        let (_, kind, message, ..) = parts(api_error(401, &HeaderMap::new(), body, URL));
         assert_eq!(kind, "invalid_api_key");
         assert_eq!(message, "Incorrect API key provided");
     }
@@ -138,30 +133,47 @@ mod tests {
     #[test]
     fn other_servers_shapes_are_read() {
         let ollama = br#"{"error":"model \"llama9\" not found, try pulling it first"}"#;
-        let (_, kind, message, ..) = parts(api_error(404, &HeaderMap::new(), ollama));
+        let (_, kind, message, ..) = parts(api_error(404, &HeaderMap::new(), ollama, URL));
         assert_eq!(kind, "not_found_error");
         assert!(message.contains("llama9"));
 
         let vllm = br#"{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}"#;
-        let (_, kind, message, ..) = parts(api_error(400, &HeaderMap::new(), vllm));
+        let (_, kind, message, ..) = parts(api_error(400, &HeaderMap::new(), vllm, URL));
         assert_eq!(
             (kind.as_str(), message.as_str()),
             ("BadRequestError", "max_tokens is too large")
         );
 
         let fastapi = br#"{"detail":"Not Found"}"#;
-        let (_, _, message, ..) = parts(api_error(404, &HeaderMap::new(), fastapi));
+        let (_, _, message, ..) = parts(api_error(404, &HeaderMap::new(), fastapi, URL));
         assert_eq!(message, "Not Found");
     }
 
     #[test]
     fn html_and_empty_bodies_still_say_something() {
         let html = b"<html><body><h1>502 Bad Gateway</h1></body></html>";
-        let (_, kind, message, ..) = parts(api_error(502, &HeaderMap::new(), html));
+        let (_, kind, message, ..) = parts(api_error(502, &HeaderMap::new(), html, URL));
         assert_eq!(kind, "api_error");
         assert!(message.contains("502 Bad Gateway"));
-        let (_, _, message, ..) = parts(api_error(503, &HeaderMap::new(), b""));
-        assert_eq!(message, "HTTP 503 with an empty body");
+        let (_, _, message, ..) = parts(api_error(503, &HeaderMap::new(), b"", URL));
+        assert_eq!(message, "the response body was empty");
+    }
+
+    #[test]
+    fn the_url_is_named_when_the_answer_alone_does_not_help() {
+        let url_of = |status, body: &[u8]| match api_error(status, &HeaderMap::new(), body, URL) {
+            ModelError::Api { url, .. } => url,
+            other => panic!("expected an API error, got {other:?}"),
+        };
+        assert_eq!(
+            url_of(502, b"<html>Bad Gateway</html>").as_deref(),
+            Some(URL)
+        );
+        assert_eq!(
+            url_of(404, br#"{"detail":"Not Found"}"#).as_deref(),
+            Some(URL)
+        );
+        assert_eq!(url_of(400, br#"{"error":"bad tools"}"#), None);
     }
 
     #[test]

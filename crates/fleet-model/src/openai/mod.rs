@@ -8,10 +8,11 @@
 
 mod decode;
 mod error;
+mod limits;
 mod request;
 mod wire;
 
-use crate::client::{ModelClient, ModelRequest, ModelStream, Provider};
+use crate::client::{ModelClient, ModelRequest, ModelStream, Provider, ServerLimits};
 use crate::error::ModelError;
 use crate::event::ModelEvent;
 use crate::transport::{self, HttpOptions, Wire};
@@ -19,6 +20,55 @@ pub use decode::OpenAiDecoder;
 use futures::StreamExt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The `tool_choice` sent with the tools when the request names none of its own. Some local
+/// servers (and chat templates) only call tools when it is given; a few reject it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToolChoiceMode {
+    /// Send no `tool_choice`: the server's default applies.
+    Omit,
+    /// `"auto"`: the model may call a tool or answer in text.
+    #[default]
+    Auto,
+    /// `"required"`: the model must call a tool.
+    Required,
+}
+
+impl ToolChoiceMode {
+    /// The words it is written with, in settings and in `FLEET_OPENAI_TOOL_CHOICE`.
+    pub const WORDS: &'static [&'static str] = &["omit", "auto", "required"];
+
+    /// `FLEET_OPENAI_TOOL_CHOICE`, when set.
+    pub fn from_env() -> Result<Option<Self>, fleet_protocol::env::EnvError> {
+        Ok(fleet_protocol::env::FLEET_OPENAI_TOOL_CHOICE
+            .get()?
+            .and_then(|word| word.parse().ok()))
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Omit => "omit",
+            Self::Auto => "auto",
+            Self::Required => "required",
+        }
+    }
+}
+
+impl std::str::FromStr for ToolChoiceMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "omit" => Ok(Self::Omit),
+            "auto" => Ok(Self::Auto),
+            "required" => Ok(Self::Required),
+            other => Err(format!(
+                "{other:?} is not a tool choice; use {}",
+                Self::WORDS.join(", ")
+            )),
+        }
+    }
+}
 
 #[derive(Clone)]
 pub struct OpenAiConfig {
@@ -30,6 +80,8 @@ pub struct OpenAiConfig {
     /// Asks for a final usage chunk (`stream_options.include_usage`). On by default; turn it
     /// off for an old server that rejects the option.
     pub stream_usage: bool,
+    /// Sent as `tool_choice` when a request has tools and no choice of its own.
+    pub tool_choice: ToolChoiceMode,
     pub http: HttpOptions,
 }
 
@@ -39,6 +91,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("stream_usage", &self.stream_usage)
+            .field("tool_choice", &self.tool_choice)
             .field("http", &self.http)
             .finish()
     }
@@ -50,19 +103,30 @@ impl OpenAiConfig {
             base_url: base_url.into(),
             api_key,
             stream_usage: true,
+            tool_choice: ToolChoiceMode::default(),
             http: HttpOptions::default(),
         }
     }
 
-    /// Reads `OPENAI_BASE_URL` (default [`DEFAULT_BASE_URL`]) and `OPENAI_API_KEY` (optional),
-    /// plus the shared HTTP settings ([`HttpOptions::from_env`]). Empty values count as unset.
+    /// Reads `OPENAI_BASE_URL` (default [`DEFAULT_BASE_URL`]), `OPENAI_API_KEY` (optional) and
+    /// `FLEET_OPENAI_TOOL_CHOICE`, plus the shared HTTP settings ([`HttpOptions::from_env`]).
+    /// Empty values count as unset.
     pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_env_over(&crate::provider::ClientDefaults::default())
+    }
+
+    /// Like [`Self::from_env`], with `defaults` (from settings files) where the environment
+    /// says nothing: a variable beats a setting.
+    pub fn from_env_over(defaults: &crate::provider::ClientDefaults) -> Result<Self, ModelError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut config = Self::new(
             var("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.into()),
             var("OPENAI_API_KEY").map(|key| key.trim().to_owned()),
         );
         config.http = HttpOptions::from_env()?;
+        config.tool_choice = ToolChoiceMode::from_env()?
+            .or(defaults.openai_tool_choice)
+            .unwrap_or_default();
         Ok(config)
     }
 }
@@ -90,11 +154,61 @@ impl OpenAiClient {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// GETs `url` as JSON, quickly and once; `None` (and a debug line) on any failure.
+    async fn get_json(&self, url: &str) -> Option<serde_json::Value> {
+        let mut request = self.http.get(url).timeout(limits::LIMITS_TIMEOUT);
+        if let Some(key) = &self.config.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = match request.send().await {
+            Ok(response) if response.status().is_success() => response,
+            Ok(response) => {
+                tracing::debug!(
+                    url,
+                    status = response.status().as_u16(),
+                    "no server limits here"
+                );
+                return None;
+            }
+            Err(e) => {
+                tracing::debug!(url, "cannot ask the server for its limits: {e}");
+                return None;
+            }
+        };
+        match response.json().await {
+            Ok(value) => Some(value),
+            Err(e) => {
+                tracing::debug!(url, "the server's answer is not JSON: {e}");
+                None
+            }
+        }
+    }
 }
 
 impl ModelClient for OpenAiClient {
     fn provider(&self) -> Provider {
         Provider::OpenAi
+    }
+
+    /// Asks `/v1/models` and llama-server's `/props` at once (see `limits`).
+    fn server_limits<'a>(
+        &'a self,
+        model: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<ServerLimits>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            let models_url = transport::endpoint(&self.config.base_url, "models").ok()?;
+            let props_url = limits::props_url(&self.config.base_url);
+            let (models, props) =
+                tokio::join!(self.get_json(&models_url), self.get_json(&props_url));
+            let listed = models
+                .map(|list| limits::from_models(&list, model))
+                .unwrap_or_default();
+            let found = limits::combine(listed, props.as_ref().and_then(limits::from_props));
+            tracing::debug!(model, ?found, "server limits");
+            found
+        })
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
@@ -103,6 +217,7 @@ impl ModelClient for OpenAiClient {
         let body = match serde_json::to_vec(&request::chat_request(
             &request.body,
             self.config.stream_usage,
+            self.config.tool_choice,
         )) {
             Ok(mut bytes) => {
                 bytes.shrink_to_fit();
@@ -114,13 +229,14 @@ impl ModelClient for OpenAiClient {
             }
         };
         let requested_model = request.body.model;
+        let max_tokens = request.body.max_tokens;
         let api_key = self.config.api_key.clone();
         let url = self.url.clone();
         let extra_headers = request.headers;
         let wire = Wire {
             provider: error::PROVIDER,
             url: url.clone(),
-            new_decoder: OpenAiDecoder::new,
+            new_decoder: move || OpenAiDecoder::for_request(max_tokens),
             api_error: error::api_error,
         };
         let events = transport::stream(

@@ -10,6 +10,7 @@ use super::wire::{
     ChatMessage, ChatRequest, ChatTool, ChatToolCall, FunctionCall, FunctionDefinition, ImageUrl,
     StreamOptions, UserContent, UserPart,
 };
+use super::ToolChoiceMode;
 use fleet_protocol::{
     ContentBlock, ImageSource, MessageContent, MessagesRequest, Role, ToolDefinition,
     ToolResultContent,
@@ -24,8 +25,13 @@ pub(crate) const TOOL_ERROR_PREFIX: &str = "Error: ";
 /// `tool` message can only hold text).
 const IMAGE_MOVED: &str = "[image attached in the next message]";
 
-/// Builds the streaming request body. `include_usage` asks for the final usage chunk.
-pub(crate) fn chat_request(request: &MessagesRequest, include_usage: bool) -> ChatRequest {
+/// Builds the streaming request body. `include_usage` asks for the final usage chunk;
+/// `default_choice` is the `tool_choice` for a request with tools and no choice of its own.
+pub(crate) fn chat_request(
+    request: &MessagesRequest,
+    include_usage: bool,
+    default_choice: ToolChoiceMode,
+) -> ChatRequest {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
     let system = request.system_text();
     if !system.is_empty() {
@@ -39,10 +45,10 @@ pub(crate) fn chat_request(request: &MessagesRequest, include_usage: bool) -> Ch
     }
     let tools: Vec<ChatTool> = request.tools.iter().map(tool).collect();
     // OpenAI rejects a tool_choice (or parallel_tool_calls) that comes without tools.
-    let (tool_choice, parallel_tool_calls) = if tools.is_empty() {
-        (None, None)
-    } else {
-        map_tool_choice(request.tool_choice.as_ref())
+    let (tool_choice, parallel_tool_calls) = match &request.tool_choice {
+        _ if tools.is_empty() => (None, None),
+        Some(choice) => map_tool_choice(choice),
+        None => (default_tool_choice(default_choice), None),
     };
     ChatRequest {
         model: request.model.clone(),
@@ -209,14 +215,20 @@ fn tool(definition: &ToolDefinition) -> ChatTool {
     }
 }
 
+/// The configured choice, for a request that names none.
+fn default_tool_choice(mode: ToolChoiceMode) -> Option<Value> {
+    match mode {
+        ToolChoiceMode::Omit => None,
+        ToolChoiceMode::Auto => Some(json!("auto")),
+        ToolChoiceMode::Required => Some(json!("required")),
+    }
+}
+
 /// Messages API `tool_choice` → Chat Completions `tool_choice` and `parallel_tool_calls`:
 /// `auto` → `"auto"`, `any` → `"required"`, `none` → `"none"`, `tool` → that function;
 /// `disable_parallel_tool_use: true` → `parallel_tool_calls: false`. Anything unknown is left
 /// out, so the server's default (auto) applies.
-fn map_tool_choice(choice: Option<&Value>) -> (Option<Value>, Option<bool>) {
-    let Some(choice) = choice else {
-        return (None, None);
-    };
+fn map_tool_choice(choice: &Value) -> (Option<Value>, Option<bool>) {
     let parallel = choice
         .get("disable_parallel_tool_use")
         .and_then(Value::as_bool)

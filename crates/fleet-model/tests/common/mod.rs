@@ -1,5 +1,7 @@
 //! Helpers shared by the client tests: fast retry settings and a stream drainer that checks
 //! the stream's contract (nothing after `Completed` or an error).
+// Each test binary uses its own share of these.
+#![allow(dead_code)]
 
 use fleet_model::{
     HttpOptions, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy,
@@ -18,6 +20,7 @@ pub fn options(max_attempts: u32) -> HttpOptions {
         },
         connect_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(10),
+        first_token_timeout: Some(Duration::from_secs(10)),
     }
 }
 

@@ -28,6 +28,7 @@ pub fn client(server: &FakeModelServer) -> Arc<AnthropicClient> {
         },
         connect_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(10),
+        first_token_timeout: Some(Duration::from_secs(10)),
     };
     Arc::new(AnthropicClient::new(config).unwrap())
 }

@@ -24,6 +24,9 @@ pub enum Fault {
     /// Every tool call's streamed input fragments stop one character short, so their
     /// concatenation is not valid JSON. No effect on non-streaming replies.
     MalformedToolJson,
+    /// An HTTP 200 `text/event-stream` response with no event at all (what llama-cpp-python
+    /// sends for a prompt longer than its context), streaming or not.
+    EmptyStream,
 }
 
 /// An HTTP error status with the API's error body.
@@ -97,6 +100,8 @@ struct RawFault {
     drop_after_events: Option<usize>,
     #[serde(default)]
     malformed_tool_json: bool,
+    #[serde(default)]
+    empty_stream: bool,
 }
 
 #[derive(Deserialize)]
@@ -125,10 +130,11 @@ impl TryFrom<RawFault> for Fault {
             raw.sse_error.is_some(),
             raw.drop_after_events.is_some(),
             raw.malformed_tool_json,
+            raw.empty_stream,
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(
-                "a fault names exactly one of `status`, `sse_error`, `drop_after_events`, `malformed_tool_json: true`"
+                "a fault names exactly one of `status`, `sse_error`, `drop_after_events`, `malformed_tool_json: true`, `empty_stream: true`"
                     .into(),
             );
         }
@@ -160,8 +166,10 @@ impl TryFrom<RawFault> for Fault {
             }
         } else if let Some(k) = raw.drop_after_events {
             Self::DropAfterEvents(k)
-        } else {
+        } else if raw.malformed_tool_json {
             Self::MalformedToolJson
+        } else {
+            Self::EmptyStream
         };
         fault.validate()?;
         Ok(fault)

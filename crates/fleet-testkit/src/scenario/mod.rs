@@ -115,6 +115,39 @@ pub struct OpenAiOptions {
     /// Send each tool call's arguments whole in its first chunk instead of in fragments.
     #[serde(default)]
     pub arguments_in_one_chunk: bool,
+    /// The served model's context window in (estimated) tokens, prompt and reply together.
+    /// What a request that does not fit gets depends on [`OpenAiOptions::overflow`]. It is
+    /// also published by `GET /v1/models` (`max_model_len`) and `GET /props` (`n_ctx`).
+    #[serde(default)]
+    pub context_window: Option<u64>,
+    /// How the server treats a request that overflows `context_window`.
+    #[serde(default)]
+    pub overflow: Overflow,
+    /// Never send a usage chunk (nor a `usage` object), even when the request asks for one,
+    /// as some local servers do.
+    #[serde(default)]
+    pub omit_usage: bool,
+    /// The model name put in every chunk and listed by `GET /v1/models`, whatever the request
+    /// asked for (a server serving one model under its own name).
+    #[serde(default)]
+    pub served_model: Option<String>,
+}
+
+/// What an OpenAI-compatible server does when a request does not fit its context window;
+/// each real server family behaves differently, and clients must understand all of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overflow {
+    /// vLLM: prompt + `max_tokens` over the window is refused with a 400 saying both figures.
+    #[default]
+    Reject,
+    /// llama-server: a prompt over the window is refused with a 400; otherwise the reply is
+    /// cut where the window fills, with `finish_reason: "length"` and the completion tokens
+    /// actually sent (fewer than `max_tokens`).
+    Truncate,
+    /// llama-cpp-python: a prompt over the window gets an HTTP 200 event stream with no event
+    /// at all.
+    Empty,
 }
 
 fn default_delta_chars() -> usize {
@@ -253,6 +286,25 @@ impl Scenario {
         self
     }
 
+    /// An OpenAI-compatible server with this context window, overflowing as `overflow` says.
+    pub fn openai_context_window(mut self, tokens: u64, overflow: Overflow) -> Self {
+        self.openai.context_window = Some(tokens);
+        self.openai.overflow = overflow;
+        self
+    }
+
+    /// An OpenAI-compatible server that never reports usage.
+    pub fn omit_usage(mut self) -> Self {
+        self.openai.omit_usage = true;
+        self
+    }
+
+    /// An OpenAI-compatible server that names its model `model` whatever was asked.
+    pub fn served_model(mut self, model: impl Into<String>) -> Self {
+        self.openai.served_model = Some(model.into());
+        self
+    }
+
     /// Reads a scenario written in YAML.
     pub fn from_yaml_str(text: &str) -> Result<Self, TestkitError> {
         Self::parse_yaml(text, "<yaml string>")
@@ -313,6 +365,12 @@ impl Scenario {
             return Err(TestkitError::invalid(
                 origin,
                 "`delta_chars` must be at least 1",
+            ));
+        }
+        if self.openai.context_window == Some(0) {
+            return Err(TestkitError::invalid(
+                origin,
+                "`openai.context_window` must be at least 1",
             ));
         }
         for (i, rule) in self.rules.iter().enumerate() {

@@ -37,6 +37,10 @@ pub struct Rule {
     /// Milliseconds to wait before the response starts.
     #[serde(default)]
     pub delay_ms: u64,
+    /// Milliseconds between the response's headers and its first bytes (a server that
+    /// answers at once, then reads the prompt before it streams).
+    #[serde(default)]
+    pub first_event_delay_ms: u64,
     #[serde(default)]
     pub respond: Vec<ReplyBlock>,
     /// Default: `tool_use` when the reply has a tool call, else `end_turn`.
@@ -218,6 +222,11 @@ impl Rule {
         self
     }
 
+    pub fn first_event_delay_ms(mut self, ms: u64) -> Self {
+        self.first_event_delay_ms = ms;
+        self
+    }
+
     pub fn stop_reason(mut self, reason: StopReason) -> Self {
         self.stop_reason = Some(reason);
         self
@@ -292,6 +301,11 @@ impl Rule {
     /// Tool inputs are streamed as fragments that do not join into valid JSON.
     pub fn malformed_tool_json(self) -> Self {
         self.with_fault(Fault::MalformedToolJson)
+    }
+
+    /// Answer with an HTTP 200 event stream that carries no event at all.
+    pub fn empty_stream(self) -> Self {
+        self.with_fault(Fault::EmptyStream)
     }
 
     /// Edits the rule's status fault, first replacing any other fault with `default_status`.

@@ -10,3 +10,4 @@ mod openai;
 mod record;
 mod rules;
 mod scenario_files;
+mod window;

@@ -127,6 +127,7 @@ async fn quirks_of_local_servers() {
     let scenario = Scenario::with_rules([rule()]).openai(OpenAiOptions {
         omit_tool_call_ids: true,
         arguments_in_one_chunk: true,
+        ..OpenAiOptions::default()
     });
     let server = FakeModelServer::start(scenario).await.expect("start");
     let (_, _, raw) = send(openai_request(&server, &body(true, false))).await;

@@ -135,3 +135,28 @@ fn mistakes_are_named() {
         assert!(err.starts_with("scenario <yaml string>"), "{err}");
     }
 }
+
+#[test]
+fn local_server_options_read_from_yaml_and_reject_unknown_values() {
+    let s = Scenario::from_yaml_str(
+        "openai:\n  context_window: 4096\n  overflow: truncate\n  omit_usage: true\n  served_model: smol.gguf\nrules:\n  - fault: { empty_stream: true }\n",
+    )
+    .expect("parses");
+    assert_eq!(s.openai.context_window, Some(4096));
+    assert_eq!(s.openai.overflow, fleet_testkit::Overflow::Truncate);
+    assert!(s.openai.omit_usage);
+    assert_eq!(s.openai.served_model.as_deref(), Some("smol.gguf"));
+    assert_eq!(s.rules[0].fault, Some(Fault::EmptyStream));
+    assert_eq!(
+        Scenario::new().openai.overflow,
+        fleet_testkit::Overflow::Reject
+    );
+    for bad in [
+        "openai: { overflow: explode }\n",
+        "openai: { window: 10 }\n",
+        "openai: { context_window: 0 }\n",
+        "rules:\n  - fault: { empty_stream: true, status: 500 }\n",
+    ] {
+        assert!(Scenario::from_yaml_str(bad).is_err(), "{bad}");
+    }
+}

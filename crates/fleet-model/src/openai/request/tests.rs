@@ -3,7 +3,8 @@ use fleet_protocol::{CacheControl, Message, SystemBlock, SystemPrompt, ThinkingC
 use serde_json::json;
 
 fn body(request: &MessagesRequest) -> Value {
-    serde_json::to_value(chat_request(request, true)).expect("a chat request always serialises")
+    serde_json::to_value(chat_request(request, true, ToolChoiceMode::default()))
+        .expect("a chat request always serialises")
 }
 
 /// A coding session as the agent loop builds it: cached system blocks, a screenshot, two
@@ -188,7 +189,8 @@ fn tool_messages_keep_their_order_and_come_before_the_user_text() {
 #[test]
 fn plain_prompt_has_no_tool_fields_and_no_usage_option_when_not_asked() {
     let request = MessagesRequest::new("llama3.2", 256, vec![Message::user_text("hi")]);
-    let sent = serde_json::to_value(chat_request(&request, false)).expect("serialises");
+    let sent = serde_json::to_value(chat_request(&request, false, ToolChoiceMode::Required))
+        .expect("serialises");
     assert_eq!(
         sent,
         json!({
@@ -234,7 +236,7 @@ fn tool_choice_variants_map() {
     ];
     for (choice, want_choice, want_parallel) in cases {
         assert_eq!(
-            map_tool_choice(Some(&choice)),
+            map_tool_choice(&choice),
             (want_choice, want_parallel),
             "{choice}"
         );
@@ -291,5 +293,34 @@ fn empty_tool_result_and_several_text_blocks() {
             {"role": "tool", "tool_call_id": "call_1", "content": ""},
             {"role": "user", "content": "first\nsecond"}
         ])
+    );
+}
+
+#[test]
+fn the_configured_tool_choice_goes_with_tools_unless_the_request_names_one() {
+    let mut request = MessagesRequest::new("m", 10, vec![Message::user_text("hi")]);
+    request.tools = vec![ToolDefinition {
+        name: "Read".into(),
+        description: None,
+        input_schema: json!({"type": "object"}),
+        cache_control: None,
+    }]
+    .into();
+    let sent = |request: &MessagesRequest, mode| {
+        serde_json::to_value(chat_request(request, false, mode)).expect("serialises")
+    };
+    assert_eq!(sent(&request, ToolChoiceMode::Auto)["tool_choice"], "auto");
+    assert_eq!(
+        sent(&request, ToolChoiceMode::Required)["tool_choice"],
+        "required"
+    );
+    assert!(sent(&request, ToolChoiceMode::Omit)
+        .get("tool_choice")
+        .is_none());
+    request.tool_choice = Some(json!({"type": "none"}));
+    assert_eq!(
+        sent(&request, ToolChoiceMode::Required)["tool_choice"],
+        "none",
+        "the request's own choice wins"
     );
 }

@@ -241,7 +241,7 @@ fn reasoning_text_and_parallel_tool_calls_in_openai_fragments() {
     );
     assert_eq!(message.stop_reason, Some(StopReason::ToolUse));
     assert_eq!(message.content.len(), 4);
-    assert_eq!(message.usage, Usage::default());
+    assert_eq!(message.usage, Usage::unreported(), "no usage chunk came");
 }
 
 #[test]

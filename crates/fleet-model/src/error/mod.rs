@@ -2,12 +2,18 @@
 //! user to act on it (the status, the API's own error type and message) and for the retry
 //! policy to decide whether another attempt can help.
 
+pub(crate) mod display;
+
+pub use display::human_duration;
+use fleet_protocol::{StopReason, Usage};
 use std::time::Duration;
 
+/// Each variant's message states every fact once and reads well after the runtime's
+/// "API error: " prefix; see `display` for the wording.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// The server answered with an HTTP error. `error_type` and `message` are the API's own.
-    #[error("{provider} API error {status} ({error_type}): {message}")]
+    #[error(fmt = display::api)]
     Api {
         provider: &'static str,
         status: u16,
@@ -16,6 +22,9 @@ pub enum ModelError {
         request_id: Option<String>,
         /// What the server asked us to wait before retrying (`retry-after`, `retry-after-ms`).
         retry_after: Option<Duration>,
+        /// The address tried, when the answer alone does not help (a 404, a body that is not
+        /// the API's error): the likeliest mistake is then the base URL.
+        url: Option<String>,
     },
     /// The server reported an error inside an otherwise successful stream (SSE `error` event).
     #[error("{provider} stream error ({error_type}): {message}")]
@@ -27,23 +36,45 @@ pub enum ModelError {
     /// The connection could not be made or broke before a response began.
     #[error("could not reach {url}: {message}")]
     Connect { url: String, message: String },
+    /// The connection to a server on this machine was refused: it is not running, or listens
+    /// elsewhere. `variable` is the one that points fleet at it.
+    #[error(
+        "nothing is listening at {url} (connection refused): start the server, or point {variable} at the address it listens on"
+    )]
+    NothingListening { url: String, variable: &'static str },
     /// The response stream stopped early: a dropped connection or a missing end event.
     #[error("the response stream was cut off {when}: {message}")]
     StreamInterrupted { when: &'static str, message: String },
     /// No bytes arrived for too long in the middle of a stream.
-    #[error("no data from the model server for {0:?} (idle timeout)")]
+    #[error(
+        "the model server sent nothing for {} in the middle of a reply (the stream's idle limit); raise FLEET_STREAM_IDLE_TIMEOUT_MS to wait longer",
+        human_duration(*.0)
+    )]
     IdleTimeout(Duration),
+    /// The reply did not begin in time: no event (nor whole JSON body) within `after` of
+    /// sending. A local server may be reading a long prompt; asking it again would only wait
+    /// as long once more, so that case is not retried.
+    #[error(
+        "no reply from the model server within {} of sending the request (the time-to-first-token limit); raise FLEET_FIRST_TOKEN_TIMEOUT_MS if the server needs longer to read the prompt",
+        human_duration(*after)
+    )]
+    FirstTokenTimeout { after: Duration, local: bool },
+    /// The server answered 200 with an event stream that held no event at all, `times` times
+    /// in a row. Servers such as llama-cpp-python do this for a prompt longer than their
+    /// context; the transport asks once more, then stops.
+    #[error(fmt = display::empty_stream)]
+    EmptyStream { url: String, times: u32 },
     /// The model produced tool input that is not valid JSON. The reply itself came to its
     /// end: `stop_reason` says how (a `max_tokens` stop means the input was cut by the output
     /// limit, not garbled), and `usage` is what the reply cost, to be counted although the
     /// reply is thrown away.
-    #[error("the model's input for tool `{tool}` (call {id}) is not valid JSON: {message}")]
+    #[error(fmt = display::invalid_tool_input)]
     InvalidToolInput {
         tool: String,
         id: String,
         message: String,
-        stop_reason: Option<fleet_protocol::StopReason>,
-        usage: fleet_protocol::Usage,
+        stop_reason: Option<StopReason>,
+        usage: Usage,
     },
     /// The server sent something that does not follow the wire protocol.
     #[error("unexpected response from the model server: {0}")]
@@ -69,7 +100,9 @@ impl From<fleet_protocol::env::EnvError> for ModelError {
 
 impl ModelError {
     /// Whether a fresh attempt of the same request might succeed. Only errors that happen
-    /// before any content reached the caller are ever retried (see `transport`).
+    /// before any content reached the caller are ever retried (see `transport`). A refused
+    /// local connection and a first empty stream get one more try from the transport itself,
+    /// but no more from anyone: asking again and again would only repeat them.
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Api { status, .. } => is_retryable_status(*status),
@@ -82,7 +115,10 @@ impl ModelError {
                     | "server_error"
             ),
             Self::Connect { .. } | Self::StreamInterrupted { .. } | Self::IdleTimeout(_) => true,
-            Self::InvalidToolInput { .. }
+            Self::FirstTokenTimeout { local, .. } => !local,
+            Self::NothingListening { .. }
+            | Self::EmptyStream { .. }
+            | Self::InvalidToolInput { .. }
             | Self::Protocol(_)
             | Self::RetriesExhausted { .. }
             | Self::Config(_) => false,
@@ -123,7 +159,9 @@ impl ModelError {
                     && (message.contains("prompt is too long")
                         || message.contains("maximum context length")
                         || message.contains("context_length_exceeded")
-                        || error_type == "context_length_exceeded")
+                        || message.contains("exceeds the available context size")
+                        || error_type == "context_length_exceeded"
+                        || error_type == "exceed_context_size_error")
             }
             Self::StreamError { message, .. } => {
                 message.to_ascii_lowercase().contains("prompt is too long")
@@ -158,6 +196,7 @@ mod prompt_too_long_tests {
             message: message.into(),
             request_id: None,
             retry_after: None,
+            url: None,
         }
     }
 
@@ -173,6 +212,12 @@ mod prompt_too_long_tests {
             400,
             "invalid_request_error",
             "This model's maximum context length is 8192 tokens. However, you requested 9000"
+        )
+        .is_prompt_too_long());
+        assert!(api(
+            400,
+            "exceed_context_size_error",
+            "the request exceeds the available context size, try increasing it"
         )
         .is_prompt_too_long());
         assert!(!api(

@@ -1,65 +1,27 @@
 //! The provider-neutral half of a streaming request: send, check the status, decode SSE, time
-//! out when the server goes quiet, and retry — but only while nothing has reached the caller.
+//! out when the server is slow to begin or goes quiet, and retry — but only while nothing has
+//! reached the caller.
 //!
 //! Once a content event has been yielded, a failure is reported as it is: replaying the request
 //! would show the user (and the agent loop) the same words twice.
+
+mod failure;
+mod options;
 
 use crate::anthropic::preview;
 use crate::client::ModelStream;
 use crate::error::ModelError;
 use crate::event::{ModelEvent, ModelResponse};
-use crate::retry::{parse_retry_after, RetryPolicy};
+use crate::retry::parse_retry_after;
 use crate::sse::{SseDecoder, SseEvent};
-use fleet_protocol::env::{self, EnvError};
+use failure::connect_error;
+pub(crate) use failure::unreadable_body;
 use fleet_protocol::AssistantMessage;
 use futures::StreamExt;
+pub(crate) use options::Host;
+pub use options::{HttpOptions, LOCAL_FIRST_TOKEN_TIMEOUT, REMOTE_FIRST_TOKEN_TIMEOUT};
 use reqwest::header::HeaderMap;
 use std::time::{Duration, Instant};
-
-/// Connection settings common to both providers.
-#[derive(Debug, Clone)]
-pub struct HttpOptions {
-    pub retry: RetryPolicy,
-    pub connect_timeout: Duration,
-    /// Longest silence tolerated while waiting for headers or between stream chunks.
-    pub idle_timeout: Duration,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            retry: RetryPolicy::default(),
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(180),
-        }
-    }
-}
-
-impl HttpOptions {
-    /// Defaults, overridden by `FLEET_MAX_RETRIES`, `FLEET_RETRY_BASE_DELAY_MS`,
-    /// `FLEET_CONNECT_TIMEOUT_MS` and `FLEET_STREAM_IDLE_TIMEOUT_MS`.
-    pub fn from_env() -> Result<Self, EnvError> {
-        let mut options = Self {
-            retry: RetryPolicy::from_env()?,
-            ..Self::default()
-        };
-        if let Some(timeout) = env::FLEET_CONNECT_TIMEOUT_MS.get()? {
-            options.connect_timeout = timeout;
-        }
-        if let Some(timeout) = env::FLEET_STREAM_IDLE_TIMEOUT_MS.get()? {
-            options.idle_timeout = timeout;
-        }
-        Ok(options)
-    }
-
-    pub(crate) fn build_client(&self) -> Result<reqwest::Client, ModelError> {
-        reqwest::Client::builder()
-            .connect_timeout(self.connect_timeout)
-            .user_agent(concat!("fleet/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))
-    }
-}
 
 /// Turns one wire protocol's SSE events into model events. A fresh decoder is made for every
 /// attempt. Public so that recorded streams can be replayed (and benchmarked) without a server.
@@ -94,35 +56,42 @@ pub trait WireDecoder: Send + 'static {
 }
 
 /// How one provider's transport differs from another's.
-pub(crate) struct Wire<D> {
+pub(crate) struct Wire<F> {
     pub provider: &'static str,
     pub url: String,
-    pub new_decoder: fn() -> D,
-    /// Builds the error for a non-2xx answer from its status, headers and body.
-    pub api_error: fn(u16, &HeaderMap, &[u8]) -> ModelError,
+    /// Makes the decoder for one attempt (it may carry what it needs of the request).
+    pub new_decoder: F,
+    /// Builds the error for a non-2xx answer from its status, headers, body and the URL.
+    pub api_error: fn(u16, &HeaderMap, &[u8], &str) -> ModelError,
 }
 
 /// Runs `build` (one HTTP request per attempt) under the retry policy and streams the result.
-pub(crate) fn stream<D, B>(
+pub(crate) fn stream<D, F, B>(
     http: reqwest::Client,
     options: HttpOptions,
-    wire: Wire<D>,
+    wire: Wire<F>,
     build: B,
 ) -> ModelStream
 where
     D: WireDecoder,
+    F: Fn() -> D + Send + 'static,
     B: Fn(&reqwest::Client) -> reqwest::RequestBuilder + Send + 'static,
 {
     Box::pin(async_stream::stream! {
         let started = Instant::now();
-        let max_attempts = options.retry.max_attempts.max(1);
+        let policy_attempts = options.retry.max_attempts.max(1);
         let idle = options.idle_timeout;
+        let host = Host::of(&wire.url);
+        let first_token = options.first_token_limit(host);
+        let too_slow = || ModelError::FirstTokenTimeout { after: first_token, local: host.local };
         let mut attempt: u32 = 1;
+        let mut empty_in_a_row: u32 = 0;
         loop {
             let mut content_seen = false;
-            let failure = match tokio::time::timeout(idle, build(&http).send()).await {
-                Err(_) => ModelError::IdleTimeout(idle),
-                Ok(Err(e)) => connect_error(&wire.url, &e),
+            let deadline = tokio::time::Instant::now() + first_token;
+            let failure = match tokio::time::timeout_at(deadline, build(&http).send()).await {
+                Err(_) => too_slow(),
+                Ok(Err(e)) => connect_error(wire.provider, &wire.url, host, e),
                 Ok(Ok(response)) if !response.status().is_success() => {
                     let status = response.status().as_u16();
                     let headers = response.headers().clone();
@@ -130,11 +99,11 @@ where
                         Ok(Ok(body)) => body.to_vec(),
                         _ => Vec::new(),
                     };
-                    (wire.api_error)(status, &headers, &body)
+                    (wire.api_error)(status, &headers, &body, &wire.url)
                 }
                 Ok(Ok(response)) if is_json(response.headers()) => {
                     let request_id = request_id(response.headers());
-                    match whole_body(response, idle, (wire.new_decoder)()).await {
+                    match whole_body(response, deadline, (wire.new_decoder)()).await {
                         Ok((events, message)) => {
                             for event in events {
                                 yield Ok(event);
@@ -142,7 +111,8 @@ where
                             yield Ok(completed(message, request_id, attempt, started));
                             return;
                         }
-                        Err(e) => e,
+                        Err(None) => too_slow(),
+                        Err(Some(e)) => e,
                     }
                 }
                 Ok(Ok(response)) => {
@@ -152,12 +122,17 @@ where
                     let mut decoder = (wire.new_decoder)();
                     let mut events = Vec::new();
                     let mut out = Vec::new();
+                    // Until the first event the first-token deadline applies; after it, the
+                    // idle limit between chunks. Comments (keep-alives) are not events.
+                    let mut begun = false;
                     loop {
-                        let eof = match tokio::time::timeout(idle, body.next()).await {
-                            Err(_) => break ModelError::IdleTimeout(idle),
+                        let limit = if begun { tokio::time::Instant::now() + idle } else { deadline };
+                        let eof = match tokio::time::timeout_at(limit, body.next()).await {
+                            Err(_) if begun => break ModelError::IdleTimeout(idle),
+                            Err(_) => break too_slow(),
                             Ok(Some(Err(e))) => break ModelError::StreamInterrupted {
                                 when: stage(content_seen),
-                                message: describe_reqwest(&e),
+                                message: failure::describe_reqwest(e),
                             },
                             Ok(Some(Ok(chunk))) => {
                                 sse.push(&chunk, &mut events);
@@ -168,6 +143,7 @@ where
                                 true
                             }
                         };
+                        begun |= !events.is_empty();
                         let mut done = None;
                         let mut error = None;
                         for event in events.drain(..) {
@@ -197,6 +173,12 @@ where
                             yield Ok(completed(message, request_id, attempt, started));
                             return;
                         }
+                        if eof && !begun {
+                            break ModelError::EmptyStream {
+                                url: wire.url.clone(),
+                                times: empty_in_a_row + 1,
+                            };
+                        }
                         if eof {
                             break ModelError::StreamInterrupted {
                                 when: stage(content_seen),
@@ -206,19 +188,24 @@ where
                     }
                 }
             };
-            if content_seen || !failure.is_retryable() {
+            empty_in_a_row = match failure {
+                ModelError::EmptyStream { times, .. } => times,
+                _ => 0,
+            };
+            if content_seen || !failure::worth_retrying(&failure) {
                 yield Err(failure);
                 return;
             }
+            let max_attempts = failure::attempt_limit(&failure, policy_attempts);
             if attempt >= max_attempts {
-                yield Err(if max_attempts > 1 {
+                yield Err(if attempt > 1 {
                     ModelError::RetriesExhausted { attempts: attempt, last: Box::new(failure) }
                 } else {
                     failure
                 });
                 return;
             }
-            let delay = options.retry.delay(attempt, failure.retry_after());
+            let delay = failure::delay(&failure, &options.retry, attempt);
             attempt += 1;
             tracing::debug!(provider = wire.provider, attempt, ?delay, "retrying: {failure}");
             yield Ok(ModelEvent::Retry { attempt, max_attempts, delay, reason: failure.to_string() });
@@ -251,23 +238,24 @@ fn stage(content_seen: bool) -> &'static str {
 }
 
 /// Reads a reply sent as one JSON document and turns it into the events a stream would carry.
+/// `Err(None)`: the body did not arrive before `deadline`.
 async fn whole_body<D: WireDecoder>(
     response: reqwest::Response,
-    idle: Duration,
+    deadline: tokio::time::Instant,
     mut decoder: D,
-) -> Result<(Vec<ModelEvent>, AssistantMessage), ModelError> {
-    let body = match tokio::time::timeout(idle, response.bytes()).await {
-        Err(_) => return Err(ModelError::IdleTimeout(idle)),
+) -> Result<(Vec<ModelEvent>, AssistantMessage), Option<ModelError>> {
+    let body = match tokio::time::timeout_at(deadline, response.bytes()).await {
+        Err(_) => return Err(None),
         Ok(Err(e)) => {
-            return Err(ModelError::StreamInterrupted {
+            return Err(Some(ModelError::StreamInterrupted {
                 when: stage(false),
-                message: describe_reqwest(&e),
-            })
+                message: failure::describe_reqwest(e),
+            }))
         }
         Ok(Ok(body)) => body,
     };
     let mut events = Vec::new();
-    let message = decoder.on_whole_body(&body, &mut events)?;
+    let message = decoder.on_whole_body(&body, &mut events).map_err(Some)?;
     Ok((events, message))
 }
 
@@ -293,25 +281,6 @@ pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     parse_retry_after(get("retry-after-ms"), get("retry-after"))
-}
-
-fn connect_error(url: &str, e: &reqwest::Error) -> ModelError {
-    ModelError::Connect {
-        url: url.to_owned(),
-        message: describe_reqwest(e),
-    }
-}
-
-/// reqwest's top-level message hides the cause ("error sending request"); the chain names it.
-fn describe_reqwest(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// Joins a base URL and an API path, accepting bases written with or without a trailing `/v1`

@@ -1,0 +1,162 @@
+//! Failures as a user meets them: nothing listening on this machine, a server slow to begin
+//! or stalling mid-reply, a wrong base URL. Each must end soon, say which limit or address
+//! was at fault once, and name what to change.
+
+mod common;
+
+use common::{options, retries, run};
+use fleet_model::{HttpOptions, ModelError, ModelRequest, OpenAiClient, OpenAiConfig};
+use fleet_protocol::{Message, MessagesRequest};
+use fleet_testkit::{FakeModelServer, Rule, Scenario};
+use std::time::Duration;
+
+fn request() -> ModelRequest {
+    MessagesRequest::new("qwen-local", 256, vec![Message::user_text("hi")]).into()
+}
+
+fn client(base_url: String, http: HttpOptions) -> OpenAiClient {
+    let mut config = OpenAiConfig::new(base_url, Some("sk-test".into()));
+    config.http = http;
+    OpenAiClient::new(config).expect("valid config")
+}
+
+/// Limits small enough for a test: `idle` between chunks, `first` before the first event.
+fn limits(idle_ms: u64, first_ms: u64) -> HttpOptions {
+    HttpOptions {
+        idle_timeout: Duration::from_millis(idle_ms),
+        first_token_timeout: Some(Duration::from_millis(first_ms)),
+        ..options(1)
+    }
+}
+
+#[tokio::test]
+async fn nothing_listening_on_this_machine_fails_after_two_tries_naming_the_variable() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    let client = client(format!("http://127.0.0.1:{port}/v1"), options(9));
+    let (events, done) = run(&client, request()).await;
+    let err = done.expect_err("nobody listens");
+    assert!(
+        matches!(
+            err.root(),
+            ModelError::NothingListening {
+                variable: "OPENAI_BASE_URL",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let announced = retries(&events);
+    assert!(announced.len() <= 1, "at most 2 attempts: {announced:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("OPENAI_BASE_URL") && text.contains("connection refused"),
+        "{text}"
+    );
+    assert_eq!(text.matches(&format!(":{port}/")).count(), 1, "{text}");
+}
+
+#[tokio::test]
+async fn a_slow_start_within_the_first_token_limit_is_not_an_idle_stall() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("Worth the wait.").delay_ms(400)
+    ]))
+    .await
+    .expect("server starts");
+    let client = client(server.base_url(), limits(100, 10_000));
+    let (_, done) = run(&client, request()).await;
+    assert_eq!(done.expect("completes").message.text(), "Worth the wait.");
+}
+
+#[tokio::test]
+async fn headers_at_once_and_the_first_event_later_is_still_the_first_token_wait() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("Read the prompt.").first_event_delay_ms(400)
+    ]))
+    .await
+    .expect("server starts");
+    let client = client(server.base_url(), limits(100, 10_000));
+    let (_, done) = run(&client, request()).await;
+    assert_eq!(done.expect("completes").message.text(), "Read the prompt.");
+}
+
+#[tokio::test]
+async fn a_stall_mid_reply_hits_the_idle_limit_and_names_its_variable() {
+    let server = FakeModelServer::start(Scenario::with_rules([Rule::text(
+        "This reply stalls after its first chunk.",
+    )
+    .chunk_delay_ms(1_000)]))
+    .await
+    .expect("server starts");
+    let client = client(server.base_url(), limits(100, 10_000));
+    let (_, done) = run(&client, request()).await;
+    let err = done.expect_err("stalled");
+    assert!(
+        matches!(err, ModelError::IdleTimeout(d) if d == Duration::from_millis(100)),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("FLEET_STREAM_IDLE_TIMEOUT_MS") && text.contains("100 ms"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_slower_than_the_first_token_limit_names_that_variable() {
+    let server = FakeModelServer::start(Scenario::with_rules([
+        Rule::text("too late").delay_ms(3_000)
+    ]))
+    .await
+    .expect("server starts");
+    let client = client(server.base_url(), limits(5_000, 150));
+    let (_, done) = run(&client, request()).await;
+    let err = done.expect_err("too slow");
+    assert!(
+        matches!(err, ModelError::FirstTokenTimeout { after, local: true } if after == Duration::from_millis(150)),
+        "{err:?}"
+    );
+    assert!(
+        !err.is_retryable(),
+        "a local server would only be as slow again"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("FLEET_FIRST_TOKEN_TIMEOUT_MS") && text.contains("150 ms"),
+        "{text}"
+    );
+    assert!(!text.contains("FLEET_STREAM_IDLE_TIMEOUT_MS"), "{text}");
+}
+
+#[tokio::test]
+async fn a_wrong_base_url_gets_a_404_that_names_the_url_and_the_variable() {
+    let server = FakeModelServer::start(Scenario::demo())
+        .await
+        .expect("server starts");
+    let client = client(format!("{}/api", server.base_url()), options(3));
+    let (events, done) = run(&client, request()).await;
+    let err = done.expect_err("no such endpoint");
+    assert_eq!(err.status(), Some(404));
+    assert!(retries(&events).is_empty(), "a 404 is final");
+    let url = format!("{}/api/v1/chat/completions", server.base_url());
+    let text = err.to_string();
+    assert_eq!(text.matches(&url).count(), 1, "{text}");
+    assert!(text.contains("OPENAI_BASE_URL"), "{text}");
+    assert_eq!(text.matches("404").count(), 1, "{text}");
+}
+
+#[tokio::test]
+async fn a_connect_error_names_the_url_once() {
+    // TEST-NET-1 is never routed: the attempt fails at connecting, wherever the test runs.
+    let http = HttpOptions {
+        connect_timeout: Duration::from_millis(300),
+        ..options(1)
+    };
+    let client = client("http://192.0.2.1:9/v1".into(), http);
+    let (_, done) = run(&client, request()).await;
+    let err = done.expect_err("unreachable");
+    assert!(matches!(err, ModelError::Connect { .. }), "{err:?}");
+    let text = err.to_string();
+    assert_eq!(text.matches("192.0.2.1").count(), 1, "the URL once: {text}");
+}
