@@ -294,3 +294,26 @@ fn a_subagent_whose_call_was_never_seen_gets_a_stand_in_agent_line() {
     assert!(rows.iter().any(|r| r.starts_with("  ● Read(")), "{text}");
     assert_eq!(t.agents()[1].agent_id, "a9");
 }
+
+#[test]
+fn a_subagent_whose_server_reported_no_usage_says_so_instead_of_zero_tokens() {
+    let mut t = Transcript::new();
+    t.apply(&main(prompt("map the crate for me")));
+    t.apply(&main(agent_call("call_1", false)));
+    t.apply(&main(task_started("a1", "call_1", false)));
+    t.apply(&sub("a1", "call_1", prompt("Map the crate.")));
+    t.apply(&sub(
+        "a1",
+        "call_1",
+        reply(Vec::new(), fleet_protocol::Usage::unreported()),
+    ));
+    let text = screen(&mut t, 80, 8);
+    assert!(text.contains("1 turn · usage not reported"), "{text}");
+    assert!(!text.contains("0 tokens"), "{text}");
+    let child = &t.agents()[1];
+    assert!(child.usage_unreported);
+    // A later reply that reports usage makes the figures known again.
+    t.apply(&sub("a1", "call_1", reply(Vec::new(), usage(1000, 200))));
+    assert!(!t.agents()[1].usage_unreported);
+    assert!(screen(&mut t, 80, 8).contains("2 turns · 1.2k tokens"));
+}
