@@ -441,11 +441,13 @@ mod tests {
                 "attempt",
                 "max_retries",
                 "retry_delay_ms",
+                "retry_scope",
                 "error",
                 "session_id",
                 "uuid"
             ]
         );
+        assert_eq!(lines[1]["retry_scope"], "request");
         assert_eq!(lines[1]["subtype"], "api_retry");
         assert_eq!(lines[1]["attempt"], 1);
         assert_eq!(lines[1]["max_retries"], 8);
