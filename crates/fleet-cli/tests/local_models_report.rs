@@ -228,3 +228,47 @@ async fn reports_key_by_the_model_asked_for_and_carry_the_served_name() {
         assert_eq!(agent["cost_usd"], json!(0.0), "{agent}");
     }
 }
+
+#[tokio::test]
+async fn a_background_task_without_reported_usage_notifies_null_tokens() {
+    let project = Project::new(&[("README.md", "# app\n")]);
+    let scenario = Scenario::with_rules([
+        Rule::text("CHILD-DONE").when_system_contains(CHILD),
+        Rule::text("MAIN-SAW-IT").when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-WAITING").when_tool_result_contains("Started background agent"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "background job", "prompt": "Do it and report",
+                   "subagent_type": "general-purpose", "run_in_background": true}),
+        )
+        .when_tool_result(false),
+    ])
+    .omit_usage();
+    let server = server(scenario).await;
+    let out = run_openai(
+        &project,
+        &server,
+        &["-p", "go", "--output-format", "stream-json", "--verbose"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let note = lines
+        .iter()
+        .find(|l| l["subtype"] == "task_notification")
+        .unwrap();
+    assert_eq!(note["usage"]["total_tokens"], Value::Null, "{note}");
+    assert_eq!(note["usage"]["usage_unreported_replies"], 1, "{note}");
+    // The parent model is told so too.
+    let told = server
+        .requests()
+        .into_iter()
+        .map(|r| r.body.to_string())
+        .find(|body| body.contains("<total_tokens>"))
+        .unwrap();
+    assert!(
+        told.contains("<total_tokens>not reported</total_tokens>"),
+        "the notification the parent read: {}",
+        &told[told.find("<total_tokens>").unwrap()..]
+    );
+}
