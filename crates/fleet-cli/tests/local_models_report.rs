@@ -152,14 +152,20 @@ async fn a_server_that_reports_no_usage_gives_null_usage_and_no_cost() {
     assert_eq!(result["result"], "MAIN-DONE");
     assert_eq!(result["usage"], Value::Null, "{result}");
     assert_eq!(result["total_cost_usd"], Value::Null, "{result}");
-    assert_eq!(result["usage_unreported_replies"], 2, "the main agent's two replies");
+    assert_eq!(
+        result["usage_unreported_replies"], 2,
+        "the main agent's two replies"
+    );
     let models = result["modelUsage"].as_object().unwrap();
     assert_eq!(models.keys().collect::<Vec<_>>(), [LOCAL_MODEL], "{result}");
     let entry = &models[LOCAL_MODEL];
     for key in ["inputTokens", "outputTokens", "costUSD"] {
         assert_eq!(entry[key], Value::Null, "{key}: {entry}");
     }
-    assert_eq!(entry["usageUnreportedReplies"], 3, "the tree's three replies");
+    assert_eq!(
+        entry["usageUnreportedReplies"], 3,
+        "the tree's three replies"
+    );
     assert_eq!(entry["servedModel"], SERVED);
     for agent in result["usage_by_agent"].as_array().unwrap() {
         assert_eq!(agent["usage"], Value::Null, "{agent}");
@@ -177,7 +183,10 @@ async fn a_server_that_reports_no_usage_gives_null_usage_and_no_cost() {
         .find(|l| l["type"] == "user" && l["tool_use_result"]["agentType"].is_string())
         .unwrap();
     assert_eq!(agent_result["tool_use_result"]["usage"], Value::Null);
-    assert_eq!(agent_result["tool_use_result"]["total_cost_usd"], Value::Null);
+    assert_eq!(
+        agent_result["tool_use_result"]["total_cost_usd"],
+        Value::Null
+    );
     let text = agent_result["message"]["content"][0]["content"].to_string();
     assert!(text.contains("usage not reported"), "{text}");
 }
@@ -189,10 +198,7 @@ async fn text_mode_says_usage_was_not_reported() {
     let out = run_openai(&project, &server, &["-p", "go", "--verbose"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(
-        text.contains("1 subagent · usage not reported"),
-        "{text}"
-    );
+    assert!(text.contains("1 subagent · usage not reported"), "{text}");
     assert!(!text.contains("$0"), "{text}");
 }
 
@@ -210,14 +216,21 @@ async fn reports_key_by_the_model_asked_for_and_carry_the_served_name() {
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(init["model"], LOCAL_MODEL);
     let reply = lines.iter().find(|l| l["type"] == "assistant").unwrap();
-    assert_eq!(reply["message"]["model"], SERVED, "a reply says who answered");
+    assert_eq!(
+        reply["message"]["model"], SERVED,
+        "a reply says who answered"
+    );
     let result = result_line(&out);
     let models = result["modelUsage"].as_object().unwrap();
     assert_eq!(models.keys().collect::<Vec<_>>(), [LOCAL_MODEL], "{result}");
     let entry = &models[LOCAL_MODEL];
     assert_eq!(entry["servedModel"], SERVED);
     assert!(entry["inputTokens"].as_u64().unwrap() > 0, "{entry}");
-    assert_eq!(entry["costUSD"], json!(0.0), "a local model that reported is free");
+    assert_eq!(
+        entry["costUSD"],
+        json!(0.0),
+        "a local model that reported is free"
+    );
     assert!(entry.get("usageUnreportedReplies").is_none(), "{entry}");
     assert_eq!(result["total_cost_usd"], json!(0.0));
     assert!(result["usage"]["input_tokens"].as_u64().unwrap() > 0);
