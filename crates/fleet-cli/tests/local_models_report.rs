@@ -152,14 +152,20 @@ async fn a_server_that_reports_no_usage_gives_null_usage_and_no_cost() {
     assert_eq!(result["result"], "MAIN-DONE");
     assert_eq!(result["usage"], Value::Null, "{result}");
     assert_eq!(result["total_cost_usd"], Value::Null, "{result}");
-    assert_eq!(result["usage_unreported_replies"], 2, "the main agent's two replies");
+    assert_eq!(
+        result["usage_unreported_replies"], 2,
+        "the main agent's two replies"
+    );
     let models = result["modelUsage"].as_object().unwrap();
     assert_eq!(models.keys().collect::<Vec<_>>(), [LOCAL_MODEL], "{result}");
     let entry = &models[LOCAL_MODEL];
     for key in ["inputTokens", "outputTokens", "costUSD"] {
         assert_eq!(entry[key], Value::Null, "{key}: {entry}");
     }
-    assert_eq!(entry["usageUnreportedReplies"], 3, "the tree's three replies");
+    assert_eq!(
+        entry["usageUnreportedReplies"], 3,
+        "the tree's three replies"
+    );
     assert_eq!(entry["servedModel"], SERVED);
     for agent in result["usage_by_agent"].as_array().unwrap() {
         assert_eq!(agent["usage"], Value::Null, "{agent}");
@@ -177,7 +183,10 @@ async fn a_server_that_reports_no_usage_gives_null_usage_and_no_cost() {
         .find(|l| l["type"] == "user" && l["tool_use_result"]["agentType"].is_string())
         .unwrap();
     assert_eq!(agent_result["tool_use_result"]["usage"], Value::Null);
-    assert_eq!(agent_result["tool_use_result"]["total_cost_usd"], Value::Null);
+    assert_eq!(
+        agent_result["tool_use_result"]["total_cost_usd"],
+        Value::Null
+    );
     let text = agent_result["message"]["content"][0]["content"].to_string();
     assert!(text.contains("usage not reported"), "{text}");
 }
@@ -189,10 +198,7 @@ async fn text_mode_says_usage_was_not_reported() {
     let out = run_openai(&project, &server, &["-p", "go", "--verbose"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(
-        text.contains("1 subagent · usage not reported"),
-        "{text}"
-    );
+    assert!(text.contains("1 subagent · usage not reported"), "{text}");
     assert!(!text.contains("$0"), "{text}");
 }
 
@@ -210,14 +216,21 @@ async fn reports_key_by_the_model_asked_for_and_carry_the_served_name() {
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(init["model"], LOCAL_MODEL);
     let reply = lines.iter().find(|l| l["type"] == "assistant").unwrap();
-    assert_eq!(reply["message"]["model"], SERVED, "a reply says who answered");
+    assert_eq!(
+        reply["message"]["model"], SERVED,
+        "a reply says who answered"
+    );
     let result = result_line(&out);
     let models = result["modelUsage"].as_object().unwrap();
     assert_eq!(models.keys().collect::<Vec<_>>(), [LOCAL_MODEL], "{result}");
     let entry = &models[LOCAL_MODEL];
     assert_eq!(entry["servedModel"], SERVED);
     assert!(entry["inputTokens"].as_u64().unwrap() > 0, "{entry}");
-    assert_eq!(entry["costUSD"], json!(0.0), "a local model that reported is free");
+    assert_eq!(
+        entry["costUSD"],
+        json!(0.0),
+        "a local model that reported is free"
+    );
     assert!(entry.get("usageUnreportedReplies").is_none(), "{entry}");
     assert_eq!(result["total_cost_usd"], json!(0.0));
     assert!(result["usage"]["input_tokens"].as_u64().unwrap() > 0);
@@ -227,4 +240,48 @@ async fn reports_key_by_the_model_asked_for_and_carry_the_served_name() {
         assert_eq!(agent["served_model"], SERVED, "{agent}");
         assert_eq!(agent["cost_usd"], json!(0.0), "{agent}");
     }
+}
+
+#[tokio::test]
+async fn a_background_task_without_reported_usage_notifies_null_tokens() {
+    let project = Project::new(&[("README.md", "# app\n")]);
+    let scenario = Scenario::with_rules([
+        Rule::text("CHILD-DONE").when_system_contains(CHILD),
+        Rule::text("MAIN-SAW-IT").when_last_user_contains("<task-notification>"),
+        Rule::text("MAIN-WAITING").when_tool_result_contains("Started background agent"),
+        Rule::tool_use(
+            "Agent",
+            json!({"description": "background job", "prompt": "Do it and report",
+                   "subagent_type": "general-purpose", "run_in_background": true}),
+        )
+        .when_tool_result(false),
+    ])
+    .omit_usage();
+    let server = server(scenario).await;
+    let out = run_openai(
+        &project,
+        &server,
+        &["-p", "go", "--output-format", "stream-json", "--verbose"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let note = lines
+        .iter()
+        .find(|l| l["subtype"] == "task_notification")
+        .unwrap();
+    assert_eq!(note["usage"]["total_tokens"], Value::Null, "{note}");
+    assert_eq!(note["usage"]["usage_unreported_replies"], 1, "{note}");
+    // The parent model is told so too.
+    let told = server
+        .requests()
+        .into_iter()
+        .map(|r| r.body.to_string())
+        .find(|body| body.contains("<total_tokens>"))
+        .unwrap();
+    assert!(
+        told.contains("<total_tokens>not reported</total_tokens>"),
+        "the notification the parent read: {}",
+        &told[told.find("<total_tokens>").unwrap()..]
+    );
 }

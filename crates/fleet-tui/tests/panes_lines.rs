@@ -200,7 +200,11 @@ fn cost_says_when_a_server_reported_no_usage_instead_of_showing_zeros() {
     assert!(!main.contains(" 0 "), "{plain}");
     assert!(main.trim_end().ends_with("—"), "{plain}");
     assert!(
-        plain.lines().last().unwrap().contains("usage not reported"),
+        plain
+            .lines()
+            .last()
+            .expect("a last line")
+            .contains("usage not reported"),
         "{plain}"
     );
     // From the tree alone: an agent whose usage is null.
@@ -222,7 +226,10 @@ fn cost_says_when_a_server_reported_no_usage_instead_of_showing_zeros() {
         ..TreeReport::default()
     };
     let only_tree = lines_text(&cost::lines(&[], Some(&tree), &Theme::mono()));
-    let explore = only_tree.lines().find(|l| l.contains("Explore")).unwrap();
+    let explore = only_tree
+        .lines()
+        .find(|l| l.contains("Explore"))
+        .expect("row");
     assert!(!explore.contains("$0"), "{only_tree}");
     assert_eq!(
         explore.matches('—').count(),
