@@ -294,7 +294,11 @@ async fn dev_ask_says_usage_was_not_reported_instead_of_zeros() {
         (false, "output tokens; $0.000000", "not reported"),
     ] {
         let scenario = Scenario::with_rules([Rule::text("pong")]);
-        let scenario = if omit { scenario.omit_usage() } else { scenario };
+        let scenario = if omit {
+            scenario.omit_usage()
+        } else {
+            scenario
+        };
         let server = server(scenario).await;
         let out = run_openai(&project, &server, &["dev", "ask", "ping"]).await;
         assert!(out.status.success(), "{}", stderr(&out));
