@@ -22,8 +22,8 @@ const CHILD: &str = "running as a subagent";
 
 /// `fleet args…` against `server` as an OpenAI-compatible provider, asking for `LOCAL_MODEL`.
 async fn run_openai(project: &Project, server: &FakeModelServer, args: &[&str]) -> Output {
-    let mut all = vec!["--model", LOCAL_MODEL];
-    all.extend_from_slice(args);
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--model", LOCAL_MODEL]);
     let base = format!("{}/v1", server.base_url());
     project
         .run_with_env(
@@ -284,4 +284,27 @@ async fn a_background_task_without_reported_usage_notifies_null_tokens() {
         "the notification the parent read: {}",
         &told[told.find("<total_tokens>").unwrap()..]
     );
+}
+
+#[tokio::test]
+async fn dev_ask_says_usage_was_not_reported_instead_of_zeros() {
+    let project = Project::new(&[("README.md", "# app\n")]);
+    for (omit, expected, absent) in [
+        (true, "usage not reported", "$0"),
+        (false, "output tokens; $0.000000", "not reported"),
+    ] {
+        let scenario = Scenario::with_rules([Rule::text("pong")]);
+        let scenario = if omit {
+            scenario.omit_usage()
+        } else {
+            scenario
+        };
+        let server = server(scenario).await;
+        let out = run_openai(&project, &server, &["dev", "ask", "ping"]).await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out).trim(), "pong");
+        let err = stderr(&out);
+        assert!(err.contains(expected), "omit_usage {omit}: {err}");
+        assert!(!err.contains(absent), "omit_usage {omit}: {err}");
+    }
 }
