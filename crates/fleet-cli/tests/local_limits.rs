@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{json_lines, server, stderr, stdout, Project};
+use common::{json_lines, max_tokens_asked as asked, server, stderr, stdout, Project};
 use fleet_protocol::StopReason;
 use fleet_testkit::{FakeModelServer, Overflow, Rule, Scenario};
 use serde_json::{json, Value};
@@ -27,15 +27,6 @@ async fn run_local(project: &Project, server: &FakeModelServer, args: &[&str]) -
         ("OPENAI_API_KEY", "sk-local"),
     ];
     project.run_with_env(server, &all, &env).await
-}
-
-/// The `max_tokens` of every completion request, in order.
-fn asked(server: &FakeModelServer) -> Vec<u64> {
-    server
-        .requests()
-        .iter()
-        .filter_map(|r| r.body.get("max_tokens").and_then(Value::as_u64))
-        .collect()
 }
 
 #[tokio::test]

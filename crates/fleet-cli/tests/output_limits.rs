@@ -6,18 +6,9 @@
 
 mod common;
 
-use common::{json_lines, server, stderr, stdout, Project};
+use common::{json_lines, max_tokens_asked as asked, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use serde_json::{json, Value};
-
-/// The `max_tokens` of every completion request the server received, in order.
-fn asked(server: &FakeModelServer) -> Vec<u64> {
-    server
-        .requests()
-        .iter()
-        .filter_map(|r| r.body.get("max_tokens").and_then(Value::as_u64))
-        .collect()
-}
 
 async fn one_run(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Vec<u64> {
     let server = server(Scenario::with_rules([Rule::text("ok")])).await;

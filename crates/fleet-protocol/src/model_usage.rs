@@ -128,11 +128,7 @@ mod tests {
     use serde_json::json;
 
     fn reported(input: u64, output: u64) -> Usage {
-        Usage {
-            input_tokens: input,
-            output_tokens: output,
-            ..Usage::default()
-        }
+        Usage::of(input, output)
     }
 
     #[test]

@@ -62,6 +62,15 @@ impl From<Usage> for Option<UsageFields> {
 }
 
 impl Usage {
+    /// Reported figures of fresh input and output, no cache.
+    pub fn of(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+            ..Self::default()
+        }
+    }
+
     /// The usage of a reply whose server reported none.
     pub fn unreported() -> Self {
         Self {

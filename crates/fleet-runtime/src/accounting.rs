@@ -112,11 +112,13 @@ mod tests {
     use super::*;
 
     fn reported(input: u64, output: u64) -> Usage {
-        Usage {
-            input_tokens: input,
-            output_tokens: output,
-            ..Usage::default()
-        }
+        Usage::of(input, output)
+    }
+
+    /// One reply on Sonnet, asked for and served under its own name; its cost.
+    fn sonnet_reply(totals: &mut Accounting, usage: &Usage) -> f64 {
+        let sonnet = "claude-sonnet-4-5";
+        totals.add(&Catalog::builtin(), sonnet, sonnet, usage, Duration::ZERO)
     }
 
     const LOCAL: &str = "qwen2.5-coder";
@@ -124,24 +126,11 @@ mod tests {
 
     #[test]
     fn a_run_whose_replies_reported_nothing_has_unreported_usage_and_no_cost() {
-        let catalog = Catalog::builtin();
         let mut totals = Accounting::default();
         let sonnet = "claude-sonnet-4-5";
         // Priced by name if it were reported: the cost must still be nothing.
-        let cost = totals.add(
-            &catalog,
-            sonnet,
-            sonnet,
-            &Usage::unreported(),
-            Duration::ZERO,
-        );
-        totals.add(
-            &catalog,
-            sonnet,
-            sonnet,
-            &Usage::unreported(),
-            Duration::ZERO,
-        );
+        let cost = sonnet_reply(&mut totals, &Usage::unreported());
+        sonnet_reply(&mut totals, &Usage::unreported());
         assert_eq!(cost, 0.0);
         assert!(!totals.usage.is_reported());
         assert_eq!(totals.cost_usd, 0.0);
@@ -152,30 +141,11 @@ mod tests {
 
     #[test]
     fn a_run_with_some_reported_replies_sums_those_and_counts_the_others() {
-        let catalog = Catalog::builtin();
         let mut totals = Accounting::default();
         let sonnet = "claude-sonnet-4-5";
-        totals.add(
-            &catalog,
-            sonnet,
-            sonnet,
-            &Usage::unreported(),
-            Duration::ZERO,
-        );
-        let cost = totals.add(
-            &catalog,
-            sonnet,
-            sonnet,
-            &reported(1000, 10),
-            Duration::ZERO,
-        );
-        totals.add(
-            &catalog,
-            sonnet,
-            sonnet,
-            &Usage::unreported(),
-            Duration::ZERO,
-        );
+        sonnet_reply(&mut totals, &Usage::unreported());
+        let cost = sonnet_reply(&mut totals, &reported(1000, 10));
+        sonnet_reply(&mut totals, &Usage::unreported());
         assert!(totals.usage.is_reported());
         assert_eq!(totals.usage.input_tokens, 1000);
         assert!(cost > 0.0 && (totals.cost_usd - cost).abs() < 1e-12);

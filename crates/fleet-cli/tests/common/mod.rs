@@ -235,3 +235,12 @@ pub fn tool_result_texts(lines: &[Value], pick: impl Fn(&Value) -> bool) -> Vec<
 pub fn path_str(p: &Path) -> String {
     p.display().to_string()
 }
+
+/// The `max_tokens` of every model request `server` received, in order.
+pub fn max_tokens_asked(server: &FakeModelServer) -> Vec<u64> {
+    server
+        .requests()
+        .iter()
+        .filter_map(|r| r.body.get("max_tokens").and_then(Value::as_u64))
+        .collect()
+}
