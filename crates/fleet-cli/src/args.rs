@@ -158,6 +158,11 @@ pub struct PrintArgs {
     /// Use only the servers of --mcp-config, none from `.mcp.json` or settings.
     #[arg(long)]
     pub strict_mcp_config: bool,
+    /// Trust this repository for this run only: its hooks, allow rules, default mode, MCP
+    /// servers and the rest apply (for CI; `fleet trust` remembers it). Also
+    /// FLEET_TRUST_PROJECT=1.
+    #[arg(long)]
+    pub trust_project: bool,
     /// Run every agent's Bash commands in the OS sandbox (as `"sandbox": {"enabled": true}`).
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandbox: bool,

@@ -18,6 +18,7 @@ mod sessions;
 mod settings;
 mod settings_flags;
 mod team_cmd;
+mod trust;
 mod ultraplan_cmd;
 mod unsupported_flags;
 mod verify;
@@ -71,6 +72,9 @@ enum Command {
     /// Plan on a remote worker (plan mode, the strongest model) while this terminal stays
     /// free; then approve, reject with feedback, teleport the plan here, or stop.
     Ultraplan(ultraplan_cmd::UltraplanArgs),
+    /// Trust a repository: its hooks, allow rules, default mode, MCP servers, skills' tools
+    /// and the rest of what it ships apply from now on (`--list`, `--revoke`).
+    Trust(trust::cmd::TrustArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -169,6 +173,7 @@ async fn run() -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Worker(args)) => worker_cmd::run(args).await,
         Some(Command::Remote(cmd)) => remote_cmd::run(cmd).await,
         Some(Command::Ultraplan(args)) => ultraplan_cmd::run(args).await,
+        Some(Command::Trust(args)) => trust::cmd::run(args),
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

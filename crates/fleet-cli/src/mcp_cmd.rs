@@ -132,16 +132,25 @@ fn add(cwd: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
         visible(&format!("Added {what} to {}", file.display()))
     );
     // The user added it, so the user approves it: project servers start only once approved,
-    // and the approval lives in the user's own local settings, not in the shared file.
+    // and the approval lives in the user's store (keyed by the repository), which no
+    // repository can write.
     if args.scope == Scope::Project {
         let folder = file.parent().unwrap_or(cwd);
-        let local = folder.join(fleet_runtime::mcp::config::approval::LOCAL_SETTINGS);
-        match fleet_runtime::mcp::config::approval::approve_in(&local, &args.name) {
-            Ok(()) => println!(
+        let root = fleet_runtime::tracked::repository_root(folder);
+        let approved = fleet_store::trust::TrustStore::from_env().and_then(|store| {
+            store.update(&root, |p| {
+                p.mcp_servers
+                    .insert(args.name.clone(), "approved by fleet mcp add".into());
+            })?;
+            Ok(store.path().to_path_buf())
+        });
+        match approved {
+            Ok(store) => println!(
                 "{}",
                 visible(&format!(
-                    "Approved it for this checkout in {}",
-                    local.display()
+                    "Approved it for {} in {}",
+                    root.display(),
+                    store.display()
                 ))
             ),
             Err(err) => eprintln!(

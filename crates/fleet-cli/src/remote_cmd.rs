@@ -1,5 +1,5 @@
-//! `fleet remote status|logs`: what the broker knows about workers and jobs, and what one
-//! job's agent did. Also where every command finds the broker: `--nats`, else
+//! `fleet remote status|logs|key`: what the broker knows about workers and jobs, what one
+//! job's agent did, and the public key the user's jobs are signed with. Also where every command finds the broker: `--nats`, else
 //! `FLEET_NATS_URL`, else the `remote.natsUrl` setting.
 
 mod logs;
@@ -35,6 +35,10 @@ pub enum RemoteCommand {
         #[arg(long, short = 'f')]
         follow: bool,
     },
+    /// Your public key for signing remote jobs (`ed25519:…`), made on first use in
+    /// $FLEET_HOME; put it in a worker's `remote.trustedKeys` or pass it to
+    /// `fleet worker --trust-key`.
+    Key,
 }
 
 pub async fn run(cmd: RemoteCommand) -> anyhow::Result<ExitCode> {
@@ -52,6 +56,15 @@ pub async fn run(cmd: RemoteCommand) -> anyhow::Result<ExitCode> {
         } => {
             let remote = connect(nats.as_deref(), &cwd).await?;
             logs::run(&remote, &task, json, follow).await
+        }
+        RemoteCommand::Key => {
+            let key = fleet_remote::signing::UserKey::from_env()?;
+            println!("{}", key.public_key());
+            eprintln!(
+                "(the secret half is in {}; give workers the line above: \"remote\":                  {{\"trustedKeys\": [\"…\"]}} in their $FLEET_HOME/settings.json, or                  fleet worker --trust-key …)",
+                key.path().display()
+            );
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

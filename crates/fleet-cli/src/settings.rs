@@ -29,6 +29,7 @@
 use anyhow::{bail, Context};
 use fleet_model::{Provider, ToolChoiceMode};
 use fleet_tools::permissions::PermissionSettings;
+use crate::trust::TrustReport;
 use fleet_tools::sandbox::{EnvPolicy, SandboxSettings};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,9 @@ pub struct Settings {
     /// `openai.toolChoice`: the `tool_choice` sent with tools to OpenAI-compatible servers
     /// (`FLEET_OPENAI_TOOL_CHOICE` wins over it).
     pub openai_tool_choice: Option<ToolChoiceMode>,
+    /// How the repository stands with the user: what its files ask for that needs trust,
+    /// and whether it applies (see `crate::trust`).
+    pub trust: TrustReport,
 }
 
 /// The `sandbox` object of one settings file, with the folder its paths are relative to.
@@ -199,11 +203,18 @@ pub fn load(cwd: &Path) -> anyhow::Result<Settings> {
     load_with(cwd, &SettingsFlags::default())
 }
 
-/// The settings files `flags` lets in, then the `--settings` layer above them.
+/// The settings files `flags` lets in, then the `--settings` layer above them — each file the
+/// repository wrote passed through the trust gate (see `crate::trust`).
 pub fn load_with(cwd: &Path, flags: &SettingsFlags) -> anyhow::Result<Settings> {
     let mut settings = Settings::default();
+    let root = crate::trust::repository_of(cwd);
+    let mut report = TrustReport {
+        root: Some(root.clone()),
+        ..TrustReport::default()
+    };
+    let mut files = Vec::new();
     for (path, base, source) in candidate_files(cwd) {
-        if settings.sources.contains(&path) || !flags.loads(source) {
+        if files.iter().any(|f: &GatedFile| f.path == path) || !flags.loads(source) {
             continue;
         }
         let text = match std::fs::read_to_string(&path) {
@@ -211,13 +222,114 @@ pub fn load_with(cwd: &Path, flags: &SettingsFlags) -> anyhow::Result<Settings> 
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        settings.add(&text, path, base)?;
+        files.push(GatedFile::read(path, base, source, text, &root, &mut report)?);
+    }
+    report
+        .items
+        .extend(crate::trust::repository_items(cwd, &root));
+    report.hash = crate::trust::hash(&report.items);
+    report.trusted = report.items.is_empty()
+        || flags
+            .trust
+            .unwrap_or_else(|| crate::trust::stored_trust(&root, &report.hash));
+    for file in files {
+        let text = file.text_to_use(report.trusted);
+        settings.add(&text, file.path, file.base)?;
+    }
+    // The user's own approvals for this repository, kept where the repository cannot write.
+    let approved = crate::trust::stored_allow_rules(&root);
+    if !approved.is_empty() && flags.loads(SettingSource::Local) {
+        let text = serde_json::json!({"permissions": {"allow": approved}}).to_string();
+        let label = crate::trust::store_label(&root);
+        settings.add(&text, label, root.clone())?;
     }
     if let Some(layer) = flags.layer(cwd)? {
         let base = project_dir(cwd).unwrap_or_else(|| cwd.to_path_buf());
         settings.add(&layer.text, layer.label, base)?;
     }
+    settings.trust = report;
     Ok(settings)
+}
+
+/// One settings file on its way through the trust gate: as written, and without what needs
+/// trust.
+struct GatedFile {
+    path: PathBuf,
+    base: PathBuf,
+    text: String,
+    /// The file without user-only keys (when it is not the user's), if that changed it.
+    own: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The file without what needs trust, if the repository wrote it and asked for any.
+    untrusted: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl GatedFile {
+    fn read(
+        path: PathBuf,
+        base: PathBuf,
+        source: SettingSource,
+        text: String,
+        root: &Path,
+        report: &mut TrustReport,
+    ) -> anyhow::Result<Self> {
+        let mut file = Self {
+            path,
+            base,
+            text,
+            own: None,
+            untrusted: None,
+        };
+        // Not an object (or not JSON): `Settings::add` reports it with line and column.
+        let Ok(serde_json::Value::Object(mut doc)) = serde_json::from_str(&file.text) else {
+            return Ok(file);
+        };
+        if source != SettingSource::User {
+            let removed = crate::trust::widening::strip_user_only(&mut doc);
+            if !removed.is_empty() {
+                report.user_only_ignored.extend(removed);
+                file.own = Some(doc.clone());
+            }
+        }
+        let repository_wrote = match source {
+            SettingSource::User => false,
+            SettingSource::Project => true,
+            SettingSource::Local => {
+                let tracked = fleet_runtime::tracked::tracked_by_git(&file.path);
+                if tracked {
+                    report.tracked_local.push(file.path.clone());
+                }
+                tracked
+            }
+        };
+        if repository_wrote {
+            let shown = file
+                .path
+                .strip_prefix(root)
+                .unwrap_or(&file.path)
+                .display()
+                .to_string();
+            let items = crate::trust::widening::strip(&mut doc, &shown);
+            if !items.is_empty() {
+                report.items.extend(items);
+                file.untrusted = Some(doc);
+            }
+        }
+        Ok(file)
+    }
+
+    /// The text the settings are read from: as written (less user-only keys), or without
+    /// what needs trust.
+    fn text_to_use(&self, trusted: bool) -> String {
+        let chosen = match (&self.untrusted, &self.own) {
+            (Some(doc), _) if !trusted => Some(doc),
+            (_, Some(doc)) => Some(doc),
+            _ => None,
+        };
+        match chosen {
+            Some(doc) => serde_json::Value::Object(doc.clone()).to_string(),
+            None => self.text.clone(),
+        }
+    }
 }
 
 impl Settings {

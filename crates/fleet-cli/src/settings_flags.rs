@@ -50,6 +50,10 @@ pub struct SettingsFlags {
     pub sources: Option<Vec<SettingSource>>,
     /// `--settings`: a file path or inline JSON.
     pub layer: Option<String>,
+    /// Whether the repository is trusted for this run: `Some(true)` with `--trust-project`
+    /// (or the person's answer), `Some(false)` when the person said not now, `None` to go by
+    /// the user's store.
+    pub trust: Option<bool>,
 }
 
 /// The `--settings` layer's text, and the name it goes by in errors and rule sources.
@@ -74,6 +78,7 @@ impl SettingsFlags {
         Ok(Self {
             sources,
             layer: layer.map(str::to_string),
+            trust: None,
         })
     }
 

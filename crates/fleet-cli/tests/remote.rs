@@ -54,8 +54,10 @@ async fn a_remote_agent_edits_a_file_and_its_branch_arrives_locally() {
     let Some(mut cluster) = Cluster::start(&model) else {
         return;
     };
-    cluster.add_worker(1, &[]).await;
     let project = Project::new(&[("README.md", "# app\n")]);
+    // The lead signs its jobs with the key in its own home: the worker must trust it.
+    cluster.trust_home(&project.fleet_home);
+    cluster.add_worker(1, &[]).await;
     // Uncommitted work travels with the job.
     std::fs::write(project.repo.join("notes.txt"), "not committed").unwrap();
     let url = cluster.url();
@@ -357,8 +359,10 @@ async fn task_stop_of_a_remote_agent_kills_its_sleep_on_the_worker() {
     let Some(mut cluster) = Cluster::start(&model) else {
         return;
     };
-    cluster.add_worker(1, &[]).await;
     let project = Project::new(&[("README.md", "# app\n")]);
+    // The lead signs its jobs with the key in its own home: the worker must trust it.
+    cluster.trust_home(&project.fleet_home);
+    cluster.add_worker(1, &[]).await;
     let mut cmd = project.command(&model, &["--allowedTools", &format!("Bash({SLEEP})")]);
     cmd.env("FLEET_NATS_URL", cluster.url());
     let mut lead = host::Host::start(cmd);

@@ -259,6 +259,8 @@ pub const FLEET_FORK_SUBAGENT: FlagVar = FlagVar::new("FLEET_FORK_SUBAGENT");
 pub const FLEET_COORDINATOR_MODE: FlagVar = FlagVar::new("FLEET_COORDINATOR_MODE");
 /// Write no session transcript.
 pub const FLEET_NO_SESSION_PERSISTENCE: FlagVar = FlagVar::new("FLEET_NO_SESSION_PERSISTENCE");
+/// Trust the repository for this run, as `--trust-project` (for CI).
+pub const FLEET_TRUST_PROJECT: FlagVar = FlagVar::new("FLEET_TRUST_PROJECT");
 /// Teams (`Agent` with `name` starts a teammate); on unless set to 0.
 pub const FLEET_AGENT_TEAMS: FlagVar = FlagVar::new("FLEET_AGENT_TEAMS");
 /// Approve a plan-mode teammate's plan as soon as it is submitted (off unless set to 1).
@@ -315,6 +317,7 @@ pub const ALL: &[Var] = &[
     Var::Flag(FLEET_FORK_SUBAGENT),
     Var::Flag(FLEET_COORDINATOR_MODE),
     Var::Flag(FLEET_NO_SESSION_PERSISTENCE),
+    Var::Flag(FLEET_TRUST_PROJECT),
     Var::Flag(FLEET_AGENT_TEAMS),
     Var::Flag(FLEET_TEAM_AUTO_APPROVE_PLANS),
     Var::Flag(DISABLE_PROMPT_CACHING),

@@ -28,6 +28,9 @@ pub enum RemoteError {
     /// A message on the bus could not be read.
     #[error("a {what} on the bus is not valid: {reason}")]
     Malformed { what: String, reason: String },
+    /// The job signing key cannot be had (see [`crate::signing`]).
+    #[error(transparent)]
+    Signing(#[from] crate::signing::SigningError),
     #[error("{what}: {source}")]
     Io {
         what: String,

@@ -6,6 +6,8 @@ mod follow;
 
 use crate::client::Remote;
 use crate::job::{AgentSpec, Job, JobKind, DEFAULT_MAX_DELIVER};
+use crate::signing::UserKey;
+use std::sync::Arc;
 use fleet_runtime::remote::{RemoteLaunched, RemoteLauncher, RemoteRequest};
 use futures::future::BoxFuture;
 use tokio::sync::{mpsc, OnceCell};
@@ -17,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 pub struct NatsLauncher {
     pub url: String,
     remote: OnceCell<Remote>,
+    /// The key jobs are signed with; `None`: the user's, from `$FLEET_HOME`.
+    signer: Option<Arc<UserKey>>,
 }
 
 impl NatsLauncher {
@@ -24,13 +28,26 @@ impl NatsLauncher {
         Self {
             url: url.into(),
             remote: OnceCell::new(),
+            signer: None,
         }
+    }
+
+    /// Signs jobs with `key` instead of the user's key in `$FLEET_HOME`.
+    pub fn with_signer(mut self, key: impl Into<Arc<UserKey>>) -> Self {
+        self.signer = Some(key.into());
+        self
     }
 
     /// The connection, made by the first launch and shared by the later ones.
     async fn remote(&self) -> Result<&Remote, String> {
         self.remote
-            .get_or_try_init(|| Remote::connect(&self.url))
+            .get_or_try_init(|| async {
+                let remote = Remote::connect(&self.url).await?;
+                Ok::<_, crate::RemoteError>(match &self.signer {
+                    Some(key) => remote.with_signer(key.clone()),
+                    None => remote,
+                })
+            })
             .await
             .map_err(|e| e.to_string())
     }

@@ -12,6 +12,9 @@
 //! | task state, workers' heartbeats | KV buckets `fleet_tasks`, `fleet_workers` | [`record`] |
 //! | repository snapshots and result branches | object store `fleet_bundles` | [`bundle`] |
 //!
+//! Jobs are signed with the submitting user's Ed25519 key and run only by workers that trust
+//! it, within the worker's own maximum permission mode ([`signing`], [`worker`]).
+//!
 //! The caller's side ([`client::Remote`], and [`launcher`] for the runtime's
 //! `isolation: "remote"`) publishes a job and follows it; a worker ([`worker`]) pulls jobs and
 //! runs each as an ordinary `fleet` process in a fresh checkout, driving it over the Agent
@@ -25,6 +28,7 @@ pub mod job;
 pub mod launcher;
 pub mod names;
 pub mod record;
+pub mod signing;
 pub mod ultraplan;
 pub mod worker;
 

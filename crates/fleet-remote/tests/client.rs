@@ -24,7 +24,7 @@ async fn pull_all(consumer: &PullConsumer) -> Vec<Job> {
         .unwrap();
     let mut jobs = Vec::new();
     while let Some(message) = batch.next().await {
-        jobs.push(serde_json::from_slice(&message.unwrap().payload).unwrap());
+        jobs.push(support::open_job(&message.unwrap().payload));
     }
     jobs
 }
@@ -34,7 +34,7 @@ async fn a_submitted_job_is_queued_once_with_its_record() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let sent = job("r00000000000000a1", 1000);
     let submitted = remote.submit(sent.clone()).await.unwrap();
     assert_eq!(submitted.task_id, "r00000000000000a1");
@@ -60,7 +60,7 @@ async fn events_replay_from_the_start_or_after_a_sequence_then_follow_live() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let first = publish_event(&remote, "r000000000000a001", 1, json!({"n": 1})).await;
     publish_event(&remote, "other", 1, json!({"n": 99})).await;
     let second = publish_event(&remote, "r000000000000a001", 2, json!({"n": 2})).await;
@@ -110,7 +110,7 @@ async fn a_reader_keeps_going_across_a_broker_restart() {
     let Some(mut server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     publish_event(&remote, "r000000000000a002", 1, json!({"n": 1})).await;
     let mut events = remote.events("r000000000000a002", 0).await.unwrap();
     let one = tokio::time::timeout(WAIT, events.next())
@@ -121,7 +121,7 @@ async fn a_reader_keeps_going_across_a_broker_restart() {
     assert_eq!(one.line, json!({"n": 1}));
     server.restart();
     // The publisher retries too: the broker may still be coming back.
-    let publisher = Remote::connect(&server.url()).await.unwrap();
+    let publisher = support::connect(&server.url()).await;
     publish_event(&publisher, "r000000000000a002", 1, json!({"n": 2})).await;
     let two = tokio::time::timeout(Duration::from_secs(60), events.next())
         .await
@@ -137,7 +137,7 @@ async fn logs_are_what_was_published_so_far() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     assert!(remote.logs("r000000000000a003").await.unwrap().is_empty());
     for n in 1..=3 {
         publish_event(&remote, "r000000000000a003", 1, json!({"n": n})).await;
@@ -152,7 +152,7 @@ async fn stopping_a_queued_task_kills_its_record_but_not_a_running_ones() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     remote.submit(job("r000000000000b001", 1)).await.unwrap();
     remote
         .send("r000000000000b001", Control::Stop)
@@ -235,7 +235,7 @@ async fn next_record_returns_the_first_one_then_waits_for_a_change() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let waiting = tokio::spawn({
         let remote = remote.clone();
         async move { remote.next_record("r000000000000c001", None).await }
@@ -270,7 +270,7 @@ async fn status_lists_workers_and_tasks_newest_first() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let worker = WorkerRecord {
         id: "w1".into(),
         host: "box".into(),
@@ -308,7 +308,7 @@ async fn a_task_without_a_branch_fetches_nothing_and_an_unknown_one_is_named() {
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     remote.submit(job("r000000000000e001", 1)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(

@@ -54,7 +54,7 @@ async fn take_job(remote: &Remote) -> Job {
         .unwrap()
         .unwrap();
     message.ack().await.unwrap();
-    serde_json::from_slice(&message.payload).unwrap()
+    support::open_job(&message.payload)
 }
 
 fn assistant(id: &str, tool: &str, tokens: u64) -> serde_json::Value {
@@ -77,7 +77,7 @@ async fn a_launched_job_is_followed_to_its_end_and_its_branch_arrives() {
     };
     let caller = repo();
     std::fs::write(caller.path().join("draft.txt"), "not committed\n").unwrap();
-    let launcher = NatsLauncher::new(server.url());
+    let launcher = NatsLauncher::new(server.url()).with_signer(support::signer());
     let task = "r1111222233334444";
     let mut launched = launcher
         .launch(request(task, caller.path()), CancellationToken::new())
@@ -89,7 +89,7 @@ async fn a_launched_job_is_followed_to_its_end_and_its_branch_arrives() {
     );
 
     // The worker's side.
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let job = take_job(&remote).await;
     assert_eq!(job.task_id, task);
     assert_eq!(job.agent.name, "general-purpose");
@@ -245,7 +245,7 @@ async fn a_cancelled_job_still_queued_is_killed_at_once() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let launcher = NatsLauncher::new(server.url());
+    let launcher = NatsLauncher::new(server.url()).with_signer(support::signer());
     let cancel = CancellationToken::new();
     let task = "r5555666677778888";
     let mut launched = launcher
@@ -257,7 +257,7 @@ async fn a_cancelled_job_still_queued_is_killed_at_once() {
         panic!("the job ended");
     };
     assert_eq!(ending.status, TaskStatus::Killed);
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let record = remote.record(task).await.unwrap().unwrap();
     assert_eq!(record.state, TaskState::Killed);
     let stops = remote
@@ -281,7 +281,7 @@ async fn a_snapshot_is_stored_once_per_commit_and_nothing_outside_a_repository()
     let Some(server) = NatsServer::start() else {
         return;
     };
-    let remote = Remote::connect(&server.url()).await.unwrap();
+    let remote = support::connect(&server.url()).await;
     let caller = repo();
     let first = remote.snapshot_repo(caller.path()).await.unwrap().unwrap();
     let info = remote.broker().bundles.info(&first.object).await.unwrap();

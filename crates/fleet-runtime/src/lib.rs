@@ -37,6 +37,7 @@ pub mod subagent;
 pub mod system_prompt;
 pub mod tasks;
 pub mod teams;
+pub mod tracked;
 pub mod transcript;
 
 pub use agent::Agent;

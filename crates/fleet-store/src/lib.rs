@@ -56,6 +56,7 @@ mod session;
 pub mod tasklist;
 pub mod team;
 mod transcript;
+pub mod trust;
 
 pub use error::{Result, StoreError};
 pub use home::{project_slug, FleetHome};

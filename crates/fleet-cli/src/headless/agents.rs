@@ -8,7 +8,8 @@ use fleet_runtime::skills::{unknown_skill_warnings, SkillSet};
 use fleet_store::FleetHome;
 use std::path::{Path, PathBuf};
 
-fn sources(cwd: &Path, command_line: Option<String>) -> AgentSources {
+/// Where agent files and skills are looked for, for a session in `cwd`.
+pub(crate) fn sources(cwd: &Path, command_line: Option<String>) -> AgentSources {
     AgentSources {
         cwd: cwd.to_path_buf(),
         repo_root: repo_root(cwd),
@@ -20,16 +21,31 @@ fn sources(cwd: &Path, command_line: Option<String>) -> AgentSources {
     }
 }
 
-pub fn load(cwd: &Path, command_line: Option<String>) -> anyhow::Result<AgentCatalog> {
-    let catalog = AgentCatalog::load(&sources(cwd, command_line)).context("--agents")?;
+/// The agent definitions in effect; without the repository's trust, its agent files lose
+/// their hooks and wider permission modes (see `crate::trust`).
+pub fn load(
+    cwd: &Path,
+    command_line: Option<String>,
+    trusted: bool,
+) -> anyhow::Result<AgentCatalog> {
+    let mut catalog = AgentCatalog::load(&sources(cwd, command_line)).context("--agents")?;
     warn(catalog.warnings());
+    if !trusted {
+        catalog.strip_project_widening();
+    }
     Ok(catalog)
 }
 
 /// The skills of `cwd`'s project and the user; warnings name the skill files that could not
-/// be loaded and the agent files preloading a skill that does not exist.
-pub fn skills(cwd: &Path, agents: &AgentCatalog) -> SkillSet {
-    let skills = SkillSet::load(&sources(cwd, None));
+/// be loaded and the agent files preloading a skill that does not exist. A trusted
+/// repository's skills grant their tools.
+pub fn skills(cwd: &Path, agents: &AgentCatalog, trusted: bool) -> SkillSet {
+    let mut skills = SkillSet::load(&sources(cwd, None));
+    if trusted {
+        let mut approval = skills.approval().clone();
+        approval.all = true;
+        skills = skills.with_approval(approval);
+    }
     warn(skills.warnings());
     warn(&unknown_skill_warnings(agents, &skills));
     skills

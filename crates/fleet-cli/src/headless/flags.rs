@@ -29,7 +29,12 @@ pub fn check(args: &PrintArgs) -> anyhow::Result<()> {
 
 /// `--setting-sources` and `--settings`, as the settings loader takes them.
 pub fn settings_flags(args: &PrintArgs) -> anyhow::Result<SettingsFlags> {
-    SettingsFlags::parse(args.setting_sources.as_deref(), args.settings.as_deref())
+    let mut flags =
+        SettingsFlags::parse(args.setting_sources.as_deref(), args.settings.as_deref())?;
+    if args.trust_project || fleet_protocol::env::FLEET_TRUST_PROJECT.is_on()? {
+        flags.trust = Some(true);
+    }
+    Ok(flags)
 }
 
 /// `builder` reading only the instruction files of the sources `--setting-sources` names:

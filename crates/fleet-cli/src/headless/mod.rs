@@ -2,7 +2,7 @@
 //! it the prompt (or stdin's stream-json messages), and hands every event to the printer and
 //! the transcript writer. The exit code is non-zero when the last result is an error.
 
-mod agents;
+pub(crate) mod agents;
 mod approve;
 pub(crate) mod flags;
 mod hooks;
@@ -12,6 +12,7 @@ pub(crate) mod panes;
 mod prompt_tool;
 pub(crate) mod session_file;
 pub(crate) mod setup;
+pub(crate) use agents::sources as agent_sources;
 mod stopping;
 mod structured;
 mod thinking;
@@ -61,6 +62,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let cwd = resolve_cwd(&args)?;
     flags::check(&args)?;
     let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
+    if let Some(warning) = settings.trust.warning() {
+        eprintln!("fleet: warning: {}", crate::visible::visible(&warning));
+    }
     let choice = choose(args.provider, args.model.clone(), &settings)?;
     let out = Box::new(std::io::stdout());
     let no_persistence_flag = args.no_session_persistence;
@@ -172,7 +176,14 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let controls = host.as_ref().map(|host| host.controls.clone());
     // SDK-hosted servers start through the control link, while `initialize` still waits.
     let bridge = host.as_ref().map(|host| host.bridge.clone());
-    let servers = start_mcp(&args, &cwd, format == OutputFormat::Text, bridge).await;
+    let servers = start_mcp(
+        &args,
+        &cwd,
+        format == OutputFormat::Text,
+        bridge,
+        settings.trust.trusted,
+    )
+    .await;
     let mcp = launch::mcp_tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
     crate::model_choice::learn_server_limits(&mut choice).await;
@@ -334,12 +345,16 @@ pub(crate) async fn start_mcp(
     cwd: &std::path::Path,
     text: bool,
     bridge: Option<std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>>,
+    trusted: bool,
 ) -> std::sync::Arc<fleet_runtime::subagent::McpSession> {
-    let config = fleet_runtime::mcp::config::McpConfig::load(
+    let mut config = fleet_runtime::mcp::config::McpConfig::load(
         cwd,
         args.mcp_config.clone(),
         args.strict_mcp_config,
     );
+    if trusted {
+        config.trust_project();
+    }
     let servers = fleet_runtime::mcp::McpServers::start_with(
         &config,
         fleet_runtime::mcp::McpTimeouts::from_env(),

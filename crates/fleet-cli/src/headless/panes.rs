@@ -103,6 +103,9 @@ fn inherited_flags(args: &PrintArgs) -> Vec<String> {
     if args.strict_mcp_config {
         out.push("--strict-mcp-config".into());
     }
+    if args.trust_project || fleet_protocol::env::FLEET_TRUST_PROJECT.is_on().unwrap_or(false) {
+        out.push("--trust-project".into());
+    }
     match args.sandbox() {
         Some(true) => out.push("--sandbox".into()),
         Some(false) => out.push("--no-sandbox".into()),

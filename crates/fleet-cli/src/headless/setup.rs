@@ -119,8 +119,9 @@ pub fn agent(
     let catalog = Arc::new(choice.catalog);
     let asked_output = crate::model_choice::asked_output_limit(args.max_output_tokens, settings)?;
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
-    let agents = agents::load(cwd, args.agents.clone())?;
-    let skills = Arc::new(agents::skills(cwd, &agents));
+    let trusted = settings.trust.trusted;
+    let agents = agents::load(cwd, args.agents.clone(), trusted)?;
+    let skills = Arc::new(agents::skills(cwd, &agents, trusted));
     if let Some(listing) = fleet_runtime::skills::listing(&skills) {
         shared_system.push(listing.clone());
         // The coordinator only directs workers; they are the ones who use skills.

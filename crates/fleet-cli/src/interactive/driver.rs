@@ -46,7 +46,14 @@ impl Driver {
     /// Starts the MCP servers and the first session (as the command line says), ready to
     /// talk to the UI on `ui`.
     pub async fn start(spec: Spec, ui: mpsc::Sender<UiEvent>) -> anyhow::Result<Self> {
-        let servers = crate::headless::start_mcp(&spec.args, &spec.cwd, false, None).await;
+        let servers = crate::headless::start_mcp(
+            &spec.args,
+            &spec.cwd,
+            false,
+            None,
+            spec.settings.trust.trusted,
+        )
+        .await;
         let labels = Arc::new(AgentLabels::default());
         let approver = Arc::new(UiApprover::new(ui.clone(), labels.clone()));
         let mcp = crate::headless::launch::mcp_tools(&servers).await;
@@ -332,7 +339,7 @@ impl Driver {
                 let text = rules::listing(&self.live.permissions);
                 self.notice(NoticeLevel::Info, text).await;
             }
-            UiCommand::EditRule(Some(edit)) => match rules::edit(&controls, &edit) {
+            UiCommand::EditRule(Some(edit)) => match rules::edit(&controls, &edit, &self.builder.spec.cwd) {
                 Ok(text) => self.notice(NoticeLevel::Info, text).await,
                 Err(err) => self.notice(NoticeLevel::Error, err).await,
             },
@@ -439,11 +446,18 @@ impl Driver {
                 } else {
                     let values: Vec<_> =
                         pending.rules.iter().map(|r| rules::rule_value(r)).collect();
-                    let added = self.live.controls.add_rules(
-                        RuleBehavior::Allow,
-                        &values,
-                        Destination::LocalSettings,
-                    );
+                    // In force now, and remembered in the user's store (keyed by this
+                    // repository), never in a file the repository could have committed.
+                    let root = crate::trust::repository_of(&self.builder.spec.cwd);
+                    let added = self
+                        .live
+                        .controls
+                        .add_rules(RuleBehavior::Allow, &values, Destination::Session)
+                        .map_err(|e| e.to_string())
+                        .and_then(|_| {
+                            crate::trust::store_allow_rules(&root, &pending.rules, false)
+                                .map_err(|e| format!("{e:#}"))
+                        });
                     if let Err(err) = added {
                         let text = format!("allowed once; the rule was not saved: {err}");
                         self.notice(NoticeLevel::Error, text).await;

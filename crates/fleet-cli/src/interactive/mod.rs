@@ -59,7 +59,14 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     }
     let cwd = crate::headless::resolve_cwd(&args)?;
     flags::check(&args)?;
-    let settings = settings::load_with(&cwd, &flags::settings_flags(&args)?)?;
+    let mut settings_flags = flags::settings_flags(&args)?;
+    let mut settings = settings::load_with(&cwd, &settings_flags)?;
+    // One trust question per repository, before the UI takes the terminal; a pane teammate
+    // goes by its lead's decision (the store, or --trust-project).
+    if !settings.trust.trusted && args.member.agent_id.is_none() {
+        settings_flags.trust = Some(crate::trust::cmd::ask(&settings.trust)?);
+        settings = settings::load_with(&cwd, &settings_flags)?;
+    }
     let mut choice = choose(args.provider, args.model.clone(), &settings)?;
     crate::model_choice::learn_server_limits(&mut choice).await;
     let persist = !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args.no_session_persistence;

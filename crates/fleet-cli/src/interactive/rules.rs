@@ -1,6 +1,8 @@
-//! `/permissions`: the rules in effect, and adding or removing one. Edits go to the project's
-//! `.claude/settings.local.json` (so later sessions start with them) and to the running
-//! session, through the same permission updates an SDK host sends.
+//! `/permissions`: the rules in effect, and adding or removing one. Allow rules go to the
+//! user's store (`$FLEET_HOME/trust.json`, keyed by the repository), where a repository cannot
+//! plant one; ask and deny rules, which only tighten, to the project's
+//! `.claude/settings.local.json`. Either way later sessions start with them, and the running
+//! session gets them through the same permission updates an SDK host sends.
 
 use fleet_runtime::controls::{
     Destination, PermissionUpdate, RuleBehavior, RuleValue, SessionControls,
@@ -46,7 +48,11 @@ pub fn listing(permissions: &Permissions) -> String {
 
 /// Adds or removes one rule, in `.claude/settings.local.json` and in the running session.
 /// Returns what the person is told; an error names the bad rule or the file.
-pub fn edit(controls: &SessionControls, edit: &RuleEdit) -> Result<String, String> {
+pub fn edit(
+    controls: &SessionControls,
+    edit: &RuleEdit,
+    cwd: &std::path::Path,
+) -> Result<String, String> {
     let behavior = match edit.kind.trim() {
         "allow" => RuleBehavior::Allow,
         "ask" => RuleBehavior::Ask,
@@ -58,7 +64,12 @@ pub fn edit(controls: &SessionControls, edit: &RuleEdit) -> Result<String, Strin
         return Err("no rule given: name a tool, e.g. `Bash(npm test)` or `Read`".into());
     }
     let rules = vec![rule_value(rule)];
-    let destination = Destination::LocalSettings;
+    let stored = behavior == RuleBehavior::Allow;
+    let destination = if stored {
+        Destination::Session
+    } else {
+        Destination::LocalSettings
+    };
     let update = if edit.remove {
         PermissionUpdate::RemoveRules {
             rules,
@@ -75,17 +86,23 @@ pub fn edit(controls: &SessionControls, edit: &RuleEdit) -> Result<String, Strin
     controls
         .apply_permission_updates(&[update])
         .map_err(|err| err.to_string())?;
+    let file = if stored {
+        let root = crate::trust::repository_of(cwd);
+        crate::trust::store_allow_rules(&root, &[rule.to_string()], edit.remove)
+            .map_err(|e| format!("{e:#}"))?
+            .display()
+            .to_string()
+    } else {
+        ".claude/settings.local.json".to_string()
+    };
     Ok(if edit.remove {
         format!(
-            "Removed {} rule `{rule}` from .claude/settings.local.json (a rule loaded when the \
-             session started stays in effect until it restarts)",
+            "Removed {} rule `{rule}` from {file} (a rule loaded when the session started stays \
+             in effect until it restarts)",
             edit.kind.trim()
         )
     } else {
-        format!(
-            "Added {} rule `{rule}` to .claude/settings.local.json",
-            edit.kind.trim()
-        )
+        format!("Added {} rule `{rule}` to {file}", edit.kind.trim())
     })
 }
 

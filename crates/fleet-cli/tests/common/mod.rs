@@ -18,6 +18,7 @@ pub const SCRUBBED: &[&str] = &[
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "FLEET_NO_SESSION_PERSISTENCE",
+    "FLEET_TRUST_PROJECT",
 ];
 
 pub struct Project {
@@ -26,6 +27,9 @@ pub struct Project {
     pub repo: PathBuf,
     pub home: PathBuf,
     pub fleet_home: PathBuf,
+    /// Runs trust the repository (`FLEET_TRUST_PROJECT=1`), as a user who ran `fleet trust`
+    /// would: tests of what settings do set it; tests of the trust gate do not.
+    pub trusted: bool,
 }
 
 impl Project {
@@ -47,6 +51,7 @@ impl Project {
             fleet_home: root.join("fleet-home"),
             repo,
             home,
+            trusted: false,
         };
         project.git(&["init", "-q", "-b", "main"]);
         project.git(&["add", "."]);
@@ -60,6 +65,13 @@ impl Project {
             ("README.md", "# app\n"),
             (".claude/settings.json", &settings.to_string()),
         ])
+        .trusting()
+    }
+
+    /// The same project, its runs trusting the repository (see [`Project::trusted`]).
+    pub fn trusting(mut self) -> Self {
+        self.trusted = true;
+        self
     }
 
     pub fn path(&self, rel: &str) -> String {
@@ -114,6 +126,9 @@ impl Project {
         }
         cmd.env("ANTHROPIC_API_KEY", "sk-test")
             .env("ANTHROPIC_BASE_URL", server.base_url());
+        if self.trusted {
+            cmd.env("FLEET_TRUST_PROJECT", "1");
+        }
     }
 
     /// Runs `fleet args…` with `stdin` and waits for it, off the async runtime.

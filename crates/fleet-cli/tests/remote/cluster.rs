@@ -1,12 +1,14 @@
 //! A small remote cluster for whole-binary tests: a real `nats-server` with JetStream, the
 //! fake model server, and real `fleet worker` processes, each with its own home, pointed at
-//! both. Workers are killed when the cluster is dropped.
+//! both, trusting the test's signing key (and any lead's given to `trust_home`). Workers are
+//! killed when the cluster is dropped.
 #![allow(dead_code, clippy::unwrap_used)]
 
 #[path = "jobs.rs"]
 mod jobs;
 pub use jobs::agent_job as job;
 
+use fleet_remote::signing::UserKey;
 use fleet_remote::{Remote, TaskRecord};
 use fleet_testkit::{FakeModelServer, NatsServer};
 use std::path::PathBuf;
@@ -22,6 +24,17 @@ pub struct Cluster {
     pub workers: Vec<Worker>,
     root: tempfile::TempDir,
     model_url: String,
+    /// The public keys workers started from now on trust (`--trust-key`): the test's own
+    /// caller key, and the keys of the fleet homes given to [`Cluster::trust_home`].
+    trusted: Vec<String>,
+}
+
+/// The key the test process signs its jobs with (in memory only: no test touches the
+/// user's own key).
+pub fn caller_key() -> std::sync::Arc<UserKey> {
+    static KEY: std::sync::OnceLock<std::sync::Arc<UserKey>> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| std::sync::Arc::new(UserKey::generate("test caller")))
+        .clone()
 }
 
 pub struct Worker {
@@ -50,7 +63,15 @@ impl Cluster {
             workers: Vec::new(),
             root: tempfile::tempdir().unwrap(),
             model_url: model.base_url(),
+            trusted: vec![caller_key().public_key().to_string()],
         })
+    }
+
+    /// Workers started after this trust the jobs of a `fleet` whose home is `fleet_home`
+    /// (a lead session's), whose key is made now.
+    pub fn trust_home(&mut self, fleet_home: &std::path::Path) {
+        let key = UserKey::load_or_create(fleet_home).unwrap();
+        self.trusted.push(key.public_key().to_string());
     }
 
     pub fn url(&self) -> String {
@@ -59,6 +80,18 @@ impl Cluster {
 
     /// Starts a `fleet worker` with `slots` and waits until its heartbeat is on the broker.
     pub async fn add_worker(&mut self, slots: u32, labels: &[&str]) -> usize {
+        let extra: Vec<String> = if labels.is_empty() {
+            Vec::new()
+        } else {
+            vec!["--labels".into(), labels.join(",")]
+        };
+        self.add_worker_with(slots, &extra, true).await
+    }
+
+    /// Starts a `fleet worker` with `slots` and `extra` arguments, trusting the cluster's keys
+    /// when `trust` (else none: it falls back to its own home's key), and waits until its
+    /// heartbeat is on the broker. Its fleet home is `<home>/fleet-home`.
+    pub async fn add_worker_with(&mut self, slots: u32, extra: &[String], trust: bool) -> usize {
         let index = self.workers.len();
         let home = self.root.path().join(format!("worker-{index}"));
         std::fs::create_dir_all(&home).unwrap();
@@ -71,8 +104,11 @@ impl Cluster {
             "--slots",
             &slots.to_string(),
         ]);
-        if !labels.is_empty() {
-            cmd.args(["--labels", &labels.join(",")]);
+        cmd.args(extra);
+        if trust {
+            for key in &self.trusted {
+                cmd.args(["--trust-key", key]);
+            }
         }
         for var in super::common::SCRUBBED {
             cmd.env_remove(var);
@@ -130,8 +166,12 @@ impl Cluster {
         let _ = worker.child.wait();
     }
 
+    /// A caller signing with [`caller_key`].
     pub async fn remote(&self) -> Remote {
-        Remote::connect(&self.url()).await.unwrap()
+        Remote::connect(&self.url())
+            .await
+            .unwrap()
+            .with_signer(caller_key())
     }
 
     /// Every worker's log, for failure messages.

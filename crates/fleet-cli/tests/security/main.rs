@@ -28,3 +28,4 @@ mod corpus;
 mod env_vars;
 mod read_guard;
 mod sandbox;
+mod trust;

@@ -26,6 +26,17 @@ pub struct Bus {
     pub broker: Broker,
 }
 
+/// The key the test signs its jobs with, which every worker started here trusts (in memory
+/// only: no test touches the user's own key).
+pub fn caller_key() -> std::sync::Arc<fleet_remote::signing::UserKey> {
+    static KEY: std::sync::OnceLock<std::sync::Arc<fleet_remote::signing::UserKey>> =
+        std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller"))
+    })
+    .clone()
+}
+
 impl Bus {
     pub async fn connect(nats: &NatsServer) -> Self {
         // Whoever connects first makes the consumer, with this ack wait.
@@ -61,7 +72,7 @@ impl Bus {
             .put(&job.task_id, bytes.into())
             .await
             .unwrap();
-        let payload = serde_json::to_vec(job).unwrap();
+        let payload = fleet_remote::signing::sign(job, &caller_key()).unwrap();
         self.broker
             .js
             .publish(names::JOBS_SUBJECT, payload.into())
@@ -266,6 +277,7 @@ impl Workers {
         let log = std::fs::File::create(self.project.home.join(format!("worker-{n}.log"))).unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
         cmd.args(["worker", "--nats", &self.url, "--slots", &slots.to_string()]);
+        cmd.args(["--trust-key", &caller_key().public_key().to_string()]);
         if !labels.is_empty() {
             cmd.args(["--labels", &labels.join(",")]);
         }

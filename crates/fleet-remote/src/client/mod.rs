@@ -16,7 +16,10 @@ use crate::names;
 use crate::record::{Control, TaskRecord, TaskState, WorkerRecord};
 use async_nats::jetstream::kv::Operation;
 use async_nats::jetstream::message::PublishMessage;
+use crate::signing::UserKey;
 use futures::StreamExt;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
 
 pub(crate) use retry::retrying;
 
@@ -24,6 +27,9 @@ pub(crate) use retry::retrying;
 #[derive(Debug, Clone)]
 pub struct Remote {
     broker: Broker,
+    /// The key jobs are signed with: set with [`Remote::with_signer`], else the user's key
+    /// from `$FLEET_HOME`, read (and made, the first time) on the first submit.
+    signer: Arc<OnceCell<Arc<UserKey>>>,
 }
 
 /// A published job.
@@ -57,30 +63,51 @@ const STOPPED_QUEUED: &str = "Stopped before a worker took it.";
 
 impl Remote {
     pub async fn connect(url: &str) -> Result<Self, RemoteError> {
-        Ok(Self {
-            broker: Broker::connect(url).await?,
-        })
+        Ok(Self::from_broker(Broker::connect(url).await?))
     }
 
     /// A caller on a broker connection made elsewhere (a worker's, a test's).
     pub fn from_broker(broker: Broker) -> Self {
-        Self { broker }
+        Self {
+            broker,
+            signer: Arc::default(),
+        }
+    }
+
+    /// Signs jobs with `key` instead of the user's key in `$FLEET_HOME`.
+    pub fn with_signer(mut self, key: impl Into<Arc<UserKey>>) -> Self {
+        self.signer = Arc::new(OnceCell::new_with(Some(key.into())));
+        self
+    }
+
+    /// The key jobs are signed with (the user's, made on first use).
+    pub async fn signer(&self) -> Result<Arc<UserKey>, RemoteError> {
+        let key = self
+            .signer
+            .get_or_try_init(|| async {
+                let key = tokio::task::spawn_blocking(UserKey::from_env)
+                    .await
+                    .map_err(|e| RemoteError::malformed("job signing key", e))??;
+                Ok::<_, RemoteError>(Arc::new(key))
+            })
+            .await?;
+        Ok(key.clone())
     }
 
     pub fn broker(&self) -> &Broker {
         &self.broker
     }
 
-    /// Records the task as queued and publishes the job.
+    /// Records the task as queued and publishes the job, signed (see [`crate::signing`]).
     pub async fn submit(&self, job: Job) -> Result<Submitted, RemoteError> {
         let task_id = job.task_id.clone();
+        let payload = bytes::Bytes::from(crate::signing::sign(&job, &*self.signer().await?)?);
         let record = TaskRecord::queued(&job);
         let record = to_bytes("task record", &record)?;
         retrying(names::TASKS_BUCKET, || {
             self.broker.tasks.put(task_id.as_str(), record.clone())
         })
         .await?;
-        let payload = to_bytes("job", &job)?;
         // The message id makes a retried publish (its ack lost in a broker restart) a no-op.
         retrying(names::JOBS_SUBJECT, || async {
             let message = PublishMessage::build()

@@ -5,6 +5,7 @@
 
 use crate::job::JobKind;
 use crate::record::{Control, RemoteUsage, TaskState};
+use fleet_tools::permissions::PermissionMode;
 use serde_json::{json, Value};
 
 /// The answer to every question on a worker that has not been settled by the job's own rules.
@@ -61,8 +62,12 @@ enum Phase {
 pub struct Driver {
     kind: JobKind,
     phase: Phase,
-    /// An approved Ultraplan session carries out its plan: every question is allowed.
+    /// An approved Ultraplan session carries out its plan: on a worker whose maximum is
+    /// `bypassPermissions` every question is allowed; elsewhere it runs in the narrower of
+    /// `acceptEdits` and the maximum, and questions are answered as before approval.
     approved: bool,
+    /// The worker's maximum permission mode: an approval never widens the session past it.
+    max_mode: PermissionMode,
     /// The latest plan, what a teleport or a stop hands back.
     plan: Option<String>,
     pub usage: RemoteUsage,
@@ -74,9 +79,21 @@ impl Driver {
             kind,
             phase: Phase::Working,
             approved: false,
+            max_mode: super::admit::DEFAULT_MAX_MODE,
             plan: None,
             usage: RemoteUsage::default(),
         }
+    }
+
+    /// The worker's maximum permission mode (the default is [`super::admit::DEFAULT_MAX_MODE`]).
+    pub fn with_max_mode(mut self, max_mode: PermissionMode) -> Self {
+        self.max_mode = max_mode;
+        self
+    }
+
+    /// Whether an approved session's questions are all allowed.
+    fn allows_everything(&self) -> bool {
+        self.approved && self.max_mode == PermissionMode::BypassPermissions
     }
 
     /// Whether the job has ended.
@@ -125,7 +142,7 @@ impl Driver {
                 "a remote worker answers only can_use_tool",
             ))];
         }
-        if self.approved {
+        if self.allows_everything() {
             return vec![Step::Write(allow(&id, Vec::new()))];
         }
         let tool = request.get("tool_name").and_then(Value::as_str);
@@ -184,8 +201,9 @@ impl Driver {
             (Phase::PlanReady { request, .. }, Control::Approve) => {
                 self.approved = true;
                 self.phase = Phase::Working;
+                let mode = super::admit::narrower(PermissionMode::AcceptEdits, self.max_mode);
                 let mode =
-                    json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"});
+                    json!({"type": "setMode", "mode": mode.as_str(), "destination": "session"});
                 vec![
                     Step::Write(allow(&request, vec![mode])),
                     Step::State(TaskState::Executing),

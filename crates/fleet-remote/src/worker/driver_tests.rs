@@ -169,12 +169,37 @@ fn ultraplan_reject_then_approve_then_execute_to_completion() {
     );
     assert!(steps.contains(&Step::State(TaskState::Executing)));
 
-    // Executing: every question is allowed.
-    let steps = driver.on_line(&can_use_tool("w1", "Write", json!({"file_path": "a"})));
-    assert_eq!(answer(&steps, "w1").0, "allow");
+    // Executing on a worker whose maximum is acceptEdits (the default): a question that
+    // reaches the worker is still denied, the approval widened the mode to acceptEdits only.
+    let steps = driver.on_line(&can_use_tool("b1", "Bash", json!({"command": "curl x"})));
+    assert_eq!(answer(&steps, "b1").1.as_deref(), Some(NO_ONE_TO_ASK));
     let end = ending(&driver.on_line(&result("done", false)));
     assert_eq!(end.state, TaskState::Completed);
     assert!(end.branch);
+}
+
+#[test]
+fn an_approval_allows_everything_only_on_a_worker_whose_maximum_is_bypass() {
+    let approve = |max: PermissionMode| {
+        let mut driver = Driver::new(JobKind::Ultraplan).with_max_mode(max);
+        driver.on_line(&can_use_tool("p1", "ExitPlanMode", json!({"plan": "P"})));
+        let steps = driver.on_control(Control::Approve);
+        let mode = answer(&steps, "p1").2[0]["mode"].clone();
+        let steps = driver.on_line(&can_use_tool("w1", "Bash", json!({"command": "x"})));
+        (mode, answer(&steps, "w1").0)
+    };
+    assert_eq!(
+        approve(PermissionMode::BypassPermissions),
+        (json!("acceptEdits"), "allow".to_string())
+    );
+    assert_eq!(
+        approve(PermissionMode::AcceptEdits),
+        (json!("acceptEdits"), "deny".to_string())
+    );
+    assert_eq!(
+        approve(PermissionMode::Default),
+        (json!("default"), "deny".to_string())
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! branch, the final record and `ended` event — and the job's delivery renewed all along, so
 //! only a worker that died loses it.
 
+use super::admit;
 use super::checkout;
 use super::child;
 use super::control;
@@ -13,7 +14,9 @@ use super::session::{self, Outcome, Parts};
 use crate::broker::Broker;
 use crate::job::Job;
 use crate::record::{RemoteUsage, TaskRecord, TaskState};
+use crate::signing::{Opened, TrustedKeys};
 use async_nats::jetstream::{AckKind, Message};
+use fleet_tools::permissions::PermissionMode;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,17 +37,21 @@ pub struct Ctx {
     pub program: PathBuf,
     pub work_root: PathBuf,
     pub running: Running,
+    /// The keys whose jobs run here.
+    pub trusted: TrustedKeys,
+    /// The widest permission mode a job may ask for.
+    pub max_mode: PermissionMode,
 }
 
 /// Handles one delivered job until it is acknowledged, given back or left to JetStream.
 pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken) {
-    let job: Job = match serde_json::from_slice(&message.payload) {
-        Ok(job) => job,
-        Err(err) => {
-            eprintln!(
-                "fleet worker {}: dropped a job that is not valid: {err}",
-                ctx.id
-            );
+    // Nothing in the message is believed before its signature checks out.
+    let mut job = match crate::signing::open(&message.payload, &ctx.trusted) {
+        Opened::Verified { job, .. } => *job,
+        Opened::Refused { task_id, reason } => {
+            let (writes, grace) = writes_until(&shutdown);
+            admit::drop_unverified(&ctx, task_id.as_deref(), &reason, &writes).await;
+            grace.abort();
             let _ = message.ack_with(AckKind::Term).await;
             return;
         }
@@ -99,6 +106,13 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
     if attempt > job.max_deliver {
         give_up(&ctx, &job, record, attempt, &message, &writes).await;
         grace.abort();
+        return;
+    }
+    if let Err(reason) = admit::check(&mut job, ctx.max_mode) {
+        eprintln!("fleet worker {}: {} failed: {reason}", ctx.id, job.task_id);
+        admit::fail(&ctx, &job.task_id, record, attempt, &reason, &writes).await;
+        grace.abort();
+        let _ = message.ack_with(AckKind::Term).await;
         return;
     }
     ctx.running.insert(&job.task_id);
@@ -163,7 +177,7 @@ fn renew_delivery(message: Arc<Message>, every: Duration) -> tokio::task::JoinHa
 async fn give_up(
     ctx: &Ctx,
     job: &Job,
-    mut record: TaskRecord,
+    record: TaskRecord,
     attempt: u32,
     message: &Message,
     writes: &CancellationToken,
@@ -175,11 +189,7 @@ async fn give_up(
         job.max_deliver
     );
     eprintln!("fleet worker {}: {} failed: {reason}", ctx.id, job.task_id);
-    let mut events = Events::start(&ctx.broker, &job.task_id, attempt, writes.clone());
-    end_record(&mut record, TaskState::Failed, Some(reason.clone()), 1);
-    put_record(&ctx.broker, &record, writes).await;
-    events.own("ended", json!({"state": "failed", "result": reason}));
-    events.flush().await;
+    admit::fail(ctx, &job.task_id, record, attempt, &reason, writes).await;
     let _ = message.ack_with(AckKind::Term).await;
 }
 
@@ -332,6 +342,7 @@ async fn run_in(
         events,
         controls: &mut controls,
         shutdown,
+        max_mode: ctx.max_mode,
     };
     session::drive(process, parts).await
 }

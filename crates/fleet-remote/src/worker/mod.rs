@@ -2,6 +2,7 @@
 //! `fleet` process in a fresh checkout under its own temporary folder, with the worker's own
 //! model credentials.
 //!
+//! - `admit.rs`: the checks before a job runs (its signature, its mode against the maximum)
 //! - `job_run.rs`: one delivery of a job, from the queue to its acknowledgement
 //! - `checkout.rs`: the job's folder, checked out, and its changes sent back
 //! - `session.rs`: the job's process driven, its output published
@@ -11,6 +12,7 @@
 //! - `publish.rs`: events and records on the broker, retried across a broker restart
 //! - `heartbeat.rs`: the worker's entry in `fleet_workers`
 
+pub mod admit;
 mod checkout;
 pub mod child;
 mod control;
@@ -23,7 +25,9 @@ mod session;
 use crate::broker::Broker;
 use crate::error::RemoteError;
 use crate::record::WorkerRecord;
+use crate::signing::TrustedKeys;
 use async_nats::jetstream::consumer::PullConsumer;
+use fleet_tools::permissions::PermissionMode;
 use futures::StreamExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,6 +53,11 @@ pub struct WorkerConfig {
     pub work_root: PathBuf,
     /// A stable id (`<host>-<pid>` when `None`).
     pub id: Option<String>,
+    /// The keys whose signed jobs run here; any other job is dropped.
+    pub trusted: TrustedKeys,
+    /// The widest permission mode a job may ask for ([`admit::DEFAULT_MAX_MODE`] unless the
+    /// operator says otherwise); a job asking for more fails.
+    pub max_mode: PermissionMode,
 }
 
 impl WorkerConfig {
@@ -97,6 +106,8 @@ pub async fn run(config: WorkerConfig, shutdown: CancellationToken) -> Result<()
         program: config.program.clone(),
         work_root: config.work_root.clone(),
         running,
+        trusted: config.trusted.clone(),
+        max_mode: config.max_mode,
     });
     let slots = Arc::new(Semaphore::new(config.slots.max(1) as usize));
     let mut jobs = JoinSet::new();

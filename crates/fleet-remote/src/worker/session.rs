@@ -33,6 +33,8 @@ pub struct Parts<'a> {
     pub events: &'a mut Events,
     pub controls: &'a mut Controls,
     pub shutdown: &'a CancellationToken,
+    /// The worker's maximum permission mode (an approved plan never runs wider).
+    pub max_mode: fleet_tools::permissions::PermissionMode,
 }
 
 /// How the attempt went.
@@ -54,6 +56,7 @@ pub async fn drive(mut process: Child, parts: Parts<'_>) -> Outcome {
         events,
         controls,
         shutdown,
+        max_mode,
     } = parts;
     let mut stdin = process.stdin.take();
     let Some(stdout) = process.stdout.take() else {
@@ -68,7 +71,7 @@ pub async fn drive(mut process: Child, parts: Parts<'_>) -> Outcome {
     for line in Driver::opening(&job.prompt) {
         write(&mut stdin, &line).await;
     }
-    let mut driver = Driver::new(job.kind);
+    let mut driver = Driver::new(job.kind).with_max_mode(max_mode);
     let mut ending: Option<Ending> = None;
     // Once the job has ended: when the process must be gone, the rest of its output read.
     let mut deadline: Option<Instant> = None;

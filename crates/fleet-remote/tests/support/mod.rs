@@ -80,3 +80,28 @@ pub async fn publish_event(
         .unwrap()
         .sequence
 }
+
+/// The key these tests' callers sign jobs with (one per test process, in memory only, so no
+/// test touches the user's own key).
+pub fn signer() -> std::sync::Arc<fleet_remote::signing::UserKey> {
+    static KEY: std::sync::OnceLock<std::sync::Arc<fleet_remote::signing::UserKey>> =
+        std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller"))
+    })
+    .clone()
+}
+
+/// A caller signing with [`signer`].
+pub async fn connect(url: &str) -> Remote {
+    Remote::connect(url).await.unwrap().with_signer(signer())
+}
+
+/// The job in a message on the jobs subject, as a worker trusting [`signer`] reads it.
+pub fn open_job(payload: &[u8]) -> Job {
+    use fleet_remote::signing::{open, Opened, TrustedKeys};
+    match open(payload, &TrustedKeys::new(vec![signer().public_key()])) {
+        Opened::Verified { job, .. } => *job,
+        Opened::Refused { reason, .. } => panic!("the job does not open: {reason}"),
+    }
+}

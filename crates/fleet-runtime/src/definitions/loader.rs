@@ -133,10 +133,38 @@ impl AgentCatalog {
                 }
             }
         }
+        let mut defs = super::confined::confine(defs, &mut warnings);
         defs.extend(builtin_agents());
         let mut catalog = Self::from_definitions(defs);
         catalog.warnings = warnings;
         Ok(catalog)
+    }
+
+    /// What the project's agent files ask for that needs the user's trust, as
+    /// `(agent, file, what, value)`.
+    pub fn project_widening(&self) -> Vec<(String, PathBuf, String, serde_json::Value)> {
+        self.agents
+            .iter()
+            .filter_map(|def| match &def.source {
+                AgentSource::Project(file) => Some((def, file.clone())),
+                _ => None,
+            })
+            .flat_map(|(def, file)| {
+                super::confined::project_widening(def)
+                    .into_iter()
+                    .map(move |(what, value)| (def.name.clone(), file.clone(), what, value))
+            })
+            .collect()
+    }
+
+    /// The catalog with the project's agent files stripped of what needs trust (the
+    /// repository is not trusted).
+    pub fn strip_project_widening(&mut self) {
+        for def in &mut self.agents {
+            if !super::confined::project_widening(def).is_empty() {
+                super::confined::strip_project_widening(Arc::make_mut(def));
+            }
+        }
     }
 
     pub fn builtin_only() -> Self {

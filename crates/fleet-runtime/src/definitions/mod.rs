@@ -7,6 +7,7 @@
 //! a warning naming the file and line instead of stopping the others from loading.
 
 mod builtin;
+mod confined;
 mod discover;
 mod fields;
 mod frontmatter;
@@ -17,6 +18,7 @@ mod parse;
 mod values;
 
 pub use builtin::builtin_agents;
+pub use confined::{confined_name, project_widening, strip_project_widening};
 pub use discover::{find_agent_files, AgentFolder, AgentSources, FolderScope};
 pub use json::parse_command_line_agents;
 pub use loader::{scan_file, scan_folder, AgentCatalog, LoadWarning, ScannedFile};

@@ -221,6 +221,19 @@ impl McpConfig {
         self.approval = approval;
     }
 
+    /// The repository is trusted as a whole (`fleet trust`, `--trust-project`): its held-back
+    /// servers start too, except those the user listed in `disabledMcpjsonServers`.
+    pub fn trust_project(&mut self) {
+        self.approval.all = true;
+        let disabled = self.approval.disabled.clone();
+        let (back, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.unapproved)
+            .into_iter()
+            .partition(|server| !disabled.contains(&server.name));
+        self.servers.extend(back);
+        self.servers.sort_by(|a, b| a.name.cmp(&b.name));
+        self.unapproved = still;
+    }
+
     /// Why the held-back server `name` did not start, if it was held back.
     pub fn unapproved_reason(&self, name: &str) -> Option<String> {
         self.unapproved

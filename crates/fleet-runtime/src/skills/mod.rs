@@ -90,6 +90,11 @@ impl SkillSet {
         self
     }
 
+    /// Which project skills may grant their tools.
+    pub fn approval(&self) -> &SkillApproval {
+        &self.approval
+    }
+
     /// The allow rules loading `skill` grants its agent, or why it grants none.
     pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, String> {
         self.approval.grants(skill)

@@ -12,7 +12,9 @@
 //!
 //! - the user's settings (`$FLEET_HOME/settings.json`, `~/.claude/settings.json`);
 //! - the project's *local* settings (`.claude/settings.local.json`,
-//!   `.fleet/settings.local.json`), which are the user's own and not shared.
+//!   `.fleet/settings.local.json`), which are the user's own and not shared — unless git
+//!   tracks them (then they are the repository's and approve nothing);
+//! - a trusted repository (`fleet trust`): its skills' tools are part of what was trusted.
 //!
 //! The keys (fleet's own; Claude Code has none for this):
 //! - `enabledProjectSkillTools: [names]` lets those project skills grant their tools;
@@ -76,8 +78,8 @@ impl SkillApproval {
             }
             SkillScope::Project => Err(format!(
                 "it is a project skill, and a repository's skills grant tools only once the \
-                 user approves them (\"{ENABLED_KEY}\": [{:?}] in .claude/settings.local.json \
-                 or the user settings)",
+                 user approves them (`fleet trust` for the repository, or \"{ENABLED_KEY}\": \
+                 [{:?}] in the user settings)",
                 skill.name
             )),
         }
@@ -95,8 +97,15 @@ fn trusted_files(sources: &AgentSources) -> Vec<PathBuf> {
         files.push(home.join(".claude").join("settings.json"));
     }
     for dir in sources.project_dirs() {
-        files.push(dir.join(".claude").join("settings.local.json"));
-        files.push(dir.join(".fleet").join("settings.local.json"));
+        // A local settings file the repository committed is the repository's, not the user's.
+        files.extend(
+            [
+                dir.join(".claude").join("settings.local.json"),
+                dir.join(".fleet").join("settings.local.json"),
+            ]
+            .into_iter()
+            .filter(|file| !crate::tracked::tracked_by_git(file)),
+        );
     }
     files
 }

@@ -46,6 +46,13 @@ pub(crate) struct SimpleCommand {
     /// assignments; the same with unknown words left out; and each with a program path
     /// reduced to its name (`/bin/rm` is `rm`).
     pub spellings: Vec<String>,
+    /// The command read from each later word on (`flock /tmp/l rm -rf x` gives `/tmp/l rm -rf
+    /// x`, `rm -rf x`, `-rf x`, `x`), a path reduced to its name: a program fleet does not know
+    /// may run any of them, so deny rules ask when one matches (see
+    /// [`super::rule::RuleSet::denying_later`]).
+    pub later: Vec<String>,
+    /// The words, unknown ones as written.
+    pub words: Vec<String>,
 }
 
 /// One simple command an allow rule must vouch for: known words only.
@@ -206,7 +213,31 @@ fn spellings(command: &Command) -> SimpleCommand {
         spellings.push(spelled.join(" "));
     }
     spellings.dedup();
-    SimpleCommand { spellings }
+    let words: Vec<String> = command.words.iter().map(|w| w.shown().to_string()).collect();
+    SimpleCommand {
+        spellings,
+        later: later_spellings(&command.words),
+        words,
+    }
+}
+
+/// The most later words a command is read from; a longer command is read from its first ones.
+const MAX_LATER: usize = 64;
+
+/// The command as read from each known word after the first (see [`SimpleCommand::later`]).
+fn later_spellings(words: &[Word]) -> Vec<String> {
+    let mut out = Vec::new();
+    for start in 1..words.len().min(MAX_LATER + 1) {
+        let Some(first) = words[start].known() else {
+            continue;
+        };
+        let rest = words[start + 1..].iter().map(Word::shown);
+        let name = first.rsplit('/').next().unwrap_or(first);
+        let mut spelled = vec![name];
+        spelled.extend(rest);
+        out.push(spelled.join(" "));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use super::bash_split;
 use super::call::{is_device, Call};
 use super::live::{merged, ModeCell, SessionGrants};
 use super::mode::PermissionMode;
+use super::private_home;
 use super::protected;
 use super::rule::{Rule, RuleError, RuleKind, RuleSet};
 use crate::shell::quote;
@@ -207,6 +208,25 @@ impl Decision {
                 resolved.display(),
                 resolved.display()
             ),
+            (Behavior::Deny | Behavior::Ask, DecisionReason::Protected(path))
+                if matches!(self.access, Access::Read(_)) =>
+            {
+                format!(
+                    "Permission to use {subject} needs approval: {} is among the home folder's \
+                     private files (its dot-files and dot-folders, where programs keep tokens \
+                     and passwords), which are read only with a person's approval{}. If the \
+                     user wants it read, they can allow it with a rule naming it, such as \
+                     `Read({})`, or list it in `sandbox.filesystem.allowRead` of their user \
+                     settings.",
+                    path.display(),
+                    if self.behavior == Behavior::Deny {
+                        ", and there is nobody to ask"
+                    } else {
+                        ""
+                    },
+                    path_specifier(path)
+                )
+            }
             (Behavior::Deny, DecisionReason::Protected(path)) => format!(
                 "Permission to use {subject} was denied: {} is a protected path (settings, git \
                  hooks and config, editor tasks, MCP servers and shell start-up files decide \
@@ -366,7 +386,9 @@ impl Permissions {
     /// calling agent's working directory.
     ///
     /// In order: a deny rule anywhere wins; plan mode refuses anything not read-only; a write
-    /// to a protected path asks (in every mode) unless an allow rule names the path; an ask
+    /// to a protected path asks (in every mode) unless an allow rule names the path; a read of
+    /// a dot-file or dot-folder of the home folder outside the workspace asks (in every mode
+    /// but bypassPermissions) unless an allow rule names it (see `private_home`); an ask
     /// rule asks (in bypassPermissions too — an ask rule is the user saying "check with me",
     /// which a blanket mode should not silence); a write resolving outside the workspace is
     /// refused unless an allow rule names its path; an allow rule allows; then the mode
@@ -440,6 +462,13 @@ fn decide(
     }
     if let Some(path) = protected::unnamed_protected_write(call, rules) {
         return (Behavior::Ask, DecisionReason::Protected(path));
+    }
+    // The home folder's dot-files hold tokens no list keeps up with: reading one outside the
+    // workspace asks, unless the user said not to ask at all (bypassPermissions).
+    if mode != PermissionMode::BypassPermissions {
+        if let Some(path) = private_home::unnamed_private_read(call, rules) {
+            return (Behavior::Ask, DecisionReason::Protected(path));
+        }
     }
     if let Some(rule) = rules.asking(call) {
         return (Behavior::Ask, DecisionReason::Rule(rule.clone()));

@@ -25,6 +25,7 @@ mod check;
 mod live;
 mod mode;
 pub(crate) mod path_match;
+mod private_home;
 mod protected;
 mod read_guard;
 mod rule;
@@ -33,6 +34,7 @@ mod settings;
 pub use check::{Behavior, Decision, DecisionReason, Permissions};
 pub use mode::PermissionMode;
 pub use path_match::{escape as escape_path, folder_rule};
+pub use private_home::{private_entry, COMMAND_ENTRIES, TOOLCHAIN_ENTRIES};
 pub use protected::{protected_name, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTECTED_FILES};
 pub use read_guard::{
     default_credential_stores, ReadDenial, ReadGuard, WalkGuard, CREDENTIAL_STORES,

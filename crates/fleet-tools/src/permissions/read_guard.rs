@@ -18,17 +18,41 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Credential stores, relative to the home folder, that no tool reads unless settings replace
-/// this list: SSH keys, cloud credentials, `.netrc` passwords, registry tokens. The sandbox
-/// denies the same paths to Bash.
+/// Credential stores, relative to the home folder, that no tool reads unless `allowRead`
+/// lifts one: SSH and GPG keys, cloud and cluster credentials, registry and forge tokens,
+/// password managers, keyrings and browser profiles (saved passwords, cookies). The sandbox
+/// denies the same paths to Bash. Any other dot-entry of the home folder is asked about (see
+/// [`super::private_home`]); these are refused outright.
 pub const CREDENTIAL_STORES: &[&str] = &[
     ".ssh",
-    ".aws",
-    ".config/gcloud",
-    ".netrc",
-    ".docker/config.json",
     ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".terraform.d",
+    ".vault-token",
+    ".netrc",
     ".git-credentials",
+    ".config/gh",
+    ".config/hub",
+    ".config/glab-cli",
+    ".docker",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".gem/credentials",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".config/op",
+    ".password-store",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
     ".claude/.credentials.json",
 ];
 
@@ -45,6 +69,18 @@ pub fn default_credential_stores(home: Option<&Path>) -> Vec<PathBuf> {
 pub struct ReadGuard {
     rules: Vec<DenyRule>,
     stores: Vec<Store>,
+    /// The home folder whose dot-entries walks leave out; `None` without a home folder.
+    private_home: Option<PrivateHome>,
+}
+
+/// What a walk over the home folder leaves out: its dot-entries (other than toolchain folders;
+/// see [`super::private_home`]), unless they hold or lie in an open folder.
+#[derive(Debug, Clone, Default)]
+struct PrivateHome {
+    /// The home folder, as spelled and resolved.
+    homes: Vec<PathBuf>,
+    /// The workspace folders and `allowRead` paths: dot-entries holding or inside them stay.
+    open: Vec<PathBuf>,
 }
 
 /// A `Read(...)` deny rule with its folder worked out for this agent.
@@ -146,7 +182,26 @@ impl ReadGuard {
                 resolved: workspace::resolve(store, cwd),
             })
             .collect();
-        Self { rules, stores }
+        let private_home = home.map(|home| PrivateHome {
+            homes: dedup([
+                workspace::absolute(home, cwd),
+                workspace::resolve(home, cwd),
+            ]),
+            open: permissions.workspace.dirs().map(Path::to_path_buf).collect(),
+        });
+        Self {
+            rules,
+            stores,
+            private_home,
+        }
+    }
+
+    /// Keeps the home folder's dot-entries at or inside `paths` (resolved; `allowRead`) in
+    /// walks.
+    pub fn open_private(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
+        if let Some(private) = self.private_home.as_mut() {
+            private.open.extend(paths);
+        }
     }
 
     /// [`ReadGuard::new`] with the default credential stores of the permissions' home folder.
@@ -157,7 +212,7 @@ impl ReadGuard {
 
     /// Whether nothing at all is denied, so a walk may skip asking.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty() && self.stores.is_empty()
+        self.rules.is_empty() && self.stores.is_empty() && self.private_home.is_none()
     }
 
     /// The credential stores this guard keeps tools out of, as given.
@@ -229,7 +284,17 @@ impl ReadGuard {
                 }
             }
         }
+        // Only a walk that enters the home folder meets its dot-entries: one rooted inside a
+        // dot-entry was asked about as a whole by the permission check.
+        let (private_homes, open) = match &self.private_home {
+            Some(private) if private.homes.iter().any(|h| roots.iter().any(|r| h.starts_with(r))) => {
+                (private.homes.clone(), private.open.clone())
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
         WalkGuard {
+            private_homes,
+            open,
             same: resolved == spelled,
             spelled,
             resolved,
@@ -256,6 +321,11 @@ pub struct WalkGuard {
     rules: Vec<(PathPattern, Vec<PathBuf>)>,
     /// The root itself is denied, or a bare `Read` rule denies every read.
     everything: bool,
+    /// The home folder (both forms) when the walk enters it: its private dot-entries are left
+    /// out.
+    private_homes: Vec<PathBuf>,
+    /// Dot-entries holding or inside these stay in the walk.
+    open: Vec<PathBuf>,
 }
 
 impl WalkGuard {
@@ -264,7 +334,7 @@ impl WalkGuard {
         if self.everything {
             return true;
         }
-        if self.stores.is_empty() && self.rules.is_empty() {
+        if self.stores.is_empty() && self.rules.is_empty() && self.private_homes.is_empty() {
             return false;
         }
         let resolved;
@@ -278,13 +348,30 @@ impl WalkGuard {
             &[path, resolved.as_path()]
         };
         forms.iter().any(|form| {
-            self.stores.iter().any(|store| form.starts_with(store))
+            self.private(form)
+                || self.stores.iter().any(|store| form.starts_with(store))
                 || self.rules.iter().any(|(pattern, folders)| {
                     folders
                         .iter()
                         .any(|folder| pattern.matches_entry(folder, form, is_dir))
                 })
         })
+    }
+}
+
+impl WalkGuard {
+    /// Whether `path` is a private dot-entry of the home folder. Entries below one are never
+    /// met: the walk does not enter a folder it skips.
+    fn private(&self, path: &Path) -> bool {
+        let Some(home) = path.parent() else {
+            return false;
+        };
+        self.private_homes.iter().any(|h| h == home)
+            && super::private_home::private_entry(path, home, super::TOOLCHAIN_ENTRIES).is_some()
+            && !self
+                .open
+                .iter()
+                .any(|open| open.starts_with(path) || path.starts_with(open))
     }
 }
 

@@ -197,7 +197,7 @@ impl Rule {
     /// Whether an allow rule vouches for `call` on its own. `Bash(...)` rules are not asked
     /// here: a command line needs every simple command vouched for, see
     /// [`RuleSet::allowing`].
-    fn allows(&self, call: &Call<'_>) -> bool {
+    pub(super) fn allows(&self, call: &Call<'_>) -> bool {
         match &self.matcher {
             Matcher::Any => self.covers_tool(call),
             Matcher::Opaque | Matcher::Command(_) => false,
@@ -340,6 +340,21 @@ impl RuleSet {
 
     pub(crate) fn denying(&self, call: &Call<'_>) -> Option<&Arc<Rule>> {
         self.deny.iter().find(|rule| rule.catches(call))
+    }
+
+    /// A `Bash(...)` deny rule that a command read from a later word of some simple command
+    /// matches (`flock /tmp/l rm -rf x`, `mytool --run rm -rf x` for `Bash(rm *)`). A program
+    /// fleet does not know as a wrapper may run its arguments, so such a line asks rather
+    /// than run, in every mode; wrappers fleet knows are unwrapped and denied outright.
+    pub(crate) fn denying_later(&self, call: &Call<'_>) -> Option<&Arc<Rule>> {
+        let command = call.command.as_ref()?;
+        self.deny.iter().find(|rule| {
+            rule.tool == call.tool
+                && matches!(&rule.matcher, Matcher::Command(pattern) if command
+                    .parts
+                    .iter()
+                    .any(|part| part.later.iter().any(|text| pattern.matches_text(text))))
+        })
     }
 
     pub(crate) fn asking(&self, call: &Call<'_>) -> Option<&Arc<Rule>> {

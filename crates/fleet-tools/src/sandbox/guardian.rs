@@ -1,8 +1,8 @@
 //! No Bash process outlives fleet, even a `kill -9`ed fleet.
 //!
-//! Each command's shell leads its own process group and is killed with fleet
-//! (`PR_SET_PDEATHSIG`, set by the launcher), but what it started would be adopted by init and
-//! live on. So the first Bash call of a fleet process starts a guardian — the launcher binary
+//! Each command's shell leads its own process group (a sandboxed one its own session too) and
+//! is killed with fleet (`PR_SET_PDEATHSIG`, set by the launcher), but what it started would be
+//! adopted by init and live on. So the first Bash call of a fleet process starts a guardian — the launcher binary
 //! in `__sandbox-guard` mode, in a process group of its own so a Ctrl-C meant for fleet does
 //! not reach it — and fleet tells it, through a pipe only fleet holds, the process group of
 //! every command it starts. When that pipe closes (fleet exited, however it exited), the
@@ -133,7 +133,11 @@ pub(super) fn guard_main(args: &[OsString]) -> ExitCode {
                 groups.insert(group);
             }
             Err(RecvTimeoutError::Timeout) => {
-                groups.retain(|&g| killpg(Pid::from_raw(g), None).is_ok());
+                // A sandboxed command's group exists only once its launcher ran `setsid`;
+                // until then the launcher's pid (the group's id to be) is what is alive.
+                groups.retain(|&g| {
+                    killpg(Pid::from_raw(g), None).is_ok() || kill(Pid::from_raw(g), None).is_ok()
+                });
             }
             Err(RecvTimeoutError::Disconnected) => break,
         }

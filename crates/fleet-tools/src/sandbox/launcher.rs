@@ -3,9 +3,19 @@
 //! The workspace forbids `unsafe`, so fleet cannot run code between `fork` and `exec` of the
 //! shell (`pre_exec`). Instead the Bash tool starts the launcher — the `fleet` binary itself in
 //! a hidden mode, `fleet __sandbox-exec …`, dispatched before any runtime starts — which, being
-//! its own single-threaded process, can: ask to be killed when fleet dies (`PR_SET_PDEATHSIG`),
-//! set `no_new_privs`, drop every capability, install the seccomp filter, apply the Landlock ruleset to itself, and
-//! `exec` the shell, which inherits all of it. The same binary in `fleet __sandbox-guard` mode
+//! its own single-threaded process, can: leave fleet's session for one of its own (`setsid`),
+//! ask to be killed when fleet dies (`PR_SET_PDEATHSIG`), set `no_new_privs`, drop every
+//! capability, install the seccomp filter, apply the Landlock ruleset to itself, and `exec` the
+//! shell, which inherits all of it.
+//!
+//! The new session is what keeps a sandboxed command away from the user's terminal: a process
+//! without a controlling terminal cannot open `/dev/tty`, and `TIOCSTI` (pushing keystrokes
+//! into a terminal's input, which the user's shell runs after fleet exits) works only on one's
+//! controlling terminal — the seccomp filter refuses it anyway. `setsid` also makes the
+//! launcher the leader of a new process group whose id is its pid, which is the group the Bash
+//! tool and the guardian signal; the Bash tool therefore starts the launcher *without* a group
+//! of its own (`setsid` fails for a group leader) and, until the group exists, signals the
+//! launcher's pid as well. The same binary in `fleet __sandbox-guard` mode
 //! is the [guardian](super::guardian).
 //!
 //! Test binaries of other crates are not `fleet`, so the launcher is found by [`resolve`]:
@@ -16,7 +26,7 @@
 use super::policy::SandboxPolicy;
 use super::{capabilities, guardian, ruleset, seccomp};
 use nix::sys::signal::Signal;
-use nix::unistd::{getppid, Pid};
+use nix::unistd::{getppid, setsid, Pid};
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -93,6 +103,8 @@ fn exec_main(args: &[OsString]) -> ExitCode {
 /// Everything the launcher does to itself before `exec`.
 fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), String> {
     use nix::sys::prctl;
+    // First, so the process group the caller signals exists as early as possible.
+    setsid().map_err(|e| format!("setsid (leaving fleet's terminal session): {e}"))?;
     prctl::set_pdeathsig(Signal::SIGKILL).map_err(|e| format!("PR_SET_PDEATHSIG: {e}"))?;
     // fleet may have died before the line above ran; then nobody would send the signal.
     if getppid() != parent {

@@ -134,8 +134,9 @@ pub fn confine(policy: &SandboxPolicy) -> Result<Enforcement, ConfineError> {
     }
 }
 
-/// The Landlock rules for `policy`: reading everywhere but the denied paths, writing in the
-/// writable roots and devices but not the denied paths.
+/// The Landlock rules for `policy`: reading everywhere but the denied paths and the terminals
+/// ([`super::policy::terminal_devices`]), writing in the writable roots and devices but not the
+/// denied paths.
 pub fn grants(
     policy: &SandboxPolicy,
     all: BitFlags<AccessFs>,
@@ -146,16 +147,22 @@ pub fn grants(
         path: PathBuf::from("/"),
         access: read,
     }];
-    let devices = WRITABLE_DEVICES.iter().map(PathBuf::from);
+    // A device that is a link (`/dev/ptmx` to `pts/ptmx` in some containers) is granted where
+    // it leads: carving gives links no rule.
+    let devices = WRITABLE_DEVICES
+        .iter()
+        .map(|device| std::fs::canonicalize(device).unwrap_or_else(|_| PathBuf::from(device)));
     grants.extend(
         devices
             .chain(policy.writable_roots.iter().cloned())
             .map(|path| Grant { path, access: all }),
     );
     let unreadable = (AccessFs::ReadFile | AccessFs::Execute) | write;
+    let terminals = super::policy::terminal_devices();
     let denials: Vec<Denial> = policy
         .deny_read
         .iter()
+        .chain(&terminals)
         .map(|path| Denial {
             path: path.clone(),
             access: unreadable,

@@ -9,6 +9,13 @@
 //! - with the network off, every family but `AF_UNIX` (when allowed) and `AF_NETLINK` (which
 //!   talks to the local kernel only, and which address lookups use).
 //!
+//! The terminal-injection ioctls are refused always: `TIOCSTI` pushes bytes into a terminal's
+//! input queue (typed commands the user's shell runs once fleet exits) and `TIOCLINUX` can
+//! paste a console selection. A sandboxed command has no controlling terminal (the launcher
+//! starts a new session), but one it opens or creates itself must not become a way to type
+//! anywhere. The kernel reads the request as a 32-bit number, so only its low 32 bits are
+//! compared: setting the high bits does not slip past.
+//!
 //! `io_uring_setup(2)` is refused always: io_uring can create sockets without passing through
 //! `socket(2)`, so a filter on that call would not see them. On x86-64 the same calls through
 //! the x32 ABI (numbers with bit 30 set) get the same rules; other architectures' calls kill the
@@ -39,6 +46,7 @@ pub fn filter(policy: &SandboxPolicy) -> Result<BpfProgram, FilterError> {
         .map_err(|_| FilterError::Arch(std::env::consts::ARCH))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    rules.insert(libc::SYS_ioctl, terminal_injection()?);
     let family = |op: SeccompCmpOp, value: i32| {
         SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, value as u64)
     };
@@ -77,6 +85,22 @@ pub fn filter(policy: &SandboxPolicy) -> Result<BpfProgram, FilterError> {
         arch,
     )?;
     Ok(filter.try_into()?)
+}
+
+/// The ioctl requests that type into a terminal, one rule each (any of them matches).
+fn terminal_injection() -> Result<Vec<SeccompRule>, FilterError> {
+    // `Ioctl` is a `c_ulong` on glibc and a `c_int` elsewhere; both requests fit in 32 bits.
+    #[allow(clippy::unnecessary_cast, clippy::cast_sign_loss)]
+    let requests = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+    requests
+        .into_iter()
+        .map(|request| {
+            let low = request & u64::from(u32::MAX);
+            let condition =
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, low)?;
+            Ok(SeccompRule::new(vec![condition])?)
+        })
+        .collect()
 }
 
 /// Installs the filter for `policy` on the calling thread; `no_new_privs` must be set.

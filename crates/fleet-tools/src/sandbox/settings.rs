@@ -9,13 +9,18 @@
 //!   "network": false,
 //!   "excludedCommands": ["docker *"],
 //!   "autoAllowBashIfSandboxed": true,
-//!   "failIfUnavailable": false
+//!   "failIfUnavailable": false,
+//!   "readOnlyNetwork": false,
+//!   "allowUnsandboxedReadOnly": false
 //! }
 //! ```
 //!
 //! Paths are written as in permission rules: `//abs` from the root, `~/x` from the home folder,
 //! `/x`, `./x` or `x` from the folder the settings file belongs to; wildcards are allowed.
-//! `allowRead` only lifts default credential stores. `network` is `true`/`false` or an object
+//! `allowRead` lifts default credential stores and the read-only sandbox's denial of the home
+//! folder's dot-entries (and the Read tool's question about them, through the permission
+//! rules). `allowRead`, `readOnlyNetwork` and `allowUnsandboxedReadOnly` widen what a command
+//! that runs unasked can reach, so the caller honours them from the user's settings only. `network` is `true`/`false` or an object
 //! `{"enabled": bool, "allowAllUnixSockets": bool}`.
 
 use super::env::EnvPolicy;
@@ -39,6 +44,17 @@ pub struct SandboxSettings {
     pub auto_allow_bash_if_sandboxed: Option<bool>,
     #[serde(default)]
     pub fail_if_unavailable: Option<bool>,
+    /// `readOnlyNetwork`: whether commands in the read-only sandbox (read-only agents, the
+    /// verification agent, commands the read-only classifier accepts) may use the network.
+    /// Off by default: a command that runs unasked must not be able to send what it read
+    /// anywhere. Honoured from the user's own settings only (the caller filters).
+    #[serde(default)]
+    pub read_only_network: Option<bool>,
+    /// `allowUnsandboxedReadOnly`: whether read-only agents may run Bash where no sandbox can
+    /// be had (a kernel without Landlock), keeping only the command classifier. Off by
+    /// default. Honoured from the user's own settings only (the caller filters).
+    #[serde(default)]
+    pub allow_unsandboxed_read_only: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -92,6 +108,11 @@ pub struct SandboxConfig {
     pub excluded: RuleSet,
     pub auto_allow_bash: bool,
     pub fail_if_unavailable: bool,
+    /// Whether the read-only sandbox lets commands use the network (`readOnlyNetwork`).
+    pub read_only_network: bool,
+    /// Whether read-only agents may run Bash unconfined where there is no sandbox
+    /// (`allowUnsandboxedReadOnly`).
+    pub allow_unsandboxed_read_only: bool,
     /// The environment tool processes get.
     pub env: EnvPolicy,
     /// The launcher binary; `None` to find it (see [`super::launcher::resolve`]).
@@ -112,6 +133,8 @@ impl Default for SandboxConfig {
             excluded: RuleSet::default(),
             auto_allow_bash: false,
             fail_if_unavailable: false,
+            read_only_network: false,
+            allow_unsandboxed_read_only: false,
             env: EnvPolicy::default(),
             launcher: None,
         }
@@ -175,6 +198,12 @@ impl SandboxConfig {
         }
         if let Some(fail) = settings.fail_if_unavailable {
             self.fail_if_unavailable = fail;
+        }
+        if let Some(on) = settings.read_only_network {
+            self.read_only_network = on;
+        }
+        if let Some(allow) = settings.allow_unsandboxed_read_only {
+            self.allow_unsandboxed_read_only = allow;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ mod confine;
 mod guardian;
 mod kinds;
 mod network;
+mod terminal;
 
 use fleet_tools::builtin::BashTool;
 use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind, RuleSet};

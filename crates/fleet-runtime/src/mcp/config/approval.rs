@@ -9,8 +9,10 @@
 //! - the user's settings (`$FLEET_HOME/settings.json`, `~/.claude/settings.json`);
 //! - `~/.claude.json`, at the top level or in the `projects` entry for the repository;
 //! - the project's *local* settings (`.claude/settings.local.json`,
-//!   `.fleet/settings.local.json`), which are the user's own and not shared. `fleet mcp add`
-//!   writes its approval there.
+//!   `.fleet/settings.local.json`), which are the user's own and not shared — unless git
+//!   tracks them: a committed local file is the repository's and approves nothing;
+//! - the user's store (`$FLEET_HOME/trust.json`): the repository trusted as a whole (`fleet
+//!   trust`), or one server approved by `fleet mcp add`.
 //!
 //! The keys are Claude Code's:
 //! - `enableAllProjectMcpServers: true` approves every project server;
@@ -50,8 +52,8 @@ impl McpApproval {
         } else {
             format!(
                 "the project server from {origin} is not approved: a repository's servers run \
-                 only once you approve them. Add {name:?} to \"enabledMcpjsonServers\" (or set \
-                 \"enableAllProjectMcpServers\": true) in {LOCAL_SETTINGS} or your user settings"
+                 only once you approve them. Run `fleet trust` to trust the repository, or add \
+                 {name:?} to \"enabledMcpjsonServers\" in your user settings"
             )
         }
     }
@@ -113,8 +115,12 @@ pub fn trusted_settings(
         files.push(dir.join(".claude").join("settings.json"));
     }
     for dir in dirs {
-        files.push(dir.join(LOCAL_SETTINGS));
-        files.push(dir.join(".fleet").join("settings.local.json"));
+        // A local settings file the repository committed is the repository's, not the user's.
+        files.extend(
+            [dir.join(LOCAL_SETTINGS), dir.join(".fleet").join("settings.local.json")]
+                .into_iter()
+                .filter(|file| !crate::tracked::tracked_by_git(file)),
+        );
     }
     files
 }

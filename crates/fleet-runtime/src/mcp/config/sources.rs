@@ -67,11 +67,19 @@ impl McpConfigSources {
 
     /// The user's approvals of project servers, from the trusted files only.
     pub fn approval(&self) -> super::McpApproval {
-        super::McpApproval::read(
+        let mut approval = super::McpApproval::read(
             &self.approval_files,
             self.claude_json.as_deref(),
             &self.local_keys,
-        )
+        );
+        // Servers approved one by one through fleet (`fleet mcp add`), in the user's store.
+        let root = crate::tracked::repository_root(&self.cwd);
+        if let Ok(project) = fleet_store::trust::TrustStore::from_env()
+            .and_then(|store| store.project(&root))
+        {
+            approval.enabled.extend(project.mcp_servers.into_keys());
+        }
+        approval
     }
 
     /// Reads every source, expanding variables through `lookup` (normally

@@ -16,6 +16,7 @@
 //!   call; those still writing to the call's own output once the shell has exited are stopped
 //!   (they would die of SIGPIPE at their next write anyway) and the result says how to keep one.
 
+mod git_env;
 mod guarded;
 mod moved;
 mod output;
@@ -205,7 +206,7 @@ impl TypedTool for BashTool {
             &input.command,
             &ctx.cwd,
             self.max_output,
-            ctx.sandbox.environment(),
+            environment(&input.command, ctx),
             &plan,
             ctx.sandbox.launcher_hint(),
         )
@@ -274,6 +275,20 @@ impl TypedTool for BashTool {
             }
         }
         Ok(output)
+    }
+}
+
+/// The environment a command starts with: the sandbox's scrubbed one, and for a command
+/// that runs unasked because it only looks (or any command of a read-only agent) git's
+/// program-running configuration turned off (see [`git_env`]).
+fn environment(command: &str, ctx: &ToolContext) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let env = ctx.sandbox.environment();
+    let looking = matches!(ctx.sandbox.kind(), sandbox::SandboxKind::ReadOnly)
+        || check_command(command, &CommandPolicy::ReadOnly, &ctx.cwd).is_ok();
+    if looking {
+        git_env::harden(env)
+    } else {
+        env
     }
 }
 

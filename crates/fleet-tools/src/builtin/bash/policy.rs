@@ -21,6 +21,8 @@ mod classify;
 mod conditions;
 mod downloads;
 mod git;
+mod git_config;
+mod launchers;
 mod operands;
 mod read_only;
 mod rewriters;

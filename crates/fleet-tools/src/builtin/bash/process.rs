@@ -1,10 +1,16 @@
 //! One shell command running in its own process group, so that everything it starts
 //! (pipelines, `&` jobs, nested shells) can be stopped together — and is stopped if the caller
 //! goes away without waiting for it.
+//!
+//! An unconfined shell gets its group from the spawn (`process_group(0)`). A sandboxed one is
+//! started through the launcher, which makes a new *session* (`setsid`, so the command has no
+//! controlling terminal; see [`crate::sandbox::launcher`]) and with it the group; `setsid`
+//! fails for a group leader, so the launcher is spawned in fleet's group and moves out itself.
+//! Until it has, there is no group of that id: signals then go to the launcher's pid too.
 
 use super::output::{Capture, Captured};
 use crate::sandbox::{guardian, launcher, Plan};
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 use std::ffi::OsString;
 use std::future::{pending, Future};
@@ -43,26 +49,42 @@ fn shell() -> &'static str {
 #[derive(Debug)]
 struct GroupGuard {
     group: Option<Pid>,
+    /// The leader (the shell, or the launcher about to become it) has not been reaped yet, so
+    /// its pid still names it and may be signalled on its own: a launcher signalled before its
+    /// `setsid` is in no group of that id yet. Cleared once reaped, as the pid may be reused.
+    leader_unreaped: bool,
 }
 
 impl GroupGuard {
-    fn signal(&self, signal: Signal) {
-        if let Some(group) = self.group {
-            // ESRCH only means every process of the group has already gone.
-            if let Err(err) = killpg(group, signal) {
-                tracing::debug!(%group, ?signal, %err, "signalling the Bash process group");
-            }
+    fn new(group: Pid) -> Self {
+        Self {
+            group: Some(group),
+            leader_unreaped: true,
         }
+    }
+
+    fn signal(&self, signal: Signal) {
+        let Some(group) = self.group else {
+            return;
+        };
+        // ESRCH only means every process of the group has already gone, or (for a sandboxed
+        // command) that the launcher has not made the group yet.
+        if let Err(err) = killpg(group, signal) {
+            tracing::debug!(%group, ?signal, %err, "signalling the Bash process group");
+        }
+        if self.leader_unreaped {
+            // The leader itself, in case the group did not exist yet. Once it is the leader the
+            // signal above reached it already; a second one changes nothing.
+            let _ = kill(group, signal);
+        }
+    }
+
+    fn leader_reaped(&mut self) {
+        self.leader_unreaped = false;
     }
 
     fn disarm(&mut self) {
         self.group = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.signal(Signal::SIGKILL);
     }
 }
 
@@ -116,10 +138,16 @@ pub(super) fn spawn(
         (Some(policy), Some(launcher)) => {
             let (program, args) = launcher::command(launcher, policy, shell);
             let mut cmd = Command::new(program);
+            // No `process_group(0)`: the launcher's `setsid` makes the group (and a session
+            // without a terminal), and would fail for a process that already leads a group.
             cmd.args(args);
             cmd
         }
-        _ => Command::new(shell),
+        _ => {
+            let mut cmd = Command::new(shell);
+            cmd.process_group(0);
+            cmd
+        }
     };
     cmd.arg("-c")
         .arg(command)
@@ -131,7 +159,6 @@ pub(super) fn spawn(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
     if let Some(temp) = &plan.temp {
         cmd.env("TMPDIR", temp);
@@ -148,7 +175,7 @@ pub(super) fn spawn(
         .ok_or_else(|| io::Error::other("the started shell has no process id"))?;
     guardian::watch(group, plan.launcher.as_deref().or(launcher));
     Ok(Running {
-        group: GroupGuard { group: Some(group) },
+        group: GroupGuard::new(group),
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
         child,
@@ -198,6 +225,7 @@ impl Running {
                 }
                 status = self.child.wait(), if self.status.is_none() => {
                     self.status = Some(status?);
+                    self.group.leader_reaped();
                     held_after = Some(Instant::now() + linger);
                 }
                 () = sleep_until_some(held_after) => return Ok(Ended::HeldOpen),
@@ -215,6 +243,7 @@ impl Running {
         self.group.signal(Signal::SIGKILL);
         if self.status.is_none() {
             self.status = Some(self.child.wait().await?);
+            self.group.leader_reaped();
         }
         self.stdout = None;
         self.stderr = None;

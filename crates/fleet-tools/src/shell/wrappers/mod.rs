@@ -6,6 +6,8 @@
 //! A wrapper's own options are read with a small table per wrapper. Where an unknown word
 //! could be an option or the program itself, what runs is unknown.
 
+mod git;
+mod launchers;
 mod options;
 
 use super::model::{Assignment, SimpleCommand, Word};
@@ -66,7 +68,11 @@ pub fn runs(command: &SimpleCommand) -> Runs {
             },
             true,
         ),
-        "time" => simple(spec("fo", &["format", "output"]), true),
+        "time" => {
+            // `time -o FILE` writes FILE: a visible write, not a transparent wrapper.
+            let writes = option_value(rest, "fo", 'o', "output").is_some();
+            simple(spec("fo", &["format", "output"]), !writes)
+        }
         "stdbuf" => simple(spec("ioe", &["input", "output", "error"]), true),
         "ionice" => {
             if has_flag(rest, &['p', 'P', 'u']) {
@@ -145,7 +151,8 @@ pub fn runs(command: &SimpleCommand) -> Runs {
             }
         }
         "find" => find(&wrapper, rest),
-        _ => Runs::Nothing,
+        "git" => git::runs(&wrapper, rest),
+        _ => launchers::runs(name, rest).unwrap_or(Runs::Nothing),
     }
 }
 

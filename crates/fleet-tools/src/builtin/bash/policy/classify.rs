@@ -44,13 +44,7 @@ pub(super) struct ReadOnly<'a> {
 impl<'a> ReadOnly<'a> {
     pub fn new(cwd: &'a Path, line: &Line) -> Self {
         let mut cd_targets = Vec::new();
-        for inner in line.lines() {
-            for command in &inner.commands {
-                if let Some(target) = cd_target(command, cwd) {
-                    cd_targets.push(target);
-                }
-            }
-        }
+        collect_cd_targets(line, cwd, &mut cd_targets, 0);
         Self { cwd, cd_targets }
     }
 
@@ -358,6 +352,46 @@ fn shell_options(words: &[Word]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every `cd`, `pushd` and `popd` on `line`: in its nested lines, behind `builtin` /
+/// `command`, and inside the lines `eval` and `sh -c` run (an `eval "cd x"` moves the shell
+/// the later commands run in; a `sh -c` one only its own, but counting it errs safe).
+fn collect_cd_targets(line: &Line, cwd: &Path, out: &mut Vec<Option<PathBuf>>, depth: usize) {
+    if depth > MAX_NESTING {
+        out.push(None);
+        return;
+    }
+    for inner in line.lines() {
+        for command in &inner.commands {
+            collect_command_cd(command, cwd, out, depth);
+        }
+    }
+}
+
+fn collect_command_cd(
+    command: &SimpleCommand,
+    cwd: &Path,
+    out: &mut Vec<Option<PathBuf>>,
+    depth: usize,
+) {
+    if depth > MAX_NESTING {
+        out.push(None);
+        return;
+    }
+    if let Some(target) = cd_target(command, cwd) {
+        out.push(target);
+        return;
+    }
+    match wrappers::runs(command) {
+        Runs::Commands { readings, .. } => {
+            for reading in &readings {
+                collect_command_cd(reading, cwd, out, depth + 1);
+            }
+        }
+        Runs::Line { line, .. } => collect_cd_targets(&shell::parse(&line), cwd, out, depth + 1),
+        Runs::Unknown { .. } | Runs::Nothing => {}
+    }
+}
+
 /// Where a `cd`, `pushd` or `popd` goes: `Some(None)` when that is unknown.
 fn cd_target(command: &SimpleCommand, cwd: &Path) -> Option<Option<PathBuf>> {
     let name = command.words.first().and_then(shell::program_name)?;
@@ -378,20 +412,35 @@ fn cd_target(command: &SimpleCommand, cwd: &Path) -> Option<Option<PathBuf>> {
 }
 
 /// Whether git in `dir` uses the repository of the agent's folder: `dir` is inside it and no
-/// folder from `dir` up to it holds a repository (`.git`, or a bare repository's `HEAD` and
-/// `config`) of its own.
+/// folder from `dir` up to it holds a repository (`.git`, or a bare repository's `HEAD` beside
+/// `config`, `objects`, `refs` or `commondir`) of its own.
+///
+/// Both folders are compared with the symlinks that exist now followed, as git will follow
+/// them: a committed link `docs -> vendor/embedded/sub` is inside the project as written, but
+/// git started there finds the embedded repository around `vendor/embedded/sub`, whose
+/// `config` may name an fsmonitor program.
 fn own_repository(dir: &Path, cwd: &Path) -> bool {
-    let cwd = crate::workspace::absolute(cwd, Path::new("/"));
+    let root = Path::new("/");
+    let cwd = crate::workspace::resolve(cwd, root);
+    let dir = crate::workspace::resolve(dir, root);
     if !dir.starts_with(&cwd) {
         return false;
     }
-    let mut at = Some(dir);
+    let mut at = Some(dir.as_path());
     while let Some(folder) = at.filter(|f| *f != cwd) {
-        let bare = folder.join("HEAD").is_file() && folder.join("config").is_file();
-        if bare || folder.join(".git").exists() {
+        if holds_repository(folder) {
             return false;
         }
         at = folder.parent();
     }
     true
+}
+
+/// Whether git would take `folder` for a repository (or its `.git` for one).
+fn holds_repository(folder: &Path) -> bool {
+    let bare = folder.join("HEAD").is_file()
+        && ["config", "objects", "refs", "commondir"]
+            .iter()
+            .any(|part| folder.join(part).exists());
+    bare || folder.join(".git").symlink_metadata().is_ok()
 }

@@ -156,6 +156,9 @@ impl<'a> GitCall<'a> {
         if self.global.has(&["-c", "--config-env", "--exec-path"]) {
             return true;
         }
+        if !super::git_config::written(self).is_empty() {
+            return true;
+        }
         let Some((sub, rest)) = self.sub.split_first() else {
             return false;
         };
@@ -330,6 +333,15 @@ fn listing(
 
 /// `git config` that reads: `--get*` / `--list` / `get` / `list`, or a single key.
 fn config(rest: &[String]) -> Result<(), String> {
+    if config_reads(rest) {
+        Ok(())
+    } else {
+        Err("`git config` with a value changes the configuration (read with --get or --list)".into())
+    }
+}
+
+/// Whether `git config REST` only reads.
+pub(super) fn config_reads(rest: &[String]) -> bool {
     const WRITES: &[&str] = &[
         "--add",
         "--unset",
@@ -353,12 +365,9 @@ fn config(rest: &[String]) -> Result<(), String> {
     let spec = OptSpec::short("f").long(&["file", "blob", "type", "default"]);
     let args = Args::parse(rest, &spec);
     if args.has(WRITES) {
-        return Err("`git config` with that option changes the configuration".into());
+        return false;
     }
-    let reads = args.has(READS)
+    args.has(READS)
         || matches!(args.operands.first(), Some(&("get" | "list")))
-        || (args.operands.len() == 1 && !matches!(args.operands[0], "set" | "unset" | "edit"));
-    reads.then_some(()).ok_or_else(|| {
-        "`git config` with a value changes the configuration (read with --get or --list)".into()
-    })
+        || (args.operands.len() == 1 && !matches!(args.operands[0], "set" | "unset" | "edit"))
 }

@@ -238,9 +238,17 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
         }
         "env" => {
             // Only printing the environment: a command run by env is checked on its own.
-            let spec = OptSpec::short("uCS").long(&["unset", "chdir", "split-string"]);
-            if Args::parse(rest, &spec).has(&["-S", "--split-string"]) {
+            let spec = OptSpec::short("uCS")
+                .long(&["unset", "chdir", "split-string"])
+                .stop_at_operand();
+            let args = Args::parse(rest, &spec);
+            if args.has(&["-S", "--split-string"]) {
                 return changes("env -S runs a command given as a string".into());
+            }
+            if args.has(&["-C", "--chdir"]) {
+                // git run there could find a repository committed inside the project, which
+                // the check of `cd` targets would not see.
+                return changes("env -C runs the command in another folder (use cd)".into());
             }
             Ok(())
         }

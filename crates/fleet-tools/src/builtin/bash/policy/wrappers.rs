@@ -93,7 +93,7 @@ pub(super) fn effects(program: &str, rest: &[String]) -> Option<Vec<Effect>> {
                     .map(|(_, value)| Effect::Line(value.into()))
             })
             .collect(),
-        _ => return None,
+        _ => return super::launchers::effects(program, rest),
     };
     Some(found)
 }

@@ -298,10 +298,16 @@ fn git(rest: &[String]) -> Vec<Effect> {
     if call.read_only().is_ok() {
         return Vec::new();
     }
-    match call.creates() {
-        Some(created) => vec![Effect::Paths(vec![created])],
-        None => vec![Effect::Paths(call.places)],
-    }
+    let mut changed = match call.creates() {
+        Some(created) => vec![created],
+        None => call.places.clone(),
+    };
+    // Configuration decides what git runs later: its file is a protected path.
+    changed.extend(super::git_config::written(&call));
+    let mut found = vec![Effect::Paths(changed)];
+    // `-c alias.x='!cmd'`, `-c core.pager=…`: what configuration on the line may run.
+    found.extend(super::launchers::runs("git", rest));
+    found
 }
 
 /// `tar` writes the archive it creates (`-f FILE`) or the folder it extracts into (`-C DIR`,

@@ -1,0 +1,92 @@
+//! Whether git tracks a file: a settings file the repository committed is the repository's
+//! words, not the user's.
+//!
+//! `.claude/settings.local.json` is meant to be the user's own (git-ignored) file, so what it
+//! approves counts as the user's decision. A repository can commit one, though, and then it
+//! approves the repository's own servers and skills for everyone who clones it. Asking git
+//! tells the two apart. git runs here with every configuration-driven program turned off, so
+//! asking cannot run anything the repository configured.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// `-c` settings that keep git from running programs named in configuration a repository may
+/// control (an embedded repository's `config`, most of all).
+pub const SAFE_GIT_CONFIG: &[(&str, &str)] = &[
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.pager", "cat"),
+    ("safe.bareRepository", "explicit"),
+    ("protocol.allow", "never"),
+];
+
+/// The repository a session in `cwd` belongs to, the key of the user's approvals
+/// (`$FLEET_HOME/trust.json`): the nearest folder holding `.git`, else `cwd`, canonical.
+pub fn repository_root(cwd: &Path) -> std::path::PathBuf {
+    let root = cwd
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd);
+    root.canonicalize().unwrap_or_else(|_| root.to_path_buf())
+}
+
+/// Whether `file` is tracked by the git repository around it. Any failure (no git, not a
+/// repository, an untracked or missing file) is `false`.
+pub fn tracked_by_git(file: &Path) -> bool {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return false;
+    };
+    if !file.exists() || !dir.is_dir() {
+        return false;
+    }
+    let mut git = Command::new("git");
+    for (key, value) in SAFE_GIT_CONFIG {
+        git.arg("-c").arg(format!("{key}={value}"));
+    }
+    git.arg("-C")
+        .arg(dir)
+        .args(["ls-files", "--error-unmatch", "--"])
+        .arg(name)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    git.status().is_ok_and(|status| status.success())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn committed_files_are_tracked_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        git(repo, &["init", "-q"]);
+        std::fs::create_dir_all(repo.join(".claude")).unwrap();
+        let local = repo.join(".claude/settings.local.json");
+        std::fs::write(&local, "{}").unwrap();
+        assert!(!tracked_by_git(&local));
+        git(repo, &["add", "-f", ".claude/settings.local.json"]);
+        git(repo, &["commit", "-q", "-m", "x"]);
+        assert!(tracked_by_git(&local));
+        assert!(!tracked_by_git(&repo.join(".claude/missing.json")));
+        let outside = tempfile::tempdir().unwrap();
+        let loose = outside.path().join("settings.local.json");
+        std::fs::write(&loose, "{}").unwrap();
+        assert!(!tracked_by_git(&loose));
+    }
+}
