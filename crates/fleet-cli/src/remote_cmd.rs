@@ -61,7 +61,9 @@ pub async fn run(cmd: RemoteCommand) -> anyhow::Result<ExitCode> {
             let key = fleet_remote::signing::UserKey::from_env()?;
             println!("{}", key.public_key());
             eprintln!(
-                "(the secret half is in {}; give workers the line above: \"remote\":                  {{\"trustedKeys\": [\"…\"]}} in their $FLEET_HOME/settings.json, or                  fleet worker --trust-key …)",
+                "(the secret half is in {}; give workers the line above: \"remote\": \
+                 {{\"trustedKeys\": [\"…\"]}} in their $FLEET_HOME/settings.json, or \
+                 fleet worker --trust-key …)",
                 key.path().display()
             );
             Ok(ExitCode::SUCCESS)

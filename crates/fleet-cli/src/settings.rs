@@ -26,10 +26,10 @@
 //! Keys this version does not know are ignored, so newer files still load; a file that is not
 //! valid JSON is an error naming the file, line and column.
 
+use crate::trust::TrustReport;
 use anyhow::{bail, Context};
 use fleet_model::{Provider, ToolChoiceMode};
 use fleet_tools::permissions::PermissionSettings;
-use crate::trust::TrustReport;
 use fleet_tools::sandbox::{EnvPolicy, SandboxSettings};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -222,7 +222,14 @@ pub fn load_with(cwd: &Path, flags: &SettingsFlags) -> anyhow::Result<Settings> 
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        files.push(GatedFile::read(path, base, source, text, &root, &mut report)?);
+        files.push(GatedFile::read(
+            path,
+            base,
+            source,
+            text,
+            &root,
+            &mut report,
+        )?);
     }
     report
         .items

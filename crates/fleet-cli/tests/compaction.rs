@@ -241,7 +241,8 @@ async fn a_pre_compact_hook_runs_and_its_words_reach_the_summary_request() {
         "command": "cat > pre-compact.json; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreCompact\", \"additionalContext\": \"HOOK-SAYS: keep the test names\"}}'"
     }]}]}})
     .to_string();
-    let project = Project::new(&[("a.txt", "x\n"), (".claude/settings.json", hooks.as_str())]);
+    let project =
+        Project::new(&[("a.txt", "x\n"), (".claude/settings.json", hooks.as_str())]).trusting();
     let server = server(Scenario::with_rules([
         Rule::text("SUMMARY: about a.txt.").when_last_user_contains(COMPACT_REQUEST_MARKER),
         Rule::text("first answer"),

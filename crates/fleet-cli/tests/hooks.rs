@@ -206,7 +206,7 @@ async fn agent_scoped_hooks_fire_only_for_that_agent() {
 hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          \
 command: \"echo 'guarded agents may not run commands' >&2; exit 2\"\n---\n\
 You are the guarded agent.\n";
-    let project = Project::new(&[(".claude/agents/guarded.md", agent)]);
+    let project = Project::new(&[(".claude/agents/guarded.md", agent)]).trusting();
     let server = server(Scenario::with_rules([
         Rule::text("GUARDED-SAW-REFUSAL")
             .when_system_contains("You are the guarded agent")

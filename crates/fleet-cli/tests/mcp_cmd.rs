@@ -74,11 +74,12 @@ fn add_stdio_writes_the_repository_s_mcp_json_from_any_folder() {
         }}})
     );
     assert!(!project.repo.join("src/.mcp.json").exists());
-    // The user added it, so it is approved for this checkout, in the user's local settings.
-    assert_eq!(
-        read_json(&project.repo.join(".claude/settings.local.json"))["enabledMcpjsonServers"],
-        json!(["mem"])
-    );
+    // The user added it, so it is approved for this repository, in the user's own store
+    // (never in a file of the repository, which could have been committed).
+    assert!(!project.repo.join(".claude/settings.local.json").exists());
+    let store = read_json(&project.fleet_home.join("trust.json"));
+    let entry = &store["projects"][project.repo.display().to_string()];
+    assert!(entry["mcpServers"]["mem"].is_string(), "{store}");
 }
 
 #[test]

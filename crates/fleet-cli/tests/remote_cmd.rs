@@ -25,7 +25,11 @@ async fn publish(remote: &Remote, task: &str, line: Value) {
 
 /// A broker with one worker and one finished job.
 async fn broker_with_a_job(nats: &NatsServer) -> Remote {
-    let remote = Remote::connect(&nats.url()).await.unwrap();
+    // Signed with a key in memory: no test touches the user's own key.
+    let remote = Remote::connect(&nats.url())
+        .await
+        .unwrap()
+        .with_signer(fleet_remote::signing::UserKey::generate("test caller"));
     let worker = WorkerRecord {
         id: "box-7".into(),
         host: "box".into(),

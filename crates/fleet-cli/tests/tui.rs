@@ -275,3 +275,100 @@ async fn the_screen_follows_a_resize() {
         .unwrap();
     assert_restored(&term);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_untrusted_repository_is_asked_about_once_and_the_answer_is_remembered() {
+    if !tmux::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("hook-ran");
+    let settings = json!({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": format!("touch {}", marker.display())}]}]}});
+    let mut project = Project::with_settings(&settings);
+    project.trusted = false;
+    let server = server(Scenario::with_rules([Rule::text("hi")])).await;
+
+    // Not now: the session opens without the repository's hook.
+    let term = Tmux::start(&project, &server, &[], SIZE, &[]);
+    let question = term.wait_for("Trust it?");
+    assert!(question.contains("hooks (SessionStart)"), "{question}");
+    term.type_text("n");
+    term.keys(&["Enter"]);
+    term.wait_for("for commands");
+    assert!(!marker.exists(), "the hook ran without trust");
+    term.keys(&["C-c"]);
+    term.wait_for("again to quit");
+    term.keys(&["C-c"]);
+    assert_restored(&term);
+
+    // Trust: remembered in the user's store, and the hook runs.
+    let term = Tmux::start(&project, &server, &[], SIZE, &[]);
+    term.wait_for("Trust it?");
+    term.type_text("y");
+    term.keys(&["Enter"]);
+    term.wait_for("for commands");
+    let store = std::fs::read_to_string(project.fleet_home.join("trust.json")).unwrap();
+    assert!(
+        store.contains(&project.repo.display().to_string()),
+        "{store}"
+    );
+    term.keys(&["C-c"]);
+    term.wait_for("again to quit");
+    term.keys(&["C-c"]);
+    assert_restored(&term);
+    assert!(marker.exists(), "the trusted hook did not run");
+
+    // Asked once: the next start goes straight in.
+    let term = Tmux::start(&project, &server, &[], SIZE, &[]);
+    let screen = term.wait_for("for commands");
+    assert!(!screen.contains("Trust it?"), "{screen}");
+    term.keys(&["C-c"]);
+    term.wait_for("again to quit");
+    term.keys(&["C-c"]);
+    assert_restored(&term);
+}
+
+/// Issue 30, item 5: a command hidden 120 blank lines below `git status`. The approval box
+/// shows the `touch`, says how many blank lines it collapsed and keeps every answer, at 24
+/// rows and at 10; `n` refuses it and nothing runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_approval_box_shows_a_command_hidden_below_blank_lines() {
+    if !tmux::available() {
+        return;
+    }
+    let project = Project::new(&[("README.md", "# app\n")]);
+    let target = project.path("PWNED");
+    let command = format!("git status{}touch {target}", "\n".repeat(120));
+    let server = server(Scenario::with_rules([
+        Rule::text("MODEL-SAW-REFUSAL").when_tool_result_contains("refused"),
+        Rule::tool_use("Bash", json!({ "command": command })).when_last_user_contains("check-tree"),
+    ]))
+    .await;
+    let term = Tmux::start(&project, &server, &[], SIZE, &[]);
+    term.wait_for("for commands");
+    term.type_text("check-tree");
+    term.keys(&["Enter"]);
+    let screen = term.wait_for("1. Yes");
+    assert!(screen.contains("$ git status"), "{screen}");
+    assert!(screen.contains("(119 blank lines)"), "{screen}");
+    assert!(screen.contains(&format!("> touch {target}")), "{screen}");
+    assert!(screen.contains("No (n)"), "{screen}");
+    term.resize(80, 10);
+    term.wait_until("the whole question in 10 rows", |s| {
+        s.lines().count() <= 10
+            && s.contains(&format!("touch {target}"))
+            && s.contains("1. Yes (y)")
+            && s.contains("No (n)")
+    });
+    term.keys(&["n"]);
+    term.resize(80, 24);
+    term.wait_for("MODEL-SAW-REFUSAL");
+    assert!(
+        !project.repo.join("PWNED").exists(),
+        "the hidden command ran"
+    );
+    term.type_text("/exit");
+    term.keys(&["Enter"]);
+    assert_restored(&term);
+}

@@ -32,7 +32,10 @@ impl Drop for Worker {
 
 fn worker(project: &Project, server: &FakeModelServer, url: &str) -> Worker {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
-    cmd.args(["worker", "--nats", url, "--slots", "2"]);
+    // An approved plan runs every step it asks for only on a worker whose operator allows
+    // bypassPermissions (the default maximum, acceptEdits, would deny its Bash step).
+    cmd.args(["worker", "--nats", url, "--slots", "2"])
+        .args(["--max-mode", "bypassPermissions"]);
     project.environment(&mut cmd, server);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -225,7 +225,9 @@ async fn an_ultraplan_job_revises_on_feedback_then_executes_when_approved() {
     .await;
     let bus = Bus::connect(&nats).await;
     let mut workers = Workers::new(&nats, &fake);
-    workers.start(1);
+    // The approved plan's Bash step runs unasked only where the operator allows
+    // bypassPermissions (under the default maximum it would be denied).
+    workers.start_with_args(1, &[], &["--max-mode", "bypassPermissions"]);
     let scratch = tempfile::tempdir().unwrap();
     let mut job = agent_job("[case:plan] plan the change");
     job.kind = JobKind::Ultraplan;

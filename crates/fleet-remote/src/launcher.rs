@@ -7,9 +7,9 @@ mod follow;
 use crate::client::Remote;
 use crate::job::{AgentSpec, Job, JobKind, DEFAULT_MAX_DELIVER};
 use crate::signing::UserKey;
-use std::sync::Arc;
 use fleet_runtime::remote::{RemoteLaunched, RemoteLauncher, RemoteRequest};
 use futures::future::BoxFuture;
+use std::sync::Arc;
 use tokio::sync::{mpsc, OnceCell};
 use tokio_util::sync::CancellationToken;
 

@@ -271,8 +271,8 @@ async fn a_cancelled_job_still_queued_is_killed_at_once() {
         .await
         .unwrap();
     assert_eq!(
-        serde_json::from_slice::<serde_json::Value>(&stop.payload).unwrap(),
-        json!({"type": "stop"})
+        support::open_control(task, &stop.payload),
+        fleet_remote::Control::Stop
     );
 }
 

@@ -30,28 +30,47 @@ pub fn repository_root(cwd: &Path) -> std::path::PathBuf {
     root.canonicalize().unwrap_or_else(|_| root.to_path_buf())
 }
 
-/// Whether `file` is tracked by the git repository around it. Any failure (no git, not a
-/// repository, an untracked or missing file) is `false`.
+/// Whether `file` is tracked by the git repository around it.
+///
+/// git is asked from the repository's top folder (the nearest one holding `.git`), never from
+/// the file's own folder: a repository can commit a bare-repository layout (`HEAD`, `config`,
+/// `objects/`, `refs/`) into `.claude/`, and git started there would find that instead — or,
+/// with bare repositories refused, fail, and a failure must not read as "the user's file". So
+/// only git's own "not tracked" (exit code 1) says untracked; any other failure counts as
+/// tracked. Outside a repository nothing is tracked.
 pub fn tracked_by_git(file: &Path) -> bool {
-    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
-        return false;
-    };
-    if !file.exists() || !dir.is_dir() {
+    if !file.exists() {
         return false;
     }
+    let Some(root) = file
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join(".git").exists())
+    else {
+        return false;
+    };
+    let Ok(relative) = file.strip_prefix(root) else {
+        return false;
+    };
     let mut git = Command::new("git");
     for (key, value) in SAFE_GIT_CONFIG {
         git.arg("-c").arg(format!("{key}={value}"));
     }
     git.arg("-C")
-        .arg(dir)
+        .arg(root)
         .args(["ls-files", "--error-unmatch", "--"])
-        .arg(name)
+        .arg(relative)
         .env("GIT_OPTIONAL_LOCKS", "0")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    git.status().is_ok_and(|status| status.success())
+    match git.status() {
+        Ok(status) => status.code() != Some(1),
+        // No git to ask: nothing could have been cloned with it either.
+        Err(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -88,5 +107,22 @@ mod tests {
         let loose = outside.path().join("settings.local.json");
         std::fs::write(&loose, "{}").unwrap();
         assert!(!tracked_by_git(&loose));
+    }
+
+    #[test]
+    fn a_bare_repository_layout_inside_claude_does_not_hide_a_committed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        git(repo, &["init", "-q"]);
+        let claude = repo.join(".claude");
+        std::fs::create_dir_all(claude.join("objects")).unwrap();
+        std::fs::create_dir_all(claude.join("refs")).unwrap();
+        std::fs::write(claude.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(claude.join("config"), "[core]\n\tbare = true\n").unwrap();
+        let local = claude.join("settings.local.json");
+        std::fs::write(&local, "{}").unwrap();
+        git(repo, &["add", "-f", "."]);
+        git(repo, &["commit", "-q", "-m", "x"]);
+        assert!(tracked_by_git(&local));
     }
 }

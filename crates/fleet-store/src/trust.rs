@@ -42,7 +42,11 @@ pub struct ProjectApproval {
     pub allow: Vec<String>,
     /// Project MCP servers approved one by one (`fleet mcp add`), with the hash of the
     /// configuration approved.
-    #[serde(default, rename = "mcpServers", skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        rename = "mcpServers",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub mcp_servers: BTreeMap<String, String>,
 }
 
@@ -104,11 +108,7 @@ impl TrustStore {
 
     /// What the user approved for the repository at `root` (canonical path).
     pub fn project(&self, root: &Path) -> Result<ProjectApproval> {
-        Ok(self
-            .load()?
-            .projects
-            .remove(&key(root))
-            .unwrap_or_default())
+        Ok(self.load()?.projects.remove(&key(root)).unwrap_or_default())
     }
 
     /// Changes the entry of `root` under the lock and writes the file back, owner-only. An
@@ -181,7 +181,10 @@ mod tests {
             ProjectApproval::default()
         );
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(store.path()).unwrap().permissions().mode();
+        let mode = std::fs::metadata(store.path())
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         store
             .update(repo, |p| *p = ProjectApproval::default())

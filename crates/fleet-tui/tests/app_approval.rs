@@ -90,6 +90,20 @@ fn screen(app: &mut App, width: u16, height: u16) -> String {
     out
 }
 
+/// The working line's spinner and clock move; the snapshot keeps the rest.
+fn steady(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.contains("Working…") {
+                "<working>"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn press(app: &mut App, code: KeyCode) {
     app.handle_terminal_event(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
@@ -118,12 +132,7 @@ fn a_command_below_120_blank_lines_is_seen_with_every_answer() {
             "the collapse is stated at {height} rows:\n{text}"
         );
         assert_answers(&text);
-        // The working line's spinner and clock move; the snapshot keeps the rest.
-        let steady: Vec<&str> = text
-            .lines()
-            .map(|l| if l.contains("Working…") { "<working>" } else { l })
-            .collect();
-        insta::assert_snapshot!(format!("blank_run_80x{height}"), steady.join("\n"));
+        insta::assert_snapshot!(format!("blank_run_80x{height}"), steady(&text));
     }
     // However short the terminal, the end of the command and every answer stay.
     for height in 4..=30 {
@@ -154,6 +163,7 @@ fn the_tail_of_a_2000_character_line_is_on_screen() {
         assert!(text.contains("PgUp/PgDn scroll"), "{height} rows:\n{text}");
         assert_answers(&text);
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        insta::assert_snapshot!(format!("long_line_80x{height}"), steady(&text));
     }
 }
 
@@ -173,14 +183,20 @@ fn page_keys_scroll_the_command_and_its_end_stays() {
         press(&mut app, KeyCode::PageDown);
     }
     let down = screen(&mut app, 80, 24);
-    assert!(!down.contains("L000"), "scrolled away from the top:\n{down}");
+    assert!(
+        !down.contains("L000"),
+        "scrolled away from the top:\n{down}"
+    );
     assert!(down.contains("lines above …"), "{down}");
     assert!(down.contains("> echo L099"), "the end stays:\n{down}");
     assert_answers(&down);
 
     press(&mut app, KeyCode::End);
     let bottom = screen(&mut app, 80, 24);
-    assert!(!bottom.contains("more lines …"), "nothing hidden below:\n{bottom}");
+    assert!(
+        !bottom.contains("more lines …"),
+        "nothing hidden below:\n{bottom}"
+    );
     let shown: Vec<usize> = (0..100)
         .filter(|i| bottom.contains(&format!("echo L{i:03}")))
         .collect();
@@ -193,7 +209,11 @@ fn page_keys_scroll_the_command_and_its_end_stays() {
     press(&mut app, KeyCode::PageUp);
     assert_ne!(screen(&mut app, 80, 24), bottom, "PgUp moves back up");
     press(&mut app, KeyCode::Home);
-    assert_eq!(screen(&mut app, 80, 24), first, "Home is the first view again");
+    assert_eq!(
+        screen(&mut app, 80, 24),
+        first,
+        "Home is the first view again"
+    );
     assert!(rx.try_recv().is_err(), "scrolling answers nothing");
 
     press(&mut app, KeyCode::Char('n'));

@@ -167,3 +167,106 @@ fn tiny_widths_do_not_panic() {
         });
     }
 }
+
+fn hidden_tail() -> PermissionAsk {
+    PermissionAsk {
+        input: json!({"command": format!("git status{}touch /tmp/x", "\n".repeat(120))}),
+        description: "Check the tree".into(),
+        ..subagent_bash()
+    }
+}
+
+fn render_in(prompt: &PermissionPrompt, width: u16, height: u16) -> String {
+    text(&draw(width, height, |area, buf| {
+        prompt.render(area, buf, &Theme::mono())
+    }))
+}
+
+/// The box is given fewer rows than it wants (the app gives what the terminal has): from
+/// three rows up, the end of the call and every answer are in them.
+#[test]
+fn every_height_keeps_the_answers_and_the_end_of_the_call() {
+    let prompt = PermissionPrompt::new(hidden_tail());
+    for width in [30, 50, 80] {
+        for height in 3..=40 {
+            let screen = render_in(&prompt, width, height);
+            for needle in ["touch /tmp/x", "1. Yes (y)", "(a)", "No (n)", "(f)"] {
+                assert!(
+                    screen.contains(needle),
+                    "{needle} missing at {width}×{height}:\n{screen}"
+                );
+            }
+        }
+    }
+    // With room, the box says what it collapsed and keeps its frame and title.
+    let roomy = render_in(&prompt, 80, 12);
+    assert!(roomy.contains("(119 blank lines)"), "{roomy}");
+    assert!(roomy.contains("asked by Explore"), "{roomy}");
+}
+
+#[test]
+fn another_tools_input_is_shown_to_its_end() {
+    let prompt = PermissionPrompt::new(PermissionAsk {
+        tool: "mcp__deploy__run".into(),
+        input: json!({"script": format!("{}THE_END", "a".repeat(600))}),
+        description: "mcp__deploy__run".into(),
+        suggested_rule: None,
+        ..subagent_bash()
+    });
+    let whole = render(&prompt, 60);
+    assert!(whole.contains("THE_END"), "{whole}");
+    assert!(
+        !whole.contains("more lines"),
+        "nothing cut at full height:\n{whole}"
+    );
+    let short = render_in(&prompt, 60, 9);
+    assert!(short.contains("THE_END"), "{short}");
+    assert!(short.contains("more lines …"), "{short}");
+}
+
+/// A description or a rule that holds line breaks cannot push the answers away: the
+/// description is flattened and cut to two rows, the rule's breaks are shown as `\n`.
+#[test]
+fn descriptions_and_rules_stay_short_and_visible() {
+    let prompt = PermissionPrompt::new(PermissionAsk {
+        description: format!("Run it{}really", "\n".repeat(80)),
+        suggested_rule: Some(format!("Bash(echo a{}b)", "\n".repeat(3))),
+        ..subagent_bash()
+    });
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("Run it ⏎×80 really"), "{screen}");
+    assert!(screen.contains(r"Bash(echo a\n\n\nb)"), "{screen}");
+    assert!(screen.lines().count() < 20, "{screen}");
+}
+
+#[test]
+fn the_feedback_field_stays_in_a_short_box() {
+    let mut prompt = PermissionPrompt::new(hidden_tail());
+    prompt.handle_key(ch('f'));
+    for k in typed("no") {
+        prompt.handle_key(k);
+    }
+    let screen = render_in(&prompt, 60, 5);
+    assert!(screen.contains("> no"), "{screen}");
+    assert!(screen.contains("touch /tmp/x"), "{screen}");
+    // The page keys scroll the call; they never reach the field.
+    render_in(&prompt, 60, 8);
+    assert_eq!(prompt.handle_key(key(KeyCode::PageDown)), None);
+    assert_eq!(prompt.handle_key(key(KeyCode::PageUp)), None);
+    assert_eq!(
+        prompt.handle_key(key(KeyCode::Enter)),
+        Some(PermissionAnswer::DenyWithFeedback("no".into()))
+    );
+}
+
+#[test]
+fn tiny_boxes_do_not_panic() {
+    let prompt = PermissionPrompt::new(hidden_tail());
+    for width in 0..12 {
+        for height in 0..12 {
+            draw(width, height, |area, buf| {
+                prompt.render(area, buf, &Theme::dark())
+            });
+        }
+    }
+}

@@ -103,7 +103,11 @@ fn inherited_flags(args: &PrintArgs) -> Vec<String> {
     if args.strict_mcp_config {
         out.push("--strict-mcp-config".into());
     }
-    if args.trust_project || fleet_protocol::env::FLEET_TRUST_PROJECT.is_on().unwrap_or(false) {
+    if args.trust_project
+        || fleet_protocol::env::FLEET_TRUST_PROJECT
+            .is_on()
+            .unwrap_or(false)
+    {
         out.push("--trust-project".into());
     }
     match args.sandbox() {

@@ -339,10 +339,12 @@ impl Driver {
                 let text = rules::listing(&self.live.permissions);
                 self.notice(NoticeLevel::Info, text).await;
             }
-            UiCommand::EditRule(Some(edit)) => match rules::edit(&controls, &edit, &self.builder.spec.cwd) {
-                Ok(text) => self.notice(NoticeLevel::Info, text).await,
-                Err(err) => self.notice(NoticeLevel::Error, err).await,
-            },
+            UiCommand::EditRule(Some(edit)) => {
+                match rules::edit(&controls, &edit, &self.builder.spec.cwd) {
+                    Ok(text) => self.notice(NoticeLevel::Info, text).await,
+                    Err(err) => self.notice(NoticeLevel::Error, err).await,
+                }
+            }
             UiCommand::StopTask(id) => match controls.stop_task(&id).await {
                 Ok(stopped) => {
                     let text = format!("stopped {} ({})", stopped.task_id, stopped.description);

@@ -296,13 +296,14 @@ async fn allow_always_saves_the_rule_and_stops_asking() {
     let mut ui = open(scenario, dir.path(), &[]).await;
     ui.answer_through("make the file", PermissionAnswer::AllowAlways)
         .await;
-    let saved = std::fs::read_to_string(dir.path().join(".claude/settings.local.json"))
-        .expect("settings.local.json written");
-    let saved: serde_json::Value = serde_json::from_str(&saved).expect("json");
-    assert_eq!(
-        saved["permissions"]["allow"],
-        json!(["Bash(touch made.txt)"])
-    );
+    // Saved in the user's store for this repository, not in a file of the repository.
+    assert!(!dir.path().join(".claude/settings.local.json").exists());
+    let root = crate::trust::repository_of(dir.path());
+    let saved =
+        fleet_store::trust::TrustStore::new(&fleet_store::FleetHome::at(home().join("fleet")))
+            .project(&root)
+            .expect("the store reads");
+    assert_eq!(saved.allow, ["Bash(touch made.txt)"]);
     std::fs::remove_file(dir.path().join("made.txt")).expect("made the first time");
     ui.send(UiCommand::Submit("again".into()));
     let (seen, result) = ui.until_finished().await;

@@ -43,7 +43,11 @@ pub fn run(args: TrustArgs) -> anyhow::Result<ExitCode> {
         })?;
         println!(
             "{} {}",
-            if had { "Revoked trust for" } else { "Nothing was trusted for" },
+            if had {
+                "Revoked trust for"
+            } else {
+                "Nothing was trusted for"
+            },
             root.display()
         );
         return Ok(ExitCode::SUCCESS);

@@ -23,6 +23,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
+/// How much of a value one summary line shows.
+const SUMMARY_CHARS: usize = 200;
+
 /// One thing the repository asks for.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Item {
@@ -48,7 +51,14 @@ impl Item {
                 .join(", "),
             other => other.to_string(),
         };
-        let gist: String = gist.chars().take(80).collect();
+        // Long values are cut visibly, never silently: the person decides on what is shown.
+        let total = gist.chars().count();
+        let gist = if total > SUMMARY_CHARS {
+            let kept: String = gist.chars().take(SUMMARY_CHARS).collect();
+            format!("{kept}… ({} more characters)", total - SUMMARY_CHARS)
+        } else {
+            gist
+        };
         format!("{} ({}) in {}", self.what, gist, self.file)
     }
 }

@@ -163,7 +163,10 @@ mod tests {
             panic!("not an object")
         };
         let items = strip(&mut map, ".claude/settings.json");
-        (Value::Object(map), items.into_iter().map(|i| i.what).collect())
+        (
+            Value::Object(map),
+            items.into_iter().map(|i| i.what).collect(),
+        )
     }
 
     #[test]
@@ -214,19 +217,24 @@ mod tests {
         assert!(what.is_empty(), "{what:?}");
         let (_, what) = stripped(json!({"sandbox": {"network": {"enabled": false}}}));
         assert!(what.is_empty());
-        let (_, what) =
-            stripped(json!({"sandbox": {"network": {"enabled": false, "allowAllUnixSockets": true}}}));
+        let (_, what) = stripped(
+            json!({"sandbox": {"network": {"enabled": false, "allowAllUnixSockets": true}}}),
+        );
         assert_eq!(what, ["sandbox.network"]);
     }
 
     #[test]
     fn user_only_keys_leave_any_other_file() {
         let Value::Object(mut doc) = json!({"sandbox": {"readOnlyNetwork": true,
-            "filesystem": {"allowRead": ["~/.aws"], "denyRead": ["x"]}}}) else {
+            "filesystem": {"allowRead": ["~/.aws"], "denyRead": ["x"]}}})
+        else {
             panic!()
         };
         let removed = strip_user_only(&mut doc);
-        assert_eq!(removed, ["sandbox.filesystem.allowRead", "sandbox.readOnlyNetwork"]);
+        assert_eq!(
+            removed,
+            ["sandbox.filesystem.allowRead", "sandbox.readOnlyNetwork"]
+        );
         assert_eq!(doc["sandbox"]["filesystem"]["denyRead"], json!(["x"]));
     }
 }

@@ -54,6 +54,13 @@ impl Project {
             trusted: false,
         };
         project.git(&["init", "-q", "-b", "main"]);
+        // Local settings are the user's own, never committed (as in a real checkout, where
+        // they are git-ignored): a committed one would be the repository's (see trust.md).
+        std::fs::write(
+            project.repo.join(".git/info/exclude"),
+            ".claude/settings.local.json\n.fleet/settings.local.json\n",
+        )
+        .unwrap();
         project.git(&["add", "."]);
         project.git(&["commit", "-q", "--allow-empty", "-m", "start"]);
         project

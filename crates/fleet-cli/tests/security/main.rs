@@ -24,6 +24,8 @@ mod common;
 mod approval;
 mod blocking;
 mod concurrent_resume;
+mod containment_rules;
+mod containment_sandbox;
 mod corpus;
 mod env_vars;
 mod read_guard;

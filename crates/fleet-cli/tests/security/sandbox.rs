@@ -38,7 +38,7 @@ fn bash_calls(commands: &[&str]) -> Scenario {
 
 #[tokio::test]
 async fn settings_turn_the_sandbox_on_and_let_sandboxed_commands_run_unasked() {
-    let project = Project::new(&[("src/lib.rs", "fn x() {}\n")]);
+    let project = Project::new(&[("src/lib.rs", "fn x() {}\n")]).trusting();
     std::fs::create_dir_all(project.repo.join(".claude")).unwrap();
     std::fs::write(
         project.repo.join(".claude/settings.json"),
@@ -69,8 +69,10 @@ async fn settings_turn_the_sandbox_on_and_let_sandboxed_commands_run_unasked() {
     let escaped = text(&results[1]);
     assert!(escaped.contains("denied by the sandbox"), "{escaped}");
     assert!(!outside.exists());
+    // A write of git's configuration is a write of a protected file: it asks before the
+    // sandbox is even reached (issue 30, item 4).
     assert!(
-        text(&results[2]).contains("denied by the sandbox"),
+        text(&results[2]).contains("protected path"),
         "{}",
         results[2]
     );

@@ -71,9 +71,16 @@ async fn a_cloned_repositorys_settings_apply_only_once_trusted_and_a_change_asks
     let out = summarize(&project, &[]).await;
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(!ran.exists(), "the repository's SessionStart hook ran untrusted");
+    assert!(
+        !ran.exists(),
+        "the repository's SessionStart hook ran untrusted"
+    );
     assert!(!project.repo.join("made-by-bash").exists());
-    assert!(tool_result_text(&out).contains("needs approval"), "{}", stdout(&out));
+    assert!(
+        tool_result_text(&out).contains("needs approval"),
+        "{}",
+        stdout(&out)
+    );
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("not trusted")).collect();
     assert_eq!(warnings.len(), 1, "{err}");
     for needle in [
@@ -94,11 +101,18 @@ async fn a_cloned_repositorys_settings_apply_only_once_trusted_and_a_change_asks
     assert!(stdout(&trusted).contains("Trusted"), "{}", stdout(&trusted));
     let out = summarize(&project, &[]).await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(ran.exists(), "the trusted hook did not run: {}", stderr(&out));
+    assert!(
+        ran.exists(),
+        "the trusted hook did not run: {}",
+        stderr(&out)
+    );
     assert!(project.repo.join("made-by-bash").exists());
     assert!(!stderr(&out).contains("not trusted"), "{}", stderr(&out));
     let listed = stdout(&fleet(&project, &["trust", "--list"]));
-    assert!(listed.contains(&project.repo.display().to_string()), "{listed}");
+    assert!(
+        listed.contains(&project.repo.display().to_string()),
+        "{listed}"
+    );
 
     // The repository changes what it asks for: trust no longer covers it.
     std::fs::remove_file(&ran).unwrap();
@@ -140,7 +154,11 @@ async fn deny_rules_of_an_untrusted_repository_still_bind() {
     ]))
     .await;
     let out = project
-        .run(&server, &["-p", "go", "--output-format", "stream-json", "--verbose"], "")
+        .run(
+            &server,
+            &["-p", "go", "--output-format", "stream-json", "--verbose"],
+            "",
+        )
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let results = tool_result_text(&out);
@@ -164,11 +182,17 @@ async fn a_committed_local_settings_file_approves_and_loosens_nothing() {
         (".claude/settings.local.json", &local.to_string()),
         (".mcp.json", &mcp.to_string()),
     ]);
+    // The repository committed it (past the usual ignore rule).
+    project.git(&["add", "-f", ".claude/settings.local.json"]);
+    project.git(&["commit", "-q", "-m", "local settings"]);
     assert!(project.git(&["ls-files"]).contains("settings.local.json"));
     let out = summarize(&project, &[]).await;
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
-    assert!(!marker.exists(), "the committed local file approved the repository's server");
+    assert!(
+        !marker.exists(),
+        "the committed local file approved the repository's server"
+    );
     assert!(!project.repo.join("made-by-bash").exists());
     assert!(err.contains("tracked by git"), "{err}");
     assert!(err.contains("MCP server \"helper\""), "{err}");

@@ -73,6 +73,9 @@ impl Tmux {
             ("ANTHROPIC_BASE_URL".into(), server.base_url()),
             ("TERM".into(), "xterm-256color".into()),
         ];
+        if project.trusted {
+            vars.push(("FLEET_TRUST_PROJECT".into(), "1".into()));
+        }
         vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let mut line = String::from("cd ");
         line.push_str(&quote(&project.repo.display().to_string()));

@@ -31,10 +31,8 @@ pub struct Bus {
 pub fn caller_key() -> std::sync::Arc<fleet_remote::signing::UserKey> {
     static KEY: std::sync::OnceLock<std::sync::Arc<fleet_remote::signing::UserKey>> =
         std::sync::OnceLock::new();
-    KEY.get_or_init(|| {
-        std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller"))
-    })
-    .clone()
+    KEY.get_or_init(|| std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller")))
+        .clone()
 }
 
 impl Bus {
@@ -83,7 +81,7 @@ impl Bus {
     }
 
     pub async fn control(&self, task_id: &str, control: &Control) {
-        let payload = serde_json::to_vec(control).unwrap();
+        let payload = fleet_remote::signing::sign_control(task_id, control, &caller_key()).unwrap();
         self.broker
             .js
             .publish(names::control_subject(task_id), payload.into())
@@ -273,11 +271,17 @@ impl Workers {
     }
 
     pub fn start_with(&mut self, slots: u32, labels: &[&str]) {
+        self.start_with_args(slots, labels, &[]);
+    }
+
+    /// A worker with `extra` arguments too (`--max-mode bypassPermissions`).
+    pub fn start_with_args(&mut self, slots: u32, labels: &[&str], extra: &[&str]) {
         let n = self.children.len();
         let log = std::fs::File::create(self.project.home.join(format!("worker-{n}.log"))).unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fleet"));
         cmd.args(["worker", "--nats", &self.url, "--slots", &slots.to_string()]);
         cmd.args(["--trust-key", &caller_key().public_key().to_string()]);
+        cmd.args(extra);
         if !labels.is_empty() {
             cmd.args(["--labels", &labels.join(",")]);
         }

@@ -14,9 +14,9 @@ use crate::error::RemoteError;
 use crate::job::Job;
 use crate::names;
 use crate::record::{Control, TaskRecord, TaskState, WorkerRecord};
+use crate::signing::UserKey;
 use async_nats::jetstream::kv::Operation;
 use async_nats::jetstream::message::PublishMessage;
-use crate::signing::UserKey;
 use futures::StreamExt;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -137,11 +137,15 @@ impl Remote {
         value.map(|bytes| parse_record(&bytes)).transpose()
     }
 
-    /// Sends a stop or a plan decision to the task. A stop of a task still queued also marks
+    /// Sends a stop or a plan decision to the task, signed (see [`crate::signing`]). A stop of a task still queued also marks
     /// it killed, so the worker that picks it up skips it.
     pub async fn send(&self, task_id: &str, control: Control) -> Result<(), RemoteError> {
         names::check_task_id(task_id)?;
-        let payload = to_bytes("control request", &control)?;
+        let payload = bytes::Bytes::from(crate::signing::sign_control(
+            task_id,
+            &control,
+            &*self.signer().await?,
+        )?);
         let subject = names::control_subject(task_id);
         retrying(&subject, || async {
             self.broker

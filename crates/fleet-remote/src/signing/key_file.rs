@@ -61,12 +61,26 @@ impl UserKey {
         }
     }
 
-    /// The key in `path`; `None` when there is no such file.
+    /// The key in `path`; `None` when there is no such file. The file is opened without
+    /// following a symlink and checked through the open handle, so what is checked is what
+    /// is read.
     fn load(path: &Path) -> Result<Option<Self>, SigningError> {
         let shown = || path.display().to_string();
-        let meta = match std::fs::symlink_metadata(path) {
-            Ok(meta) => meta,
+        let unsafe_file = |problem: String| SigningError::KeyFileUnsafe {
+            path: shown(),
+            problem,
+        };
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+            .open(path);
+        let mut file = match opened {
+            Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            // O_NOFOLLOW on a symlink.
+            Err(err) if err.raw_os_error() == Some(nix::libc::ELOOP) => {
+                return Err(unsafe_file("is a symlink, not a plain file".into()))
+            }
             Err(err) => {
                 return Err(SigningError::KeyFile {
                     path: shown(),
@@ -74,12 +88,12 @@ impl UserKey {
                 })
             }
         };
-        let unsafe_file = |problem: String| SigningError::KeyFileUnsafe {
+        let meta = file.metadata().map_err(|e| SigningError::KeyFile {
             path: shown(),
-            problem,
-        };
+            reason: e.to_string(),
+        })?;
         if !meta.file_type().is_file() {
-            return Err(unsafe_file("is not a plain file (a symlink?)".into()));
+            return Err(unsafe_file("is not a plain file".into()));
         }
         let me = nix::unistd::geteuid().as_raw();
         if meta.uid() != me {
@@ -94,7 +108,8 @@ impl UserKey {
                 meta.mode() & 0o777
             )));
         }
-        let mut text = std::fs::read_to_string(path).map_err(|e| SigningError::KeyFile {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| SigningError::KeyFile {
             path: shown(),
             reason: e.to_string(),
         })?;

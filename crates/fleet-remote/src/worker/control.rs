@@ -1,11 +1,13 @@
 //! A job's controls: the task's `fleet.control.<task>` subject read from the start of the
 //! `FLEET_CONTROL` stream by an ordered consumer, so a stop sent while the job was still
-//! queued (or while the worker was cut off from the broker) is seen all the same.
+//! queued (or while the worker was cut off from the broker) is seen all the same. Each must be
+//! signed for this task by a key the worker trusts (see [`crate::signing`]).
 
 use crate::broker::Broker;
 use crate::error::RemoteError;
 use crate::names;
 use crate::record::Control;
+use crate::signing::{open_control, TrustedKeys};
 use async_nats::jetstream::consumer::{pull::OrderedConfig, DeliverPolicy};
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -27,8 +29,14 @@ impl Drop for Controls {
     }
 }
 
-/// Starts reading the task's controls.
-pub async fn subscribe(broker: &Broker, task_id: &str) -> Result<Controls, RemoteError> {
+/// Starts reading the task's controls. Only a control signed for this task by a key in
+/// `trusted` is passed on; any other is logged and ignored.
+pub async fn subscribe(
+    broker: &Broker,
+    task_id: &str,
+    trusted: TrustedKeys,
+    worker: String,
+) -> Result<Controls, RemoteError> {
     let subject = names::control_subject(task_id);
     let stream = broker
         .js
@@ -50,6 +58,7 @@ pub async fn subscribe(broker: &Broker, task_id: &str) -> Result<Controls, Remot
         .await
         .map_err(|e| RemoteError::broker(&subject, e))?;
     let (tx, rx) = mpsc::unbounded_channel();
+    let task_id = task_id.to_string();
     let task = tokio::spawn(async move {
         while let Some(message) = messages.next().await {
             let message = match message {
@@ -60,13 +69,15 @@ pub async fn subscribe(broker: &Broker, task_id: &str) -> Result<Controls, Remot
                     continue;
                 }
             };
-            match serde_json::from_slice::<Control>(&message.payload) {
+            match open_control(&task_id, &message.payload, &trusted) {
                 Ok(control) => {
                     if tx.send(control).is_err() {
                         return;
                     }
                 }
-                Err(err) => tracing::warn!("a control on {subject} is not valid: {err}"),
+                Err(reason) => {
+                    eprintln!("fleet worker {worker}: {task_id}: ignored a control: {reason}")
+                }
             }
         }
     });

@@ -322,9 +322,22 @@ async fn run_in(
         Ok(start) => start,
         Err(reason) => return ended(reason),
     };
-    let mut controls = match control::subscribe(&ctx.broker, &job.task_id).await {
-        Ok(controls) => controls,
-        Err(err) => return ended(format!("cannot read the task's controls: {err}")),
+    // Retried while the broker is away (it may restart just as the job starts); a worker
+    // told to stop meanwhile gives the job back.
+    let subscribed = crate::client::retrying(crate::names::CONTROL_STREAM, || {
+        control::subscribe(
+            &ctx.broker,
+            &job.task_id,
+            ctx.trusted.clone(),
+            ctx.id.clone(),
+        )
+    });
+    let mut controls = tokio::select! {
+        subscribed = subscribed => match subscribed {
+            Ok(controls) => controls,
+            Err(err) => return ended(format!("cannot read the task's controls: {err}")),
+        },
+        () = shutdown.cancelled() => return Outcome::GivenBack,
     };
     let process = match child::spawn(&ctx.program, &child::args(job), &start) {
         Ok(process) => process,

@@ -86,10 +86,8 @@ pub async fn publish_event(
 pub fn signer() -> std::sync::Arc<fleet_remote::signing::UserKey> {
     static KEY: std::sync::OnceLock<std::sync::Arc<fleet_remote::signing::UserKey>> =
         std::sync::OnceLock::new();
-    KEY.get_or_init(|| {
-        std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller"))
-    })
-    .clone()
+    KEY.get_or_init(|| std::sync::Arc::new(fleet_remote::signing::UserKey::generate("test caller")))
+        .clone()
 }
 
 /// A caller signing with [`signer`].
@@ -104,4 +102,16 @@ pub fn open_job(payload: &[u8]) -> Job {
         Opened::Verified { job, .. } => *job,
         Opened::Refused { reason, .. } => panic!("the job does not open: {reason}"),
     }
+}
+
+/// The control in a message on `task`'s control subject, as a worker trusting [`signer`]
+/// reads it.
+pub fn open_control(task: &str, payload: &[u8]) -> fleet_remote::Control {
+    use fleet_remote::signing::{open_control, TrustedKeys};
+    open_control(
+        task,
+        payload,
+        &TrustedKeys::new(vec![signer().public_key()]),
+    )
+    .unwrap_or_else(|reason| panic!("the control does not open: {reason}"))
 }

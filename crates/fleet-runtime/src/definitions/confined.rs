@@ -125,8 +125,14 @@ mod tests {
         let mut warnings = Vec::new();
         let kept = confine(
             vec![
-                def("explore", AgentSource::Project(PathBuf::from("/r/.claude/agents/e.md"))),
-                def("Plan", AgentSource::User(PathBuf::from("/h/.claude/agents/plan.md"))),
+                def(
+                    "explore",
+                    AgentSource::Project(PathBuf::from("/r/.claude/agents/e.md")),
+                ),
+                def(
+                    "Plan",
+                    AgentSource::User(PathBuf::from("/h/.claude/agents/plan.md")),
+                ),
                 def("verification", AgentSource::CommandLine),
                 def("helper", AgentSource::Project(PathBuf::from("/r/h.md"))),
             ],
@@ -138,7 +144,11 @@ mod tests {
         assert_eq!(kept[1].restriction, Restriction::TempWritesOnly);
         assert_eq!(kept[2].restriction, Restriction::None);
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].message.contains("may not replace"), "{}", warnings[0]);
+        assert!(
+            warnings[0].message.contains("may not replace"),
+            "{}",
+            warnings[0]
+        );
     }
 
     #[test]

@@ -213,7 +213,11 @@ fn spellings(command: &Command) -> SimpleCommand {
         spellings.push(spelled.join(" "));
     }
     spellings.dedup();
-    let words: Vec<String> = command.words.iter().map(|w| w.shown().to_string()).collect();
+    let words: Vec<String> = command
+        .words
+        .iter()
+        .map(|w| w.shown().to_string())
+        .collect();
     SimpleCommand {
         spellings,
         later: later_spellings(&command.words),
@@ -228,7 +232,12 @@ const MAX_LATER: usize = 64;
 fn later_spellings(words: &[Word]) -> Vec<String> {
     let mut out = Vec::new();
     for start in 1..words.len().min(MAX_LATER + 1) {
-        let Some(first) = words[start].known() else {
+        // A word with blanks is text handed to the program (`echo 'rm -rf x'`), not a
+        // program name it may run.
+        let Some(first) = words[start]
+            .known()
+            .filter(|w| !w.contains(char::is_whitespace))
+        else {
             continue;
         };
         let rest = words[start + 1..].iter().map(Word::shown);

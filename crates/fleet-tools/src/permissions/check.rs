@@ -2,11 +2,13 @@
 
 use super::bash_split;
 use super::call::{is_device, Call};
+use super::git_reads::{self, HistoryRead};
 use super::live::{merged, ModeCell, SessionGrants};
 use super::mode::PermissionMode;
 use super::private_home;
 use super::protected;
 use super::rule::{Rule, RuleError, RuleKind, RuleSet};
+use super::secret_args::{self, SecretArg};
 use crate::shell::quote;
 use crate::tool::Access;
 use crate::workspace::Workspace;
@@ -241,6 +243,34 @@ impl Decision {
                  there always ask.",
                 path.display()
             ),
+            (Behavior::Ask, DecisionReason::Rule(rule))
+                if rule.kind() == RuleKind::Deny && rule.tool() == "Bash" =>
+            {
+                format!(
+                    "Permission to use {subject} needs approval: a word inside it starts a \
+                     command that deny rule `{rule}` in {} denies, and the program before it \
+                     may run it.",
+                    rule.source()
+                )
+            }
+            (Behavior::Ask, DecisionReason::Rule(rule)) if rule.kind() == RuleKind::Deny => {
+                format!(
+                    "Permission to use {subject} needs approval: it prints file contents (git \
+                     history, diffs, blobs) that may hold a file deny rule `{rule}` in {} keeps \
+                     from being read.",
+                    rule.source()
+                )
+            }
+            (Behavior::Ask, DecisionReason::Rule(rule))
+                if rule.kind() == RuleKind::Ask && rule.tool() == "Read" =>
+            {
+                format!(
+                    "Permission to use {subject} needs approval: it names a folder holding a \
+                     credential store ({}), and without the sandbox nothing else keeps the \
+                     command out of it.",
+                    rule.specifier().unwrap_or_default()
+                )
+            }
             (Behavior::Ask, DecisionReason::Rule(rule)) => format!(
                 "Permission to use {subject} needs approval: it matches ask rule `{rule}` in {}.",
                 rule.source()
@@ -432,7 +462,23 @@ impl Permissions {
             mode,
             PermissionMode::AcceptEdits | PermissionMode::BypassPermissions
         );
-        let (behavior, reason) = decide(mode, rules, &call, read_only, sandboxed);
+        let (mut behavior, mut reason) = decide(mode, rules, &call, read_only, sandboxed);
+        if behavior != Behavior::Deny {
+            if let Access::Command(command) = access {
+                let found = secret_args::sandbox_unavailable()
+                    .then(|| secret_args::check(self, command, cwd))
+                    .flatten();
+                match found {
+                    Some(SecretArg::Denied(rule)) => {
+                        (behavior, reason) = (Behavior::Deny, DecisionReason::Rule(rule));
+                    }
+                    Some(SecretArg::Asks(rule)) if behavior == Behavior::Allow => {
+                        (behavior, reason) = (Behavior::Ask, DecisionReason::Rule(rule));
+                    }
+                    _ => {}
+                }
+            }
+        }
         let behavior = match (behavior, mode) {
             (Behavior::Ask, PermissionMode::DontAsk) => Behavior::Deny,
             (behavior, _) => behavior,
@@ -459,6 +505,14 @@ fn decide(
     }
     if mode == PermissionMode::Plan && !read_only {
         return (Behavior::Deny, DecisionReason::Mode(PermissionMode::Plan));
+    }
+    if let Some(rule) = rules.denying_later(call) {
+        return (Behavior::Ask, DecisionReason::Rule(rule.clone()));
+    }
+    match git_reads::check(rules, call) {
+        Some(HistoryRead::Denied(rule)) => return (Behavior::Deny, DecisionReason::Rule(rule)),
+        Some(HistoryRead::Asks(rule)) => return (Behavior::Ask, DecisionReason::Rule(rule)),
+        None => {}
     }
     if let Some(path) = protected::unnamed_protected_write(call, rules) {
         return (Behavior::Ask, DecisionReason::Protected(path));

@@ -90,7 +90,11 @@ fn printing_git(part: &SimpleCommand) -> Option<&[String]> {
         if !word.starts_with('-') {
             break;
         }
-        i += if GLOBAL_VALUED.contains(&word.as_str()) { 2 } else { 1 };
+        i += if GLOBAL_VALUED.contains(&word.as_str()) {
+            2
+        } else {
+            1
+        };
     }
     let (sub, args) = rest.get(i..)?.split_first()?;
     let prints = PRINTS.contains(&sub.as_str())
@@ -109,8 +113,17 @@ fn patch_option(arg: &str) -> bool {
         let name = long.split('=').next().unwrap_or(long);
         return matches!(
             name,
-            "patch" | "patch-with-stat" | "patch-with-raw" | "cc" | "word-diff" | "full-diff"
-                | "color-words" | "unified" | "function-context" | "text" | "binary"
+            "patch"
+                | "patch-with-stat"
+                | "patch-with-raw"
+                | "cc"
+                | "word-diff"
+                | "full-diff"
+                | "color-words"
+                | "unified"
+                | "function-context"
+                | "text"
+                | "binary"
         );
     }
     arg.strip_prefix('-').is_some_and(|cluster| {

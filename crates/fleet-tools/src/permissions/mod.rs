@@ -22,6 +22,7 @@ mod bash_match;
 pub(crate) mod bash_split;
 pub(crate) mod call;
 mod check;
+mod git_reads;
 mod live;
 mod mode;
 pub(crate) mod path_match;
@@ -29,6 +30,7 @@ mod private_home;
 mod protected;
 mod read_guard;
 mod rule;
+mod secret_args;
 mod settings;
 
 pub use check::{Behavior, Decision, DecisionReason, Permissions};

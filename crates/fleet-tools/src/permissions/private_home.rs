@@ -78,7 +78,9 @@ pub(crate) fn unnamed_private_read(call: &Call<'_>, rules: &RuleSet) -> Option<P
     let name = entry.file_name()?.to_str()?;
     let named = rules.allow.iter().any(|rule| {
         rule.names_paths()
-            && rule.specifier().is_some_and(|spec| specifier_names(spec, name))
+            && rule
+                .specifier()
+                .is_some_and(|spec| specifier_names(spec, name))
             && rule.allows(call)
     });
     (!named).then(|| read.resolved.clone())
@@ -100,7 +102,11 @@ mod tests {
         assert_eq!(entry("/h/.local/share/x"), Some(PathBuf::from("/h/.local")));
         assert_eq!(entry("/h/.local/bin/tool"), None);
         assert_eq!(entry("/h/.cargo/registry/src/x.rs"), None);
-        assert_eq!(entry("/h/src/.env"), None, "only entries of the home folder");
+        assert_eq!(
+            entry("/h/src/.env"),
+            None,
+            "only entries of the home folder"
+        );
         assert_eq!(entry("/h"), None);
         assert_eq!(entry("/elsewhere/.npmrc"), None);
     }

@@ -19,6 +19,8 @@ pub const PROTECTED_DIRS: &[&str] = &[".claude", ".fleet", ".git", ".vscode", ".
 pub const PROTECTED_FILES: &[&str] = &[
     ".mcp.json",
     ".gitconfig",
+    // The system-wide git configuration (`/etc/gitconfig`, `git config --system`).
+    "gitconfig",
     ".envrc",
     ".bashrc",
     ".bash_profile",

@@ -187,7 +187,11 @@ impl ReadGuard {
                 workspace::absolute(home, cwd),
                 workspace::resolve(home, cwd),
             ]),
-            open: permissions.workspace.dirs().map(Path::to_path_buf).collect(),
+            open: permissions
+                .workspace
+                .dirs()
+                .map(Path::to_path_buf)
+                .collect(),
         });
         Self {
             rules,
@@ -287,7 +291,12 @@ impl ReadGuard {
         // Only a walk that enters the home folder meets its dot-entries: one rooted inside a
         // dot-entry was asked about as a whole by the permission check.
         let (private_homes, open) = match &self.private_home {
-            Some(private) if private.homes.iter().any(|h| roots.iter().any(|r| h.starts_with(r))) => {
+            Some(private)
+                if private
+                    .homes
+                    .iter()
+                    .any(|h| roots.iter().any(|r| h.starts_with(r))) =>
+            {
                 (private.homes.clone(), private.open.clone())
             }
             _ => (Vec::new(), Vec::new()),

@@ -5,15 +5,17 @@
 //! credential stores and `Read` deny rules out of reach, so `cat ~/.ssh/id_rsa` fails in the
 //! kernel. Where it cannot (an old kernel, `FLEET_SANDBOX_UNAVAILABLE=1`), this is the only
 //! check: every word of the line that may name a file — operands, `--opt=PATH` and `REV:PATH`
-//! values, `< file` sources, `~/…` and `$HOME/…` spelled out, one level of a glob — is looked
-//! up with the read guard ([`super::ReadGuard`], the same rules and stores the Read tool
+//! values, `< file` sources, words inside `sh -c` strings and loop lists, `~/…`, `~user/…`
+//! and `$HOME/…` spelled out, globs matched against what exists — is looked up with the read guard ([`super::ReadGuard`], the same rules and stores the Read tool
 //! obeys). A named file that is denied denies the call, naming the rule or the store; a word
-//! naming a folder that holds a credential store (`grep -r x ~`) asks. Words only known when
-//! the line runs (`"$f"`) cannot be looked up: that gap is in docs/security.md.
+//! naming a folder that holds a credential store (`grep -r x ~`), or a word only known when
+//! the line runs that spells a store's name (`$h/.ssh/id_rsa`), asks. Other words only known
+//! when the line runs (`"$f"`) cannot be looked up: that gap is in docs/security.md.
 
 use super::check::Permissions;
 use super::read_guard::{ReadDenial, ReadGuard};
 use super::rule::{Rule, RuleKind};
+use crate::shell::Word;
 use crate::workspace;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,7 +34,7 @@ pub(crate) enum SecretArg {
 
 /// Whether Bash runs unconfined here because no sandbox can be had.
 pub(crate) fn sandbox_unavailable() -> bool {
-    crate::sandbox::launcher(None).is_err()
+    crate::sandbox::availability::launcher(None).is_err()
 }
 
 /// Checks the words of `command`, run in `cwd`, against `permissions`' read guard.
@@ -43,9 +45,27 @@ pub(crate) fn check(permissions: &Permissions, command: &str, cwd: &Path) -> Opt
     }
     let home = permissions.home.as_deref();
     let stores: Vec<PathBuf> = guard.credential_stores().map(Path::to_path_buf).collect();
+    // Where each store lies below the home folder (`.ssh`), to spot it in a word whose start
+    // is only known when the line runs (`$h/.ssh/id_rsa`).
+    let relative: Vec<(String, &PathBuf)> = match home {
+        Some(home) => stores
+            .iter()
+            .filter_map(|s| Some((s.strip_prefix(home).ok()?.to_string_lossy().into_owned(), s)))
+            .collect(),
+        None => Vec::new(),
+    };
     let mut asks = None;
     for token in tokens(command) {
-        for path in candidates(&token, cwd, home) {
+        let Some(paths) = candidates(&token, cwd, home) else {
+            if asks.is_none() {
+                asks = relative
+                    .iter()
+                    .find(|(rel, _)| token.contains(&format!("/{rel}")))
+                    .and_then(|(_, store)| store_rule(store, RuleKind::Ask));
+            }
+            continue;
+        };
+        for path in paths {
             match guard.denial(&path) {
                 Some(ReadDenial::Rule(rule)) => return Some(SecretArg::Denied(rule)),
                 Some(ReadDenial::CredentialStore(store)) => {
@@ -81,71 +101,124 @@ fn store_rule(store: &Path, kind: RuleKind) -> Option<Arc<Rule>> {
         .map(Arc::new)
 }
 
-/// The line split into words that may name files: on blanks, quotes, and shell operators,
-/// then on `=` and `:` (option values, `REV:PATH`).
+/// The words of the line that may name files: the shell parser's words and redirect targets
+/// (a word with expansions as written, its quotes dropped), and the raw text split on blanks,
+/// quotes and shell operators (which reaches into `sh -c '…'` strings and loop lists); each
+/// also split on `=` and `:` (option values, `REV:PATH`).
 fn tokens(command: &str) -> Vec<String> {
+    let unquoted = |word: &Word| match word {
+        Word::Known(text) => text.clone(),
+        Word::Unknown(unknown) => unknown.source.replace(['\'', '"'], ""),
+    };
+    let mut words: Vec<String> = Vec::new();
+    let parsed = crate::shell::parse(command);
+    for line in parsed.lines() {
+        for simple in &line.commands {
+            let targets = simple.redirects.iter().map(|r| &r.target);
+            words.extend(simple.words.iter().chain(targets).map(unquoted));
+        }
+        words.extend(line.redirects.iter().map(|r| unquoted(&r.target)));
+    }
+    let raw = command.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\'' | '"' | ';' | '|' | '&' | '<' | '>' | '(' | ')' | '`'
+            )
+    });
     let mut out = Vec::new();
-    for raw in command.split(|c: char| {
-        c.is_whitespace() || matches!(c, '\'' | '"' | ';' | '|' | '&' | '<' | '>' | '(' | ')' | '`')
-    }) {
-        if raw.is_empty() {
+    for word in words.iter().map(String::as_str).chain(raw) {
+        if word.is_empty() {
             continue;
         }
-        out.push(raw.to_string());
-        for piece in raw.split(['=', ':']).skip(1) {
+        out.push(word.to_string());
+        for piece in word.split(['=', ':']).skip(1) {
             if !piece.is_empty() {
                 out.push(piece.to_string());
             }
         }
     }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
-/// The paths a token may stand for: `~` and `$HOME` spelled out, relative ones from `cwd`, a
-/// glob in its last part matched against its folder. A token with any other expansion gives
-/// none.
-fn candidates(token: &str, cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let token = token.trim_start_matches('\\');
-    let expanded = match home {
-        Some(home) => {
-            let home = home.to_string_lossy();
-            let mut text = token.to_string();
-            if text == "~" || text.starts_with("~/") {
-                text = format!("{home}{}", &text[1..]);
-            }
-            text.replace("${HOME}", &home).replace("$HOME", &home)
+/// The paths a token may stand for: `~`, `~user` and `$HOME` spelled out, relative ones from
+/// `cwd`, a glob matched against the folders that exist. `None` for a token with any other
+/// expansion, which cannot be looked up.
+fn candidates(token: &str, cwd: &Path, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+    let mut text = token.trim_start_matches('\\').to_string();
+    if let Some(home) = home {
+        let home = home.to_string_lossy();
+        if text == "~" || text.starts_with("~/") {
+            text = format!("{home}{}", &text[1..]);
         }
-        None => token.to_string(),
-    };
-    if expanded.contains(['$', '`', '~', '{']) {
-        return Vec::new();
+        text = text.replace("${HOME}", &home).replace("$HOME", &home);
     }
-    let path = workspace::absolute(Path::new(&expanded), cwd);
-    if !expanded.contains(['*', '?', '[']) {
-        return vec![path];
+    if let Some(rest) = text.strip_prefix('~') {
+        let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        text = format!("{}/{tail}", user_home(user)?.display());
     }
-    let (Some(folder), Some(pattern)) = (path.parent(), path.file_name()) else {
-        return Vec::new();
-    };
-    if folder.to_string_lossy().contains(['*', '?', '[']) {
-        // A glob in a folder part: the folder before it is what is named.
-        let literal: PathBuf = path
-            .components()
-            .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
-            .collect();
-        return vec![literal];
+    if text.contains(['$', '`', '~', '{']) {
+        return None;
     }
-    let Ok(glob) = globset::Glob::new(&pattern.to_string_lossy()) else {
-        return vec![folder.to_path_buf()];
-    };
-    let matcher = glob.compile_matcher();
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    entries
-        .take(GLOB_ENTRIES)
-        .filter_map(Result::ok)
-        .filter(|entry| matcher.is_match(entry.file_name()))
-        .map(|entry| entry.path())
-        .collect()
+    let path = workspace::absolute(Path::new(&text), cwd);
+    if !text.contains(['*', '?', '[']) {
+        return Some(vec![path]);
+    }
+    Some(expand_globs(&path))
+}
+
+/// The home folder of `user` (`~user`), from the password file.
+fn user_home(user: &str) -> Option<PathBuf> {
+    let plain = !user.is_empty()
+        && user
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    if !plain {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        match (fields.first(), fields.get(5)) {
+            (Some(name), Some(home)) if *name == user => Some(PathBuf::from(home)),
+            _ => None,
+        }
+    })
+}
+
+/// The existing paths a globbed path matches, each globbed part matched against the entries of
+/// the folders before it (bounded by [`GLOB_ENTRIES`] in all).
+fn expand_globs(path: &Path) -> Vec<PathBuf> {
+    let mut found = vec![PathBuf::from("/")];
+    for part in path.components().skip(1) {
+        let text = part.as_os_str().to_string_lossy();
+        if !text.contains(['*', '?', '[']) {
+            found.iter_mut().for_each(|p| p.push(part));
+            continue;
+        }
+        let Ok(glob) = globset::Glob::new(&text) else {
+            return found;
+        };
+        let matcher = glob.compile_matcher();
+        let mut next = Vec::new();
+        for folder in &found {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            next.extend(
+                entries
+                    .take(GLOB_ENTRIES)
+                    .filter_map(Result::ok)
+                    .filter(|entry| matcher.is_match(entry.file_name()))
+                    .map(|entry| entry.path()),
+            );
+            if next.len() >= GLOB_ENTRIES {
+                break;
+            }
+        }
+        found = next;
+    }
+    found
 }

@@ -52,6 +52,15 @@ pub enum SandboxRefusal {
     Unavailable(String),
     #[error("Bash is refused: cannot create the private temp folder for the sandbox: {0}")]
     Temp(String),
+    /// A read-only agent (Explore, Plan, plan mode, verification) would run unconfined.
+    #[error(
+        "Bash is refused: this agent is read-only, and the OS sandbox that keeps its commands \
+         from changing anything or reading private files is unavailable ({0}). Use Read, Grep \
+         and Glob instead. To let read-only agents run Bash with only the command classifier, \
+         the user can set `sandbox.allowUnsandboxedReadOnly: true` in their user settings \
+         (~/.claude/settings.json)."
+    )]
+    ReadOnlyUnsandboxed(String),
 }
 
 /// How one agent's Bash processes are confined. Built by the runtime for each agent and read
@@ -62,6 +71,9 @@ pub struct AgentSandbox {
     permissions: Option<Arc<Permissions>>,
     /// Found at the first confined call (the walk for wildcard rules is not free).
     paths: OnceLock<AgentPaths>,
+    /// The home folder's dot-entries the read-only sandbox denies, found at the first
+    /// read-only command.
+    private_home: OnceLock<Vec<PathBuf>>,
     temp: Mutex<Option<tempfile::TempDir>>,
 }
 
@@ -97,6 +109,7 @@ impl AgentSandbox {
             config,
             permissions,
             paths: OnceLock::new(),
+            private_home: OnceLock::new(),
             temp: Mutex::new(None),
         }
     }
@@ -110,7 +123,9 @@ impl AgentSandbox {
         };
         let home = permissions.home.clone().or_else(home);
         let stores = paths::credential_stores(&self.config, cwd, home.as_deref());
-        ReadGuard::new(permissions, cwd, &stores)
+        let mut guard = ReadGuard::new(permissions, cwd, &stores);
+        guard.open_private(paths::lifted_reads(&self.config, cwd, home.as_deref()));
+        guard
     }
 
     /// The kind an agent gets from its permission mode: read-only in plan mode, else `other`.
@@ -155,28 +170,35 @@ impl AgentSandbox {
             Err(reason) if self.config.fail_if_unavailable => {
                 return Err(SandboxRefusal::Unavailable(reason))
             }
+            Err(reason)
+                if self.is_read_only_agent() && !self.config.allow_unsandboxed_read_only =>
+            {
+                return Err(SandboxRefusal::ReadOnlyUnsandboxed(reason))
+            }
             Err(reason) => {
                 availability::warn_once(
                     "unavailable",
                     &format!(
                         "the sandbox is unavailable, so Bash commands run unconfined (read-only \
-                         agents keep only the command classifier): {reason}"
+                         agents refuse Bash unless `sandbox.allowUnsandboxedReadOnly` is set): \
+                         {reason}"
                     ),
                 );
                 return Ok(Plan::default());
             }
         };
         let temp = self.private_temp()?;
+        let home = self
+            .permissions
+            .as_ref()
+            .and_then(|p| p.home.clone())
+            .or_else(home);
         let paths = self.paths.get_or_init(|| {
             agent_paths(&Sources {
                 config: &self.config,
                 permissions: self.permissions.as_ref(),
                 cwd,
-                home: self
-                    .permissions
-                    .as_ref()
-                    .and_then(|p| p.home.as_deref())
-                    .or(home().as_deref()),
+                home: home.as_deref(),
             })
         });
         let mut policy = SandboxPolicy {
@@ -185,6 +207,24 @@ impl AgentSandbox {
             unix_sockets: self.config.unix_sockets,
             ..SandboxPolicy::default()
         };
+        if !matches!(want, Want::Configured) {
+            // The read-only sandbox: no network unless the user allows it, and none of the
+            // home folder's private files.
+            policy.network = self.config.network && self.config.read_only_network;
+            let private = self.private_home.get_or_init(|| {
+                let Some(home) = home.as_deref() else {
+                    return Vec::new();
+                };
+                let mut open = paths.writable.clone();
+                open.extend([workspace::resolve(cwd, Path::new("/")), temp.clone()]);
+                if let Want::Scratch(dir) = &want {
+                    open.push(dir.clone());
+                }
+                open.extend(paths::lifted_reads(&self.config, cwd, Some(home)));
+                paths::private_home(home, &open)
+            });
+            policy.deny_read.extend(private.iter().cloned());
+        }
         match want {
             Want::ReadOnly => {}
             Want::Scratch(dir) => {
@@ -262,6 +302,12 @@ impl AgentSandbox {
         )
         .check("Bash", false, &Access::Command(command.to_string()), cwd)
         .is_allowed()
+    }
+
+    /// Whether this agent is read-only as a whole (Explore, Plan, plan mode, verification),
+    /// rather than an ordinary agent some of whose commands run read-only.
+    fn is_read_only_agent(&self) -> bool {
+        matches!(self.kind, SandboxKind::ReadOnly | SandboxKind::Scratch(_))
     }
 
     /// The private temp folder, made at the first confined command and removed with `self`.

@@ -17,8 +17,16 @@
 //!   prompt for that reason) runs read-only.
 //!
 //! The first three hold wherever the kernel has Landlock, whatever the settings or
-//! `--no-sandbox` say. Reads are denied only for `denyRead`, `Read(...)` deny rules and the
-//! default credential stores (`~/.ssh`, `~/.aws`, …; `allowRead` lifts one).
+//! `--no-sandbox` say, and form the *read-only sandbox*: no network (unless the user's
+//! `readOnlyNetwork`), and none of the home folder's dot-entries but toolchains and git's
+//! configuration ([`paths::private_home`]). Without a sandbox, read-only agents refuse Bash
+//! unless the user's `allowUnsandboxedReadOnly` says otherwise. Every sandbox denies reads of
+//! `denyRead`, `Read(...)` deny rules and the credential stores (`~/.ssh`, `~/.npmrc`, …;
+//! `allowRead` lifts one).
+//!
+//! Every sandboxed command runs in a session of its own, without a controlling terminal, may
+//! not use the terminal-injection ioctls, and may not open the terminals under `/dev/pts` (see
+//! [`launcher`], [`seccomp`], [`policy::terminal_devices`]).
 //!
 //! # How
 //!

@@ -8,7 +8,8 @@
 
 use crate::permissions::path_match::Anchors;
 use crate::permissions::{
-    Permissions, Rule, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTECTED_FILES,
+    Permissions, Rule, COMMAND_ENTRIES, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTECTED_FILES,
+    TOOLCHAIN_ENTRIES,
 };
 use crate::workspace::{self, Workspace};
 use std::path::{Path, PathBuf};
@@ -42,6 +43,84 @@ pub fn credential_stores(
         .map(|store| home.join(store))
         .filter(|store| !lifted.iter().any(|l| store.starts_with(l)))
         .collect()
+}
+
+/// The `allowRead` paths of `config`, resolved.
+pub fn lifted_reads(
+    config: &super::SandboxConfig,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let home = home.map(|h| workspace::resolve(h, Path::new("/")));
+    config
+        .allow_read
+        .iter()
+        .flat_map(|r| rule_paths(r, cwd, home.as_deref()))
+        .collect()
+}
+
+/// How deep [`private_home`] looks into a dot-folder that holds a readable path.
+const PRIVATE_DEPTH: usize = 4;
+
+/// The home folder's dot-entries the read-only sandbox denies to commands: all of them but
+/// the toolchain folders and git's configuration ([`TOOLCHAIN_ENTRIES`], [`COMMAND_ENTRIES`])
+/// and what holds or lies in one of `open` (the workspace, the agent's folders, `allowRead`
+/// paths; resolved). A dot-folder holding a readable path is denied entry by entry around it
+/// (`~/.config` but `~/.config/git`). A dot-entry that is a symbolic link is denied where it
+/// leads when that is inside the home folder; one leading elsewhere is left as it is.
+pub fn private_home(home: &Path, open: &[PathBuf]) -> Vec<PathBuf> {
+    let home = workspace::resolve(home, Path::new("/"));
+    let readable: Vec<PathBuf> = TOOLCHAIN_ENTRIES
+        .iter()
+        .chain(COMMAND_ENTRIES)
+        .map(|entry| home.join(entry))
+        .chain(open.iter().cloned())
+        .collect();
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&home) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            deny_around(&home, entry.path(), &readable, 0, &mut out);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn deny_around(
+    home: &Path,
+    path: PathBuf,
+    readable: &[PathBuf],
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(meta) = path.symlink_metadata() else {
+        return;
+    };
+    let path = if meta.file_type().is_symlink() {
+        match std::fs::canonicalize(&path) {
+            Ok(target) if target.starts_with(home) && target != home => target,
+            _ => return,
+        }
+    } else {
+        path
+    };
+    if readable.iter().any(|r| path.starts_with(r)) {
+        return;
+    }
+    let holds = readable.iter().any(|r| r.starts_with(&path));
+    if holds && depth < PRIVATE_DEPTH && path.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(&path) {
+            for entry in entries.flatten() {
+                deny_around(home, entry.path(), readable, depth + 1, out);
+            }
+        }
+    } else if !holds {
+        out.push(path);
+    }
 }
 
 /// What [`agent_paths`] found for one agent.

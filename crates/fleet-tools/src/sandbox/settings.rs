@@ -142,6 +142,25 @@ impl Default for SandboxConfig {
 }
 
 impl SandboxConfig {
+    /// `allowRead` as `Read(...)` allow rules, for the permission rules: a path the user lets
+    /// commands read, the Read tool reads without asking either (a home dot-file outside the
+    /// workspace otherwise asks; see `permissions::private_home`). Only for `allowRead` taken
+    /// from the user's own settings.
+    pub fn allow_read_rules(&self) -> Result<Vec<Arc<Rule>>, RuleError> {
+        self.allow_read
+            .iter()
+            .map(|rule| {
+                Rule::parse(
+                    RuleKind::Allow,
+                    &rule.to_string(),
+                    rule.base().to_path_buf(),
+                    rule.source(),
+                )
+                .map(Arc::new)
+            })
+            .collect()
+    }
+
     /// Adds one settings file's `sandbox` object: its single values win over earlier files,
     /// its lists add up. `base` is the folder its paths are relative to, `source` names the file.
     pub fn add_settings(

@@ -4,11 +4,14 @@
 #![allow(clippy::unwrap_used)]
 
 mod bash;
+mod deny_wrappers;
+mod git_history;
 mod live;
 mod modes;
 mod paths;
 mod protected;
 mod rules;
+mod wrapper_writes;
 
 use fleet_tools::permissions::{Decision, DecisionReason, PermissionMode, Permissions, RuleKind};
 use fleet_tools::workspace::{self, Workspace};

@@ -24,7 +24,7 @@ fn each_mode_decides_reads_writes_and_commands() {
         let perms = fx.perms(mode, &[], &[], &[]);
         let calls = [
             read(fx.p("src/main.rs")),
-            read(fx.home.join(".ssh/id_rsa")),
+            read(fx.outside.join("secret.txt")),
             write(fx.p("src/new.rs")),
             bash("ls"),
             other("WebFetch"),

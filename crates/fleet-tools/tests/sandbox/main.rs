@@ -6,6 +6,7 @@ mod confine;
 mod guardian;
 mod kinds;
 mod network;
+mod private;
 mod terminal;
 
 use fleet_tools::builtin::BashTool;

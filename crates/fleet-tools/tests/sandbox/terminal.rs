@@ -108,7 +108,10 @@ fn a_sandboxed_command_has_no_controlling_terminal() {
     let probe = "(exec 3<>/dev/tty) && echo OPENED || echo REFUSED";
     let launcher = launcher();
     let plain = with_terminal(&["/bin/sh", "-c", probe]);
-    assert!(plain.contains("OPENED"), "the test's terminal works: {plain}");
+    assert!(
+        plain.contains("OPENED"),
+        "the test's terminal works: {plain}"
+    );
     let confined = with_terminal(&[
         launcher.to_str().unwrap(),
         "__sandbox-exec",
@@ -146,7 +149,11 @@ async fn sandboxed_bash_commands_run_in_a_session_of_their_own() {
         assert!(!out.is_error, "{}", out.content);
         assert_ne!(sid(&out.content), ours, "{}", out.content);
         let tty = bash(&p.context(&sandbox), "exec 3<>/dev/tty && echo OPENED").await;
-        assert!(tty.is_error && !tty.content.contains("OPENED"), "{}", tty.content);
+        assert!(
+            tty.is_error && !tty.content.contains("OPENED"),
+            "{}",
+            tty.content
+        );
     }
 }
 
@@ -204,5 +211,45 @@ async fn a_timeout_still_stops_every_process_of_a_sandboxed_command() {
         }
         dead
     });
-    assert!(gone, "the background child {child} of a timed-out command survived");
+    assert!(
+        gone,
+        "the background child {child} of a timed-out command survived"
+    );
+}
+
+#[tokio::test]
+async fn dropping_a_sandboxed_call_kills_its_whole_group() {
+    let p = Project::new();
+    let sandbox = p.configured(&[]);
+    let ctx = p.context(&sandbox);
+    let job = p.root.join("src/job.pid");
+    let command = format!("sleep 100 & echo $! > {}; sleep 30", job.display());
+    let tool = BashTool::with_max_output(30_000);
+    let mut call = tool.call(json!({ "command": command }), &ctx);
+    let pid: i32 = tokio::select! {
+        result = &mut call => panic!("the call finished early: {result:?}"),
+        pid = async {
+            loop {
+                if let Ok(text) = std::fs::read_to_string(&job) {
+                    if let Ok(pid) = text.trim().parse() {
+                        break pid;
+                    }
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        } => pid,
+    };
+    drop(call);
+    let gone = (0..500).any(|_| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let dead = stat.is_empty() || stat.contains(") Z ");
+        if !dead {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        dead
+    });
+    assert!(
+        gone,
+        "the background job {pid} of a dropped sandboxed call survived"
+    );
 }

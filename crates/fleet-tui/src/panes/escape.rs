@@ -70,7 +70,10 @@ mod tests {
             escaped("rm \u{202e}txt.sh\u{202c}"),
             "rm \\u{202e}txt.sh\\u{202c}"
         );
-        assert_eq!(escaped("git\u{a0}st\u{200b}atus"), "git\\u{a0}st\\u{200b}atus");
+        assert_eq!(
+            escaped("git\u{a0}st\u{200b}atus"),
+            "git\\u{a0}st\\u{200b}atus"
+        );
         assert_eq!(escaped("héllo ✓ 日本"), "héllo ✓ 日本");
     }
 }

@@ -109,17 +109,18 @@ fn read_range(offset: Option<u64>, limit: Option<u64>) -> Option<String> {
     }
 }
 
-/// The command's first line, with `…` when more lines follow.
+/// The command's first line, with `… +N lines` when more lines follow: the label is one row,
+/// and it must not pass for the whole of a command whose real work is further down.
 fn bash_command(input: &Value) -> Arg {
     let Some(command) = input.get("command").and_then(Value::as_str) else {
         return Arg::None;
     };
     let mut lines = command.trim().lines();
     let first = lines.next().unwrap_or("").trim();
-    if lines.next().is_some() {
-        Arg::Text(format!("{} …", one_line(first)))
-    } else {
-        Arg::Text(one_line(first))
+    match lines.count() {
+        0 => Arg::Text(one_line(first)),
+        1 => Arg::Text(format!("{} … +1 line", one_line(first))),
+        more => Arg::Text(format!("{} … +{more} lines", one_line(first))),
     }
 }
 

@@ -70,7 +70,7 @@ fn every_built_in_tool_has_a_short_label() {
             "Edit(src/app.rs)",
             "MultiEdit(src/app.rs)",
             "Bash(cargo test)",
-            "Bash(cd crates …)",
+            "Bash(cd crates … +1 line)",
             "Grep(\"fn main\" in src)",
             "Grep(\"TODO\" in *.rs)",
             "Grep(\"TODO\")",

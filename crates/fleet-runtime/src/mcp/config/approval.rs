@@ -117,9 +117,12 @@ pub fn trusted_settings(
     for dir in dirs {
         // A local settings file the repository committed is the repository's, not the user's.
         files.extend(
-            [dir.join(LOCAL_SETTINGS), dir.join(".fleet").join("settings.local.json")]
-                .into_iter()
-                .filter(|file| !crate::tracked::tracked_by_git(file)),
+            [
+                dir.join(LOCAL_SETTINGS),
+                dir.join(".fleet").join("settings.local.json"),
+            ]
+            .into_iter()
+            .filter(|file| !crate::tracked::tracked_by_git(file)),
         );
     }
     files

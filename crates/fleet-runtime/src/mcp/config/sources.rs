@@ -74,8 +74,8 @@ impl McpConfigSources {
         );
         // Servers approved one by one through fleet (`fleet mcp add`), in the user's store.
         let root = crate::tracked::repository_root(&self.cwd);
-        if let Ok(project) = fleet_store::trust::TrustStore::from_env()
-            .and_then(|store| store.project(&root))
+        if let Ok(project) =
+            fleet_store::trust::TrustStore::from_env().and_then(|store| store.project(&root))
         {
             approval.enabled.extend(project.mcp_servers.into_keys());
         }

@@ -97,7 +97,10 @@ mod tests {
         let env = vec![
             (OsString::from("PATH"), OsString::from("/usr/bin")),
             (OsString::from("GIT_CONFIG_COUNT"), OsString::from("1")),
-            (OsString::from("GIT_CONFIG_KEY_0"), OsString::from("core.pager")),
+            (
+                OsString::from("GIT_CONFIG_KEY_0"),
+                OsString::from("core.pager"),
+            ),
             (OsString::from("GIT_CONFIG_VALUE_0"), OsString::from("evil")),
             (OsString::from("GIT_SSH_COMMAND"), OsString::from("evil")),
         ];

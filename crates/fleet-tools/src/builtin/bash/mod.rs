@@ -284,6 +284,7 @@ impl TypedTool for BashTool {
 fn environment(command: &str, ctx: &ToolContext) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     let env = ctx.sandbox.environment();
     let looking = matches!(ctx.sandbox.kind(), sandbox::SandboxKind::ReadOnly)
+        || policy::only_looking_git(command)
         || check_command(command, &CommandPolicy::ReadOnly, &ctx.cwd).is_ok();
     if looking {
         git_env::harden(env)

@@ -143,6 +143,45 @@ pub(crate) fn protected_target(command: &str, cwd: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Whether `command` runs nothing but git subcommands that only look (and `cd`), whatever
+/// folder they look in: such a line runs with git's program-running configuration turned off
+/// even when the classifier refuses it (`git -C vendor/embedded status` allowed by a
+/// `Bash(git *)` rule), so an embedded repository's configuration never runs.
+pub(crate) fn only_looking_git(command: &str) -> bool {
+    let line = crate::shell::parse(command);
+    if line.unreadable.is_some() {
+        return false;
+    }
+    let mut any = false;
+    for inner in line.lines() {
+        for simple in &inner.commands {
+            if !simple.assignments.is_empty() {
+                return false;
+            }
+            let words: Option<Vec<String>> = simple
+                .words
+                .iter()
+                .map(|w| w.known().map(str::to_string))
+                .collect();
+            let Some(words) = words else {
+                return false;
+            };
+            match words.split_first() {
+                Some((program, args)) if read_only::program_name(program) == "git" => {
+                    if git::GitCall::parse(args).read_only().is_err() {
+                        return false;
+                    }
+                    any = true;
+                }
+                Some((program, _)) if matches!(program.as_str(), "cd" | "pushd" | "popd") => {}
+                None => {}
+                Some(_) => return false,
+            }
+        }
+    }
+    any
+}
+
 /// How deep substitutions, `sh -c` strings and wrappers may nest before the line is refused.
 const MAX_NESTING: usize = 16;
 

@@ -88,6 +88,12 @@ impl GroupGuard {
     }
 }
 
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(Signal::SIGKILL);
+    }
+}
+
 /// Why [`Running::run_until`] returned.
 #[derive(Debug)]
 pub(super) enum Ended<T> {

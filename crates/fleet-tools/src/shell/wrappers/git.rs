@@ -59,6 +59,10 @@ pub(super) fn runs(wrapper: &str, rest: &[Word]) -> Runs {
             None => {}
         }
     }
+    match subcommand_runs(rest.get(i..).unwrap_or_default()) {
+        Ok(found) => lines.extend(found),
+        Err(()) => return unknown_command(wrapper.into()),
+    }
     if lines.is_empty() {
         return Runs::Nothing;
     }
@@ -66,6 +70,74 @@ pub(super) fn runs(wrapper: &str, rest: &[Word]) -> Runs {
         wrapper: wrapper.into(),
         line: lines.join("\n"),
         transparent: false,
+    }
+}
+
+/// The lines a subcommand runs: `rebase -x CMD`, `bisect run CMD…`, `submodule foreach CMD`,
+/// `filter-branch --tree-filter CMD`, `difftool -x CMD`. `Err` when one is only known when
+/// the line runs.
+fn subcommand_runs(words: &[Word]) -> Result<Vec<String>, ()> {
+    let Some((sub, rest)) = words.split_first() else {
+        return Ok(Vec::new());
+    };
+    let text = |w: &Word| w.known().map(str::to_string).ok_or(());
+    let joined = |ws: &[Word]| -> Result<Vec<String>, ()> {
+        let ws: Vec<String> = ws.iter().map(text).collect::<Result<_, _>>()?;
+        Ok(if ws.is_empty() {
+            Vec::new()
+        } else {
+            vec![ws.join(" ")]
+        })
+    };
+    let values = |short: &[&str], long: &[&str]| -> Result<Vec<String>, ()> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some(word) = rest.get(i) {
+            i += 1;
+            let Some(arg) = word.known() else { continue };
+            if let Some((name, value)) = arg.split_once('=') {
+                if long.contains(&name) {
+                    out.push(value.to_string());
+                }
+                continue;
+            }
+            if short.contains(&arg) || long.contains(&arg) {
+                out.push(rest.get(i).map(text).ok_or(())??);
+                i += 1;
+            }
+        }
+        Ok(out)
+    };
+    match sub.known() {
+        Some("rebase") => values(&["-x"], &["--exec"]),
+        Some("difftool" | "mergetool") => values(&["-x"], &["--extcmd"]),
+        Some("filter-branch") => values(
+            &[],
+            &[
+                "--env-filter",
+                "--tree-filter",
+                "--index-filter",
+                "--parent-filter",
+                "--msg-filter",
+                "--commit-filter",
+                "--tag-name-filter",
+                "--setup",
+            ],
+        ),
+        Some("bisect") if rest.first().and_then(Word::known) == Some("run") => joined(&rest[1..]),
+        Some("submodule") => match rest.iter().position(|w| w.known() == Some("foreach")) {
+            Some(at) => {
+                let command: Vec<Word> = rest[at + 1..]
+                    .iter()
+                    .skip_while(|w| w.known().is_some_and(|t| t.starts_with('-')))
+                    .cloned()
+                    .collect();
+                joined(&command)
+            }
+            None => Ok(Vec::new()),
+        },
+        None => Err(()),
+        Some(_) => Ok(Vec::new()),
     }
 }
 

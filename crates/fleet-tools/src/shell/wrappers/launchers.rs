@@ -100,7 +100,13 @@ pub(super) fn runs(name: &str, rest: &[Word]) -> Option<Runs> {
             false,
         ),
         "pkexec" => simple(spec("", &["user"]), false),
-        "proot" => simple(spec("rbqwk", &["rootfs", "bind", "qemu", "cwd", "kernel-release"]), false),
+        "proot" => simple(
+            spec(
+                "rbqwk",
+                &["rootfs", "bind", "qemu", "cwd", "kernel-release"],
+            ),
+            false,
+        ),
         "firejail" | "torsocks" => simple(spec("upaP", &[]), false),
         "systemd-run" => simple(
             spec(
@@ -124,23 +130,25 @@ pub(super) fn runs(name: &str, rest: &[Word]) -> Option<Runs> {
             false,
         ),
         "dbus-run-session" => {
-            if rest.iter().any(|w| {
-                w.known()
-                    .is_some_and(|t| t.starts_with("--dbus-daemon"))
-            }) {
+            if rest
+                .iter()
+                .any(|w| w.known().is_some_and(|t| t.starts_with("--dbus-daemon")))
+            {
                 return Some(unknown_command(wrapper));
             }
             simple(spec("", &["config-file"]), false)
         }
         "strace" | "ltrace" => {
             let writes = option_value(rest, TRACER_VALUES, 'o', "output").is_some();
-            simple(spec(TRACER_VALUES, &["output", "attach", "signal"]), !writes)
+            simple(
+                spec(TRACER_VALUES, &["output", "attach", "signal"]),
+                !writes,
+            )
         }
         "valgrind" => {
             let writes = rest.iter().any(|w| {
-                w.known().is_some_and(|t| {
-                    t.starts_with("--log-file") || t.starts_with("--xml-file")
-                })
+                w.known()
+                    .is_some_and(|t| t.starts_with("--log-file") || t.starts_with("--xml-file"))
             });
             simple(spec("", &[]), !writes)
         }
@@ -186,11 +194,20 @@ fn line(wrapper: String, value: Option<Word>, transparent: bool) -> Option<Runs>
 /// file is created if missing, so it is never transparent.
 fn flock(wrapper: &str, rest: &[Word]) -> Runs {
     const VALUES: &str = "wEc";
-    if let Some(found) = line(
-        wrapper.into(),
-        option_value(rest, VALUES, 'c', "command"),
-        false,
-    ) {
+    // `-c LINE` may come before or after the lock file.
+    let after_file = rest
+        .iter()
+        .position(|w| !w.may_be_option())
+        .map_or(rest.len(), |at| at + 1);
+    let given = option_value(rest, VALUES, 'c', "command").or_else(|| {
+        option_value(
+            rest.get(after_file..).unwrap_or_default(),
+            VALUES,
+            'c',
+            "command",
+        )
+    });
+    if let Some(found) = line(wrapper.into(), given, false) {
         return found;
     }
     wrapped(
@@ -221,7 +238,12 @@ fn runuser(wrapper: &str, rest: &[Word]) -> Runs {
         return found;
     }
     if has_flag(rest, &['u']) || has_long(rest, "user") {
-        return wrapped(wrapper, rest, &spec("ugGw", &["user", "group", "supp-group"]), false);
+        return wrapped(
+            wrapper,
+            rest,
+            &spec("ugGw", &["user", "group", "supp-group"]),
+            false,
+        );
     }
     if wrapper == "sg" {
         return wrapped(wrapper, rest, &skip(spec("", &[]), 1), false);
@@ -283,8 +305,14 @@ fn gdb(wrapper: &str, rest: &[Word]) -> Runs {
             };
         }
         let value = match text {
-            "-ex" | "-iex" | "--ex" | "--iex" | "-eval-command" | "--eval-command"
-            | "-init-eval-command" | "--init-eval-command" => {
+            "-ex"
+            | "-iex"
+            | "--ex"
+            | "--iex"
+            | "-eval-command"
+            | "--eval-command"
+            | "-init-eval-command"
+            | "--init-eval-command" => {
                 i += 1;
                 rest.get(i - 1).cloned()
             }

@@ -237,6 +237,14 @@ fn env(wrapper: &str, rest: &[Word]) -> Runs {
         };
     }
     let elsewhere = option_value(rest, spec.short, 'C', "chdir").is_some();
+    // Clearing the environment (or a variable that changes what runs) changes how the command
+    // runs: an allow rule for the command alone does not vouch for that.
+    let clears = rest
+        .iter()
+        .take_while(|w| w.known().is_some_and(|t| t.starts_with('-')))
+        .any(|w| matches!(w.known(), Some("-i" | "--ignore-environment" | "-")))
+        || option_value(rest, spec.short, 'u', "unset")
+            .is_some_and(|name| name.known().is_none_or(crate::shell::is_risky_variable));
     let mut readings = Vec::new();
     for start in starts {
         let mut assignments = Vec::new();
@@ -264,7 +272,7 @@ fn env(wrapper: &str, rest: &[Word]) -> Runs {
     }
     Runs::Commands {
         wrapper: wrapper.into(),
-        transparent: !elsewhere,
+        transparent: !elsewhere && !clears,
         readings,
     }
 }

@@ -113,7 +113,12 @@ pub(super) fn compact(
     for (index, &choice) in choices.iter().enumerate() {
         let chosen = index == selected;
         let marker = if chosen { "❯ " } else { "" };
-        let label = format!("{marker}{}. {} ({})", index + 1, choice.short(), choice.letter());
+        let label = format!(
+            "{marker}{}. {} ({})",
+            index + 1,
+            choice.short(),
+            choice.letter()
+        );
         let label = cut(&label, width);
         let cells = width_of(&label);
         if used > 0 && used + 2 + cells > width {

@@ -144,7 +144,11 @@ pub(crate) fn fit(rows: Vec<Line<'static>>, room: usize, scroll: usize, dim: Sty
     let head = room - tail;
     // Rows [0, above_tail) scroll in `head` rows.
     let above_tail = total - tail;
-    let max_scroll = if head >= 2 { above_tail - (head - 1) } else { 0 };
+    let max_scroll = if head >= 2 {
+        above_tail - (head - 1)
+    } else {
+        0
+    };
     let scroll = scroll.min(max_scroll);
     let mut lines = Vec::with_capacity(room);
     if head == 1 {
@@ -215,7 +219,10 @@ mod tests {
         let long = format!("echo {}END", "x".repeat(200));
         let shown = text(&rows(&long, 40, COMMAND, Style::new(), Style::new()));
         assert!(shown.iter().all(|r| width_of(r) <= 40), "{shown:?}");
-        assert!(shown.last().is_some_and(|r| r.ends_with("END")), "{shown:?}");
+        assert!(
+            shown.last().is_some_and(|r| r.ends_with("END")),
+            "{shown:?}"
+        );
         assert!(shown[1..].iter().all(|r| r.starts_with("    ")));
         let wall = format!("git status{}; touch x", " ".repeat(5000));
         assert_eq!(
@@ -248,7 +255,10 @@ mod tests {
         assert_eq!(bottom.max_scroll, 91);
         let shown = text(&bottom.lines);
         assert_eq!(shown[0], "  … 91 lines above …");
-        assert_eq!(&shown[1..], ["r91", "r92", "r93", "r94", "r95", "r96", "r97", "r98", "r99"]);
+        assert_eq!(
+            &shown[1..],
+            ["r91", "r92", "r93", "r94", "r95", "r96", "r97", "r98", "r99"]
+        );
 
         // The smallest room still shows how much is hidden and the last row.
         assert_eq!(

@@ -38,6 +38,11 @@ use std::cell::Cell;
 /// Rows of the description at most: it is the checker's summary, the call itself is below.
 const DESCRIPTION_ROWS: usize = 2;
 
+/// Rows of the call the full list of answers must leave; with fewer, the answers are
+/// compacted so that the call keeps enough rows to be read around its end (a wrapped last
+/// line can take two rows by itself).
+const CALL_BESIDE_FULL: usize = 4;
+
 #[derive(Debug)]
 pub struct PermissionPrompt {
     pub ask: PermissionAsk,
@@ -180,13 +185,13 @@ impl PermissionPrompt {
         u16::try_from(rows).unwrap_or(u16::MAX)
     }
 
-    /// Rows the box needs at `width` to show the full list of answers, the call's last row
+    /// Rows the box needs at `width` to show the full list of answers, the call's last rows
     /// with the count of what is hidden, and the key hint. The app gives it at least this
     /// much when the terminal has it; with less, the answers are compacted, never cut.
     pub fn min_height(&self, width: u16) -> u16 {
         let inner = usize::from(width.saturating_sub(FRAME_COLUMNS));
         let theme = Theme::mono();
-        let call = self.call_rows(inner, &theme).len().min(2);
+        let call = self.call_rows(inner, &theme).len().min(CALL_BESIDE_FULL);
         let rows = 2 + self.answer_rows(inner, &theme).0.len() + call + 1;
         u16::try_from(rows).unwrap_or(u16::MAX)
     }
@@ -212,11 +217,7 @@ impl PermissionPrompt {
         } else {
             area
         };
-        let arranged = self.arrange(
-            usize::from(inner.width),
-            usize::from(inner.height),
-            theme,
-        );
+        let arranged = self.arrange(usize::from(inner.width), usize::from(inner.height), theme);
         self.scroll_room
             .set((arranged.fitted.max_scroll, arranged.fitted.page));
         draw_lines(&arranged.lines, inner, buf);
@@ -245,7 +246,7 @@ impl PermissionPrompt {
         let call = self.call_rows(width, theme);
         let (full, compact) = self.answer_rows(width, theme);
         let call_least = call.len().min(2);
-        let answers = if full.len() + call_least <= rows {
+        let answers = if full.len() + call.len().min(CALL_BESIDE_FULL) <= rows {
             full
         } else {
             compact
@@ -280,8 +281,8 @@ impl PermissionPrompt {
         Arranged { lines, fitted }
     }
 
-    /// The check's description, flattened and cut to at most `room` rows; left out when it
-    /// only repeats the command shown in full below it.
+    /// The check's description, on one line ([`flattened`]) and cut to at most `room` rows;
+    /// left out when it only repeats the command shown in full below it.
     fn description_lines(&self, width: usize, room: usize, theme: &Theme) -> Vec<Line<'static>> {
         let description = &self.ask.description;
         let repeats = self
@@ -291,7 +292,7 @@ impl PermissionPrompt {
             return Vec::new();
         }
         let room = room.min(DESCRIPTION_ROWS);
-        let mut rows = wrap(&escaped(description), width);
+        let mut rows = wrap(&flattened(description), width);
         if rows.len() > room {
             rows.truncate(room);
             if let Some(last) = rows.last_mut() {
@@ -312,7 +313,10 @@ impl PermissionPrompt {
     fn call_rows(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let code = theme.style(Role::Code);
         let dim = theme.style(Role::Dim);
-        let path = || self.field("file_path").or_else(|| self.field("notebook_path"));
+        let path = || {
+            self.field("file_path")
+                .or_else(|| self.field("notebook_path"))
+        };
         match self.ask.tool.as_str() {
             "Bash" => {
                 if let Some(command) = self.field("command") {
@@ -335,19 +339,16 @@ impl PermissionPrompt {
 
     /// The answers as the full list and as the compact one; while the feedback field is open,
     /// its question and the field, and the field alone.
-    fn answer_rows(
-        &self,
-        width: usize,
-        theme: &Theme,
-    ) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    fn answer_rows(&self, width: usize, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         if let Some(field) = &self.feedback {
             let mut line = Line::from(Span::styled("> ", theme.style(Role::Accent)));
             line.spans
                 .extend(field.line(width.saturating_sub(2), true, theme).spans);
-            let mut full: Vec<Line<'static>> = wrap("Tell the model what to do differently:", width)
-                .into_iter()
-                .map(|r| Line::from(Span::styled(r, theme.style(Role::Text))))
-                .collect();
+            let mut full: Vec<Line<'static>> =
+                wrap("Tell the model what to do differently:", width)
+                    .into_iter()
+                    .map(|r| Line::from(Span::styled(r, theme.style(Role::Text))))
+                    .collect();
             full.push(line.clone());
             return (full, vec![line]);
         }
@@ -372,4 +373,31 @@ impl PermissionPrompt {
         };
         Line::from(Span::styled(cut(&text, width), theme.style(Role::Dim)))
     }
+}
+
+/// `text` as one line: each run of line breaks written `⏎` (`⏎×80` for a run of 80), the
+/// rest escaped. For the description, a summary: the call itself is shown line by line.
+fn flattened(text: &str) -> String {
+    let mut out = String::new();
+    let mut breaks = 0;
+    for part in text.split('\n') {
+        if part.is_empty() {
+            breaks += 1;
+            continue;
+        }
+        if !out.is_empty() || breaks > 0 {
+            match breaks + usize::from(!out.is_empty()) {
+                0 | 1 => out.push_str(" ⏎ "),
+                n => out.push_str(&format!(" ⏎×{n} ")),
+            }
+        }
+        breaks = 0;
+        out.push_str(&escaped(part));
+    }
+    match breaks {
+        0 => {}
+        1 => out.push_str(" ⏎"),
+        n => out.push_str(&format!(" ⏎×{n}")),
+    }
+    out
 }

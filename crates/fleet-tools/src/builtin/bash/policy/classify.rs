@@ -224,10 +224,10 @@ impl<'a> ReadOnly<'a> {
     /// git run in another folder than the agent's (`-C`, `--git-dir`, a `cd` before it).
     fn git_place(&self, args: &[String]) -> Result<(), String> {
         let call = GitCall::parse(args);
-        if call.global.has(&["--git-dir", "--work-tree"]) {
+        if call.global.has(&["--git-dir", "--work-tree", "--bare"]) {
             return Err(
-                "git --git-dir / --work-tree can point git at a repository whose configuration \
-                 runs programs"
+                "git --git-dir / --work-tree / --bare can point git at a repository whose \
+                 configuration runs programs"
                     .into(),
             );
         }

@@ -336,7 +336,10 @@ fn config(rest: &[String]) -> Result<(), String> {
     if config_reads(rest) {
         Ok(())
     } else {
-        Err("`git config` with a value changes the configuration (read with --get or --list)".into())
+        Err(
+            "`git config` with a value changes the configuration (read with --get or --list)"
+                .into(),
+        )
     }
 }
 

@@ -29,7 +29,10 @@ pub(super) fn written(call: &GitCall<'_>) -> Vec<PathBuf> {
             }
         }
         "submodule" => {
-            let first = rest.iter().find(|w| !w.starts_with('-')).map(String::as_str);
+            let first = rest
+                .iter()
+                .find(|w| !w.starts_with('-'))
+                .map(String::as_str);
             match first {
                 None | Some("status" | "summary" | "foreach" | "absorbgitdirs") => Vec::new(),
                 Some(_) => vec![repo(), call.location.join(".gitmodules")],
@@ -63,7 +66,10 @@ pub(super) fn written(call: &GitCall<'_>) -> Vec<PathBuf> {
         }
         "push" | "pull" | "fetch" => {
             let upstream = rest.iter().any(|arg| {
-                (sub == "push" && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('u'))
+                (sub == "push"
+                    && arg.starts_with('-')
+                    && !arg.starts_with("--")
+                    && arg.contains('u'))
                     || (arg.len() > 6 && abbreviates(arg, "--set-upstream"))
             });
             if upstream {

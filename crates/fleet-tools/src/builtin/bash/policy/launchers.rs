@@ -27,7 +27,10 @@ pub(super) fn effects(program: &str, rest: &[String]) -> Option<Vec<Effect>> {
             let mut found = Vec::new();
             for output in args.values(&["-o", "--output"]) {
                 // `-o '|cmd'` and `-o '!cmd'` pipe the trace into a command.
-                match output.strip_prefix('|').or_else(|| output.strip_prefix('!')) {
+                match output
+                    .strip_prefix('|')
+                    .or_else(|| output.strip_prefix('!'))
+                {
                     Some(line) => found.push(Effect::Line(line.to_string())),
                     None => found.push(paths([output])),
                 }
@@ -39,12 +42,26 @@ pub(super) fn effects(program: &str, rest: &[String]) -> Option<Vec<Effect>> {
                 .or_else(|| a.strip_prefix("--xml-file="))
         }))],
         "script" => {
-            let spec = OptSpec::short("cIOBT")
-                .attached("t")
-                .long(&["command", "log-in", "log-out", "log-io", "log-timing", "timing"]);
+            let spec = OptSpec::short("cIOBT").attached("t").long(&[
+                "command",
+                "log-in",
+                "log-out",
+                "log-io",
+                "log-timing",
+                "timing",
+            ]);
             let args = Args::parse(rest, &spec);
             let mut written: Vec<&str> = args
-                .values(&["-I", "-O", "-B", "-T", "-t", "--log-in", "--log-out", "--log-io"])
+                .values(&[
+                    "-I",
+                    "-O",
+                    "-B",
+                    "-T",
+                    "-t",
+                    "--log-in",
+                    "--log-out",
+                    "--log-io",
+                ])
                 .chain(args.values(&["--log-timing", "--timing"]))
                 .collect();
             // Without a file, the session goes to ./typescript.
@@ -57,7 +74,9 @@ pub(super) fn effects(program: &str, rest: &[String]) -> Option<Vec<Effect>> {
                 .long(&["timeout", "wait", "conflict-exit-code", "command"])
                 .stop_at_operand();
             let args = Args::parse(rest, &spec);
-            let lock = rest.get(args.rest).filter(|w| !w.chars().all(|c| c.is_ascii_digit()));
+            let lock = rest
+                .get(args.rest)
+                .filter(|w| !w.chars().all(|c| c.is_ascii_digit()));
             vec![paths(lock.map(String::as_str))]
         }
         _ => Vec::new(),
@@ -108,7 +127,16 @@ fn perf(rest: &[String]) -> Vec<Effect> {
         return Vec::new();
     };
     let spec = OptSpec::short("oeFcCptGmuj")
-        .long(&["output", "event", "freq", "count", "cpu", "pid", "tid", "call-graph"])
+        .long(&[
+            "output",
+            "event",
+            "freq",
+            "count",
+            "cpu",
+            "pid",
+            "tid",
+            "call-graph",
+        ])
         .stop_at_operand();
     let args = Args::parse(rest, &spec);
     let mut written: Vec<&str> = args.values(&["-o", "--output"]).collect();

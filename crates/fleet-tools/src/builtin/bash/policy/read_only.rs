@@ -245,6 +245,15 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             if args.has(&["-S", "--split-string"]) {
                 return changes("env -S runs a command given as a string".into());
             }
+            let clears = args.has(&["-i", "--ignore-environment"])
+                || rest.first().is_some_and(|w| w == "-")
+                || args
+                    .values(&["-u", "--unset"])
+                    .any(|name| is_risky_variable(name));
+            if clears {
+                // Would drop the configuration that turns off git's programs.
+                return changes("env -i / -u clears variables fleet sets for safety".into());
+            }
             if args.has(&["-C", "--chdir"]) {
                 // git run there could find a repository committed inside the project, which
                 // the check of `cd` targets would not see.
@@ -270,6 +279,14 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
                 return changes("time -o writes a file".into());
             }
             Ok(())
+        }
+        "exec"
+            if rest
+                .iter()
+                .take_while(|w| w.starts_with('-'))
+                .any(|w| w.contains('c')) =>
+        {
+            changes("exec -c clears variables fleet sets for safety".into())
         }
         // Given nothing to run, these only print or do nothing.
         "command" | "builtin" | "exec" | "nice" | "nohup" | "timeout" | "stdbuf" | "setsid"
