@@ -119,13 +119,15 @@ impl FleetServer {
             mode: args.mode(),
             add_dirs: args.add_dir.clone(),
         };
-        let permissions = Arc::new(Permissions::from_sources(
+        let mut permissions = Permissions::from_sources(
             Workspace::new(&root),
             &permission_sources(&settings),
             &cli,
             cwd,
-        )?);
+        )?;
         let sandbox = Arc::new(sandbox_from_settings(&settings, args.sandbox())?);
+        permissions.rules.allow.extend(sandbox.allow_read_rules()?);
+        let permissions = Arc::new(permissions);
         let kind = AgentSandbox::kind_for_mode(permissions.mode(), SandboxKind::Standard);
         let agent_sandbox = AgentSandbox::new(kind, sandbox, Some(permissions.clone()));
         let guard = agent_sandbox.read_guard(cwd);

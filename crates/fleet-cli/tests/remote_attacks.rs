@@ -383,3 +383,48 @@ async fn a_control_not_signed_by_a_trusted_key_is_ignored_and_logged() {
     let record = wait_record(&remote, &task, |r| r.state.is_terminal()).await;
     assert_eq!(record.state, TaskState::Killed, "{}", cluster.logs());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approved_plan_on_a_default_worker_still_cannot_run_unasked_commands() {
+    let model = server(Scenario::queue([
+        Rule::tool_use(
+            "ExitPlanMode",
+            serde_json::json!({"plan": "Plan: write a file"}),
+        )
+        .when_tool_result(false)
+        .once(),
+        Rule::tool_use(
+            "Bash",
+            serde_json::json!({"command": "echo executed > plan.txt", "description": "x"}),
+        )
+        .when_tool_result(true)
+        .once(),
+        Rule::text("PLAN-DONE").when_tool_result(true),
+    ]))
+    .await;
+    let Some(mut cluster) = Cluster::start(&model) else {
+        return;
+    };
+    cluster.add_worker(1, &[]).await;
+    let remote = cluster.remote().await;
+    let mut plan = job("[case:plan] plan the change");
+    plan.kind = JobKind::Ultraplan;
+    plan.permission_mode = "plan".into();
+    let submitted = remote.submit(plan).await.unwrap();
+    let task = submitted.task_id;
+    wait_record(&remote, &task, |r| r.state == TaskState::PlanReady).await;
+    remote
+        .send(&task, fleet_remote::Control::Approve)
+        .await
+        .unwrap();
+    let record = wait_record(&remote, &task, |r| r.state.is_terminal()).await;
+    assert_eq!(record.state, TaskState::Completed, "{}", cluster.logs());
+    // The approval set acceptEdits, the worker's maximum: the Bash step reached the worker
+    // as a question and was refused, where a bypassPermissions worker would have allowed it.
+    let refused = model.requests().iter().any(|r| {
+        r.body
+            .to_string()
+            .contains("No one can answer permission questions")
+    });
+    assert!(refused, "{:#?}", model.requests().last().map(|r| &r.body));
+}

@@ -121,6 +121,9 @@ fn without_the_sandbox_a_folder_holding_a_store_asks() {
     for command in [
         "grep -r KEY ~".to_string(),
         format!("find {home} -name id_rsa"),
+        "h=~; cat $h/.ssh/id_rsa".to_string(),
+        "cat ~/.somedotfile".to_string(),
+        "grep token ~/.someapp/token".to_string(),
     ] {
         let decision = decide(&fx, &perms, &command);
         assert_eq!(
@@ -130,4 +133,51 @@ fn without_the_sandbox_a_folder_holding_a_store_asks() {
         );
     }
     assert!(Path::new(&home).is_dir());
+}
+
+/// Item 2 where only the classifier protects: a read-only agent allowed to run Bash without a
+/// sandbox runs its git with the program-running configuration off, so even a command that
+/// reached the Bash tool past the classifier cannot run an embedded repository's fsmonitor.
+#[tokio::test]
+async fn without_the_sandbox_a_read_only_agents_git_runs_hardened() {
+    use fleet_tools::builtin::BashTool;
+    use fleet_tools::sandbox::{AgentSandbox, SandboxConfig, SandboxKind};
+    use fleet_tools::{Tool, ToolContext};
+    use std::sync::Arc;
+
+    let fx = fixture();
+    let marker = fx.home.join("pwned");
+    let emb = fx.project.join("vendor/emb");
+    for dir in ["objects", "refs/heads", "sub"] {
+        std::fs::create_dir_all(emb.join(dir)).unwrap();
+    }
+    std::fs::write(emb.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        emb.join("config"),
+        format!(
+            "[core]\n\tbare = false\n\tworktree = sub\n\tfsmonitor = \"touch {}; echo\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("vendor/emb/sub", fx.project.join("docs")).unwrap();
+    let config = SandboxConfig {
+        allow_unsandboxed_read_only: true,
+        ..SandboxConfig::default()
+    };
+    let sandbox = AgentSandbox::new(SandboxKind::ReadOnly, Arc::new(config), None);
+    let ctx = ToolContext::new(fx.project.clone(), Arc::new(Workspace::new(&fx.project)))
+        .with_sandbox(Arc::new(sandbox));
+    for command in ["git -C docs status", "cd docs && git status"] {
+        let out = BashTool::default()
+            .call(serde_json::json!({ "command": command }), &ctx)
+            .await
+            .unwrap();
+        assert!(
+            out.content.contains("safe.bareRepository"),
+            "{}",
+            out.content
+        );
+        assert!(!marker.exists(), "{command} ran the fsmonitor");
+    }
 }

@@ -216,3 +216,46 @@ async fn git_that_only_looks_runs_hardened_even_where_the_classifier_refuses_it(
         assert!(!a.marker.exists(), "{command} ran the fsmonitor");
     }
 }
+
+/// `Bash(git *)` does not vouch for git led into the embedded repository (the line may hold
+/// other programs, so the hardened configuration cannot be relied on); git elsewhere, or in a
+/// nested checkout git made itself, stays allowed.
+#[test]
+fn no_allow_rule_covers_git_led_into_an_embedded_repository() {
+    use fleet_tools::permissions::{Behavior, PermissionMode, Permissions, RuleKind};
+    use fleet_tools::Access;
+    let a = attack();
+    std::fs::create_dir_all(a.project.join("nested/checkout/.git")).unwrap();
+    let mut builder = Permissions::builder(Workspace::new(&a.project));
+    builder.mode(PermissionMode::Default);
+    builder
+        .rules(
+            RuleKind::Allow,
+            &["Bash(git *)", "Bash(npm test)", "Bash(cd *)"],
+            &a.project,
+            "test",
+        )
+        .unwrap();
+    let perms = builder.build();
+    let decide = |command: &str| {
+        perms
+            .check("Bash", false, &Access::Command(command.into()), &a.project)
+            .behavior
+    };
+    for command in [
+        "git -C docs status && npm test",
+        "cd docs && git log -1 && npm test",
+        "git -C vendor/emb/sub fetch",
+        "git --git-dir=vendor/emb log",
+    ] {
+        assert_eq!(decide(command), Behavior::Ask, "{command}");
+    }
+    for command in [
+        "git status && npm test",
+        "git -C vendor log -1",
+        "cd nested/checkout && git pull",
+        "cd /tmp && git log -1",
+    ] {
+        assert_eq!(decide(command), Behavior::Allow, "{command}");
+    }
+}

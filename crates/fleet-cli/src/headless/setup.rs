@@ -85,8 +85,10 @@ pub fn agent(
         _ => None,
     };
     let scratch_path = scratchpad.as_ref().map(|s| s.path.as_path());
-    let permissions = permissions(args, cwd, settings, scratch_path)?;
+    let mut permissions = permissions(args, cwd, settings, scratch_path)?;
     let sandbox = Arc::new(sandbox_config(args, settings)?);
+    // What the user's own `allowRead` lifts in the sandbox, the Read tool reads unasked too.
+    permissions.rules.allow.extend(sandbox.allow_read_rules()?);
     let workspace = permissions.workspace.clone();
     let permissions = Arc::new(permissions);
     let keep = tool_filter(args)?;

@@ -67,15 +67,27 @@ async fn git_through_a_committed_symlink_never_runs_the_embedded_fsmonitor() {
     project.git(&["add", "-A"]);
     project.git(&["commit", "-qm", "vendor"]);
 
-    let commands = ["git -C docs status", "cd docs && git status", "git status"];
+    let commands = [
+        "git -C docs status",
+        "cd docs && git status",
+        "git status",
+        "git config --get core.fsmonitor; git config --get safe.bareRepository",
+    ];
     for env in [&[("FLEET_SANDBOX_UNAVAILABLE", "1")][..], &[][..]] {
         let out = run(&project, &commands, &[], env).await;
         let results = tool_results(&out);
-        assert_eq!(results.len(), 3, "{results:#?}");
+        assert_eq!(results.len(), 4, "{results:#?}");
         for (is_error, text) in &results[..2] {
             assert!(*is_error && text.contains("needs approval"), "{text}");
         }
         assert!(!results[2].0, "{}", results[2].1);
+        // Read-only git runs with its program-running configuration turned off, sandboxed
+        // (through the launcher) or not.
+        let (is_error, config) = &results[3];
+        assert!(
+            !is_error && config.contains("false") && config.contains("explicit"),
+            "{config}"
+        );
         assert!(
             !marker.exists(),
             "the embedded repository's fsmonitor ran ({env:?})"

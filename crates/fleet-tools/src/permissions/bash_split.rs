@@ -212,6 +212,9 @@ fn spellings(command: &Command) -> SimpleCommand {
         spelled.extend(rest.iter().map(|s| s.to_string()));
         spellings.push(spelled.join(" "));
     }
+    if let Some(plain) = git_without_global_options(command) {
+        spellings.push(plain);
+    }
     spellings.dedup();
     let words: Vec<String> = command
         .words
@@ -223,6 +226,35 @@ fn spellings(command: &Command) -> SimpleCommand {
         later: later_spellings(&command.words),
         words,
     }
+}
+
+/// `git -C x -c k=v push origin` as `git push origin`, so `Bash(git push *)` sees it.
+fn git_without_global_options(command: &Command) -> Option<String> {
+    let (program, rest) = command.words.split_first()?;
+    if program.known()?.rsplit('/').next() != Some("git") {
+        return None;
+    }
+    let mut i = 0;
+    while let Some(text) = rest.get(i).and_then(Word::known) {
+        if !text.starts_with('-') || text == "--" {
+            break;
+        }
+        let valued = matches!(
+            text,
+            "-C" | "-c"
+                | "--git-dir"
+                | "--work-tree"
+                | "--namespace"
+                | "--super-prefix"
+                | "--config-env"
+        );
+        i += if valued { 2 } else { 1 };
+    }
+    (i > 0).then(|| {
+        let mut spelled = vec!["git"];
+        spelled.extend(rest.get(i..).unwrap_or_default().iter().map(Word::shown));
+        spelled.join(" ")
+    })
 }
 
 /// The most later words a command is read from; a longer command is read from its first ones.
@@ -240,11 +272,14 @@ fn later_spellings(words: &[Word]) -> Vec<String> {
         else {
             continue;
         };
-        let rest = words[start + 1..].iter().map(Word::shown);
+        let rest: Vec<&str> = words[start + 1..].iter().map(Word::shown).collect();
         let name = first.rsplit('/').next().unwrap_or(first);
-        let mut spelled = vec![name];
-        spelled.extend(rest);
-        out.push(spelled.join(" "));
+        for program in [first, name] {
+            let mut spelled = vec![program];
+            spelled.extend(rest.iter().copied());
+            out.push(spelled.join(" "));
+        }
+        out.dedup();
     }
     out
 }

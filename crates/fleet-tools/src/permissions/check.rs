@@ -265,9 +265,9 @@ impl Decision {
                 if rule.kind() == RuleKind::Ask && rule.tool() == "Read" =>
             {
                 format!(
-                    "Permission to use {subject} needs approval: it names a folder holding a \
-                     credential store ({}), and without the sandbox nothing else keeps the \
-                     command out of it.",
+                    "Permission to use {subject} needs approval: it names a private file of \
+                     the home folder or a folder holding a credential store ({}), and without \
+                     the sandbox nothing else keeps the command out of it.",
                     rule.specifier().unwrap_or_default()
                 )
             }
@@ -462,7 +462,17 @@ impl Permissions {
             mode,
             PermissionMode::AcceptEdits | PermissionMode::BypassPermissions
         );
-        let (mut behavior, mut reason) = decide(mode, rules, &call, read_only, sandboxed);
+        // git led into a repository kept inside the project: no allow rule vouches for it.
+        let embedded = matches!(access, Access::Command(command)
+            if crate::builtin::bash::enters_embedded_repository(command, cwd));
+        let (mut behavior, mut reason) = decide(
+            mode,
+            rules,
+            &call,
+            read_only && !embedded,
+            sandboxed,
+            embedded,
+        );
         if behavior != Behavior::Deny {
             if let Access::Command(command) = access {
                 let found = secret_args::sandbox_unavailable()
@@ -499,6 +509,7 @@ fn decide(
     call: &Call<'_>,
     read_only: bool,
     sandboxed: bool,
+    embedded: bool,
 ) -> (Behavior, DecisionReason) {
     if let Some(rule) = rules.denying(call) {
         return (Behavior::Deny, DecisionReason::Rule(rule.clone()));
@@ -540,7 +551,7 @@ fn decide(
             ),
         };
     }
-    if let Some(rule) = rules.allowing(call) {
+    if let Some(rule) = rules.allowing(call).filter(|_| !embedded) {
         return (Behavior::Allow, DecisionReason::Rule(rule.clone()));
     }
     if sandboxed && !read_only {

@@ -38,6 +38,30 @@ pub const TOOLCHAIN_ENTRIES: &[&str] = &[
     ".elan",
 ];
 
+/// Folders of the fleet home (`$FLEET_HOME`, by default `~/.fleet`) the Read tool reads
+/// without asking: the session data fleet itself points agents to (transcripts and task output
+/// files under `projects/`, task lists under `tasks/`). Its settings, approvals and keys are
+/// asked about (the keys are a credential store). `skills/` holds the user's skills.
+pub const FLEET_SESSION_DATA: &[&str] = &["projects", "tasks", "skills"];
+
+/// Dot-entries of the home folder holding what the user installed for agents to read (user
+/// skills and their supporting files, agent memory): the Read tool reads them unasked.
+pub const AGENT_CONTENT: &[&str] = &[".claude/skills", ".claude/agent-memory"];
+
+/// The folders of [`FLEET_SESSION_DATA`] for the fleet home of this process.
+pub fn fleet_session_data(home: &Path) -> Vec<PathBuf> {
+    let fleet_home = std::env::var_os("FLEET_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".fleet"));
+    let fleet_home = workspace::resolve(&fleet_home, Path::new("/"));
+    FLEET_SESSION_DATA
+        .iter()
+        .map(|dir| fleet_home.join(dir))
+        .collect()
+}
+
 /// Dot-entries commands need to work but the Read tool still asks about: git's own
 /// configuration (git refuses to run when it cannot read it).
 pub const COMMAND_ENTRIES: &[&str] = &[".gitconfig", ".config/git"];
@@ -63,7 +87,11 @@ pub fn private_entry(path: &Path, home: &Path, except: &[&str]) -> Option<PathBu
 pub(crate) fn unnamed_private_read(call: &Call<'_>, rules: &RuleSet) -> Option<PathBuf> {
     let read = call.read.as_ref()?;
     let home = call.home?;
-    if call.workspace.contains(&read.resolved) {
+    if call.workspace.contains(&read.resolved)
+        || fleet_session_data(home)
+            .iter()
+            .any(|dir| read.resolved.starts_with(dir))
+    {
         return None;
     }
     let resolved_home = workspace::resolve(home, Path::new("/"));
@@ -72,9 +100,14 @@ pub(crate) fn unnamed_private_read(call: &Call<'_>, rules: &RuleSet) -> Option<P
         (&read.spelled, home),
         (&read.spelled, resolved_home.as_path()),
     ];
+    let open: Vec<&str> = TOOLCHAIN_ENTRIES
+        .iter()
+        .chain(AGENT_CONTENT)
+        .copied()
+        .collect();
     let entry = forms
         .iter()
-        .find_map(|(path, home)| private_entry(path, home, TOOLCHAIN_ENTRIES))?;
+        .find_map(|(path, home)| private_entry(path, home, &open))?;
     let name = entry.file_name()?.to_str()?;
     let named = rules.allow.iter().any(|rule| {
         rule.names_paths()

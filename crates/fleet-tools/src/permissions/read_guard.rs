@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 /// Credential stores, relative to the home folder, that no tool reads unless `allowRead`
 /// lifts one: SSH and GPG keys, cloud and cluster credentials, registry and forge tokens,
-/// password managers, keyrings and browser profiles (saved passwords, cookies). The sandbox
+/// password managers, keyrings and browser profiles (saved passwords, cookies), fleet's own
+/// signing keys (`$FLEET_HOME/keys` is added where `FLEET_HOME` points elsewhere). The sandbox
 /// denies the same paths to Bash. Any other dot-entry of the home folder is asked about (see
 /// [`super::private_home`]); these are refused outright.
 pub const CREDENTIAL_STORES: &[&str] = &[
@@ -54,6 +55,7 @@ pub const CREDENTIAL_STORES: &[&str] = &[
     ".config/chromium",
     ".config/BraveSoftware",
     ".claude/.credentials.json",
+    ".fleet/keys",
 ];
 
 /// [`CREDENTIAL_STORES`] under `home`; none without a home folder.

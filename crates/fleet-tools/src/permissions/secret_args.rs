@@ -8,11 +8,13 @@
 //! values, `< file` sources, words inside `sh -c` strings and loop lists, `~/…`, `~user/…`
 //! and `$HOME/…` spelled out, globs matched against what exists — is looked up with the read guard ([`super::ReadGuard`], the same rules and stores the Read tool
 //! obeys). A named file that is denied denies the call, naming the rule or the store; a word
-//! naming a folder that holds a credential store (`grep -r x ~`), or a word only known when
+//! naming a folder that holds a credential store (`grep -r x ~`) or a private entry of the
+//! home folder (`~/.npmrc`, as the Read tool asks), or a word only known when
 //! the line runs that spells a store's name (`$h/.ssh/id_rsa`), asks. Other words only known
 //! when the line runs (`"$f"`) cannot be looked up: that gap is in docs/security.md.
 
 use super::check::Permissions;
+use super::private_home;
 use super::read_guard::{ReadDenial, ReadGuard};
 use super::rule::{Rule, RuleKind};
 use crate::shell::Word;
@@ -73,18 +75,44 @@ pub(crate) fn check(permissions: &Permissions, command: &str, cwd: &Path) -> Opt
                         return Some(SecretArg::Denied(rule));
                     }
                 }
-                None => {}
+                _ => {}
             }
             if asks.is_none() {
                 let resolved = workspace::resolve(&path, cwd);
                 asks = stores
                     .iter()
                     .find(|store| store.starts_with(&resolved) || store.starts_with(&path))
-                    .and_then(|store| store_rule(store, RuleKind::Ask));
+                    .and_then(|store| store_rule(store, RuleKind::Ask))
+                    .or_else(|| {
+                        private(permissions, home?, &path, &resolved)
+                            .and_then(|entry| store_rule(&entry, RuleKind::Ask))
+                    });
             }
         }
     }
     asks.map(SecretArg::Asks)
+}
+
+/// The home folder's private entry (`~/.npmrc`, `~/.kube`; see [`private_home`]) that `path`
+/// lies in, outside the workspace and the toolchain folders, as the Read tool would ask
+/// about it.
+fn private(
+    permissions: &Permissions,
+    home: &Path,
+    path: &Path,
+    resolved: &Path,
+) -> Option<PathBuf> {
+    if permissions.workspace.contains(resolved) {
+        return None;
+    }
+    let open: Vec<&str> = private_home::TOOLCHAIN_ENTRIES
+        .iter()
+        .chain(private_home::AGENT_CONTENT)
+        .copied()
+        .collect();
+    let resolved_home = workspace::resolve(home, Path::new("/"));
+    private_home::private_entry(path, home, &open)
+        .or_else(|| private_home::private_entry(resolved, &resolved_home, &open))
 }
 
 /// A rule standing for the credential store `store`, so the decision names it.

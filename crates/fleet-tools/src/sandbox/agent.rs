@@ -217,7 +217,8 @@ impl AgentSandbox {
                 };
                 let mut open = paths.writable.clone();
                 open.extend([workspace::resolve(cwd, Path::new("/")), temp.clone()]);
-                if let Want::Scratch(dir) = &want {
+                // The kind's, not this command's: the list is made once per agent.
+                if let SandboxKind::Scratch(dir) = &self.kind {
                     open.push(dir.clone());
                 }
                 open.extend(paths::lifted_reads(&self.config, cwd, Some(home)));

@@ -38,9 +38,14 @@ pub fn credential_stores(
         .iter()
         .flat_map(|r| rule_paths(r, cwd, Some(&home)))
         .collect();
+    // fleet's own keys (the remote-job signing key) where `FLEET_HOME` moved them.
+    let fleet_keys = std::env::var_os("FLEET_HOME")
+        .filter(|v| !v.is_empty())
+        .map(|dir| workspace::resolve(Path::new(&dir), cwd).join("keys"));
     CREDENTIAL_STORES
         .iter()
         .map(|store| home.join(store))
+        .chain(fleet_keys)
         .filter(|store| !lifted.iter().any(|l| store.starts_with(l)))
         .collect()
 }

@@ -56,6 +56,7 @@ const UNWRAPPED: &[&str] = &[
     "numactl --cpunodebind=0 rm -rf x",
     "setarch x86_64 rm -rf x",
     "time -o /dev/null rm -rf x",
+    "logsave /dev/null rm -rf x",
     "git rebase -x 'rm -rf x' main",
     "git submodule foreach rm -rf x",
     "git bisect run rm -rf x",
@@ -125,5 +126,24 @@ fn git_dash_c_runs_arbitrary_code_no_wildcard_allows_it() {
     ] {
         let decision = check(&fx, &perms, &bash(command));
         assert_eq!(decision.behavior, Ask, "{command:?}: {decision:?}");
+    }
+}
+
+#[test]
+fn git_global_options_do_not_hide_a_denied_subcommand() {
+    let fx = fixture();
+    let perms = fx.perms(
+        PermissionMode::BypassPermissions,
+        &["Bash"],
+        &[],
+        &["Bash(git push *)"],
+    );
+    for command in [
+        "git -C . push origin main",
+        "git --no-pager -c color.ui=never push --force",
+        "/usr/bin/git --git-dir=.git push",
+    ] {
+        let decision = check(&fx, &perms, &bash(command));
+        assert_eq!(decision.behavior, Deny, "{command:?}: {decision:?}");
     }
 }

@@ -33,6 +33,7 @@ const PROTECTED_WRITES: &[(&str, &str)] = &[
     ),
     ("Bash(npm test)", "perf record -o .mcp.json npm test"),
     ("Bash(npm test)", "flock .envrc npm test"),
+    ("Bash(npm test)", "logsave -a ~/.profile npm test"),
     (
         "Bash(git *)",
         "git config core.fsmonitor 'touch /tmp/pwned'",

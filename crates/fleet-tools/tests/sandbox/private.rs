@@ -24,6 +24,7 @@ fn furnish(home: &Path) {
         ),
         (".cargo/bin/tool", "TOOLCHAIN\n"),
         (".cargo/credentials.toml", "token = \"CARGO-SECRET\"\n"),
+        (".fleet/keys/remote-jobs.ed25519", "KEY-SECRET\n"),
         ("notes.txt", "PUBLIC\n"),
     ] {
         let path = home.join(file);
@@ -161,7 +162,12 @@ async fn every_sandbox_denies_the_new_credential_stores() {
     furnish(&p.home);
     let home = p.home.display().to_string();
     let ctx = p.context(&p.configured(&[]));
-    for store in [".npmrc", ".config/gh/hosts.yml", ".cargo/credentials.toml"] {
+    for store in [
+        ".npmrc",
+        ".config/gh/hosts.yml",
+        ".cargo/credentials.toml",
+        ".fleet/keys/remote-jobs.ed25519",
+    ] {
         let out = bash(&ctx, &format!("cat {home}/{store}")).await;
         assert!(out.is_error, "{store}: {}", out.content);
         assert!(!out.content.contains("SECRET"), "{store}: {}", out.content);
@@ -244,6 +250,14 @@ fn reading_a_home_dot_file_outside_the_workspace_asks() {
         assert!(read(p.home.join(open)).is_allowed(), "{open}");
     }
     assert!(read(p.root.join("README")).is_allowed());
+    // fleet's own session data (task output files, transcripts) is read unasked; its
+    // settings are not.
+    if std::env::var_os("FLEET_HOME").is_none() {
+        let output = p.home.join(".fleet/projects/p/s/tasks/b1.output");
+        assert!(read(output).is_allowed());
+        let settings = read(p.home.join(".fleet/settings.json"));
+        assert_eq!(settings.behavior, Behavior::Ask);
+    }
     // Through a symlink in the workspace too.
     std::os::unix::fs::symlink(p.home.join(".somedotfile"), p.root.join("innocent")).unwrap();
     assert_eq!(read(p.root.join("innocent")).behavior, Behavior::Ask);
@@ -272,10 +286,12 @@ fn reading_a_home_dot_file_outside_the_workspace_asks() {
     );
     assert!(decision.is_allowed(), "{decision:?}");
     // So do the user's `allowRead` entries, given to the permission rules as allow rules.
-    let mut lifted = RuleSet::default();
-    lifted.allow = allow_read(&[&p.home.join(".npmrc")])
-        .allow_read_rules()
-        .unwrap();
+    let lifted = RuleSet {
+        allow: allow_read(&[&p.home.join(".npmrc")])
+            .allow_read_rules()
+            .unwrap(),
+        ..RuleSet::default()
+    };
     let mut lifted = Permissions::new(
         PermissionMode::Default,
         lifted,
@@ -284,7 +300,12 @@ fn reading_a_home_dot_file_outside_the_workspace_asks() {
     lifted.home = Some(p.home.clone());
     let decision = lifted.check("Read", true, &Access::Read(p.home.join(".npmrc")), &p.root);
     assert!(decision.is_allowed(), "{decision:?}");
-    let decision = lifted.check("Read", true, &Access::Read(p.home.join(".somedotfile")), &p.root);
+    let decision = lifted.check(
+        "Read",
+        true,
+        &Access::Read(p.home.join(".somedotfile")),
+        &p.root,
+    );
     assert_eq!(decision.behavior, Behavior::Ask, "{decision:?}");
 
     let mut bypass = Permissions::new(

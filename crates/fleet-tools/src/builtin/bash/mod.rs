@@ -25,7 +25,7 @@ mod process;
 
 pub use guarded::{GuardedBash, SANDBOX_ONLY_ENV};
 pub use policy::{check_command, CommandPolicy, PolicyRefusal};
-pub(crate) use policy::{hidden_action, protected_target};
+pub(crate) use policy::{enters_embedded_repository, hidden_action, protected_target};
 
 use crate::background::{Enrolment, Moving};
 use crate::{sandbox, Access, ToolContext, ToolError, ToolOutput, TypedTool};

@@ -143,6 +143,18 @@ pub(crate) fn protected_target(command: &str, cwd: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Whether git on `command`, run in `cwd`, would start in a folder holding a repository other
+/// than the agent's (a committed bare-layout repository reached through a `cd`, `-C` or a
+/// symlink), whose configuration can run programs. No wildcard allow rule vouches for such a
+/// line (`Bash(git *)` does not allow `git -C vendor/emb status && npm test`).
+pub(crate) fn enters_embedded_repository(command: &str, cwd: &Path) -> bool {
+    if !command.contains("git") {
+        return false;
+    }
+    let cwd = crate::workspace::absolute(cwd, Path::new("/"));
+    classify::enters_other_repository(&cwd, &crate::shell::parse(command))
+}
+
 /// Whether `command` runs nothing but git subcommands that only look (and `cd`), whatever
 /// folder they look in: such a line runs with git's program-running configuration turned off
 /// even when the classifier refuses it (`git -C vendor/embedded status` allowed by a

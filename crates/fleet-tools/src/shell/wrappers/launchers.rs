@@ -152,6 +152,8 @@ pub(super) fn runs(name: &str, rest: &[Word]) -> Option<Runs> {
             });
             simple(spec("", &[]), !writes)
         }
+        // `logsave [-asv] FILE CMD…` writes CMD's output into FILE as well.
+        "logsave" => simple(skip(spec("", &[]), 1), false),
         "flock" => flock(&wrapper, rest),
         "script" => script(&wrapper, rest),
         "runuser" | "sg" => runuser(&wrapper, rest),

@@ -14,7 +14,10 @@
 //! A `cd` on the line or `git -C DIR` can point git at a repository committed inside the
 //! project (a bare repository's `config` is an ordinary file), whose configuration runs
 //! programs (`core.fsmonitor`, `core.pager`…); git there is read-only only when no folder
-//! between the agent's folder and the target holds a repository of its own.
+//! between the agent's folder and the target holds a repository of its own, both compared
+//! with symlinks followed (a committed link into the embedded repository counts as the
+//! repository). Whatever passes also runs with git's program-running configuration turned
+//! off (see `builtin::bash::git_env`).
 
 use super::conditions;
 use super::git::GitCall;
@@ -231,14 +234,7 @@ impl<'a> ReadOnly<'a> {
                     .into(),
             );
         }
-        let mut places: Vec<Option<PathBuf>> = self.cd_targets.clone();
-        if call.global.has(&["-C"]) {
-            let dirs: Vec<&str> = call.global.values(&["-C"]).collect();
-            let known = !dirs.iter().any(|d| is_placeholder(d));
-            let base = self.cwd.join(&call.location);
-            places.push(known.then(|| crate::workspace::absolute(&base, Path::new("/"))));
-        }
-        for place in places {
+        for place in self.git_places(&call) {
             let safe = place
                 .as_deref()
                 .is_some_and(|dir| own_repository(dir, self.cwd));
@@ -252,6 +248,69 @@ impl<'a> ReadOnly<'a> {
         }
         Ok(())
     }
+
+    /// The folders git may start in: each `cd` target on the line and its `-C` folder
+    /// (`None` where that is only known when the line runs).
+    fn git_places(&self, call: &GitCall<'_>) -> Vec<Option<PathBuf>> {
+        let mut places: Vec<Option<PathBuf>> = self.cd_targets.clone();
+        if call.global.has(&["-C"]) {
+            let dirs: Vec<&str> = call.global.values(&["-C"]).collect();
+            let known = !dirs.iter().any(|d| is_placeholder(d));
+            let base = self.cwd.join(&call.location);
+            places.push(known.then(|| crate::workspace::absolute(&base, Path::new("/"))));
+        }
+        places
+    }
+}
+
+/// Whether some git on `line` (nested lines and what wrappers run included) would start in a
+/// folder inside the agent's that holds a repository of its own, or in one only known when it
+/// runs, or is pointed at a repository with `--git-dir` / `--work-tree` / `--bare`: a place a
+/// cloned project can prepare, for allow rules (see
+/// [`crate::builtin::bash::enters_embedded_repository`]).
+pub(super) fn enters_other_repository(cwd: &Path, line: &Line) -> bool {
+    let judge = ReadOnly::new(cwd, line);
+    let mut commands: Vec<SimpleCommand> = line
+        .lines()
+        .iter()
+        .flat_map(|inner| inner.commands.iter().cloned())
+        .collect();
+    let mut seen = 0;
+    while let Some(command) = commands.pop() {
+        seen += 1;
+        if seen > 256 {
+            return true;
+        }
+        match wrappers::runs(&command) {
+            Runs::Commands { readings, .. } => commands.extend(readings),
+            Runs::Line { line, .. } => {
+                let nested = shell::parse(&line);
+                if enters_other_repository(cwd, &nested) {
+                    return true;
+                }
+            }
+            Runs::Unknown { .. } | Runs::Nothing => {}
+        }
+        if command.words.first().and_then(shell::program_name) != Some("git") {
+            continue;
+        }
+        let args: Vec<String> = command.words[1..]
+            .iter()
+            .map(|w| w.known().map_or_else(|| MANY.to_string(), str::to_string))
+            .collect();
+        let call = GitCall::parse(&args);
+        if call.global.has(&["--git-dir", "--work-tree", "--bare"]) {
+            return true;
+        }
+        let nested = judge.git_places(&call).iter().any(|place| match place {
+            Some(dir) => nested_repository(dir, cwd),
+            None => true,
+        });
+        if nested {
+            return true;
+        }
+    }
+    false
 }
 
 /// Judges one argument vector with the per-program checks.
@@ -436,11 +495,35 @@ fn own_repository(dir: &Path, cwd: &Path) -> bool {
     true
 }
 
+/// Whether `dir` lies inside `cwd` (symlinks followed) with a bare-layout repository on the
+/// way: the kind a cloned project can have committed (git refuses to commit a `.git`, so a
+/// nested checkout with one was made on this machine, by git).
+fn nested_repository(dir: &Path, cwd: &Path) -> bool {
+    let root = Path::new("/");
+    let cwd = crate::workspace::resolve(cwd, root);
+    let dir = crate::workspace::resolve(dir, root);
+    if !dir.starts_with(&cwd) {
+        return false;
+    }
+    let mut at = Some(dir.as_path());
+    while let Some(folder) = at.filter(|f| *f != cwd) {
+        if bare_layout(folder) {
+            return true;
+        }
+        at = folder.parent();
+    }
+    false
+}
+
 /// Whether git would take `folder` for a repository (or its `.git` for one).
 fn holds_repository(folder: &Path) -> bool {
-    let bare = folder.join("HEAD").is_file()
+    bare_layout(folder) || folder.join(".git").symlink_metadata().is_ok()
+}
+
+/// `HEAD` beside `config`, `objects`, `refs` or `commondir`: a repository without a work tree.
+fn bare_layout(folder: &Path) -> bool {
+    folder.join("HEAD").is_file()
         && ["config", "objects", "refs", "commondir"]
             .iter()
-            .any(|part| folder.join(part).exists());
-    bare || folder.join(".git").symlink_metadata().is_ok()
+            .any(|part| folder.join(part).exists())
 }

@@ -40,17 +40,14 @@ pub(super) fn written(call: &GitCall<'_>) -> Vec<PathBuf> {
         }
         "branch" => {
             let changes = rest.iter().any(|arg| {
-                matches!(
-                    arg.as_str(),
-                    "-u" | "-t" | "-m" | "-M" | "-c" | "-C" | "-d" | "-D"
-                ) || arg.starts_with("-u")
+                matches!(arg.as_str(), "-u" | "-t" | "-m" | "-M" | "-c" | "-C")
+                    || arg.starts_with("-u")
                     || [
                         "--set-upstream-to",
                         "--unset-upstream",
                         "--track",
                         "--move",
                         "--copy",
-                        "--delete",
                         "--edit-description",
                     ]
                     .iter()

@@ -1,6 +1,6 @@
 //! What launchers change: `time -o FILE`, `strace -o FILE`, `ltrace -o FILE`, `valgrind
 //! --log-file=FILE`, `script FILE`, `perf record -o FILE`, `flock FILE` each write a file of
-//! their own beside what they run — a visible write, checked like a redirect (so `time -a -o
+//! their own beside what they run (so does `logsave FILE`) — a visible write, checked like a redirect (so `time -a -o
 //! ~/.bashrc npm test` is a write of a protected file). What they run comes from the shell
 //! model's reading of them ([`crate::shell::wrappers`]), so deny rules, the classifier and
 //! this policy agree on it.
@@ -69,6 +69,10 @@ pub(super) fn effects(program: &str, rest: &[String]) -> Option<Vec<Effect>> {
             vec![paths(written)]
         }
         "perf" => return Some(perf(rest)),
+        "logsave" => {
+            let args = Args::parse(rest, &OptSpec::short("").stop_at_operand());
+            vec![paths(rest.get(args.rest).map(String::as_str))]
+        }
         "flock" => {
             let spec = OptSpec::short("wEc")
                 .long(&["timeout", "wait", "conflict-exit-code", "command"])

@@ -247,9 +247,7 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             }
             let clears = args.has(&["-i", "--ignore-environment"])
                 || rest.first().is_some_and(|w| w == "-")
-                || args
-                    .values(&["-u", "--unset"])
-                    .any(|name| is_risky_variable(name));
+                || args.values(&["-u", "--unset"]).any(is_risky_variable);
             if clears {
                 // Would drop the configuration that turns off git's programs.
                 return changes("env -i / -u clears variables fleet sets for safety".into());
