@@ -266,3 +266,31 @@ pub fn max_tokens_asked(server: &FakeModelServer) -> Vec<u64> {
         .filter_map(|r| r.body.get("max_tokens").and_then(Value::as_u64))
         .collect()
 }
+
+/// The tool results of a stream-json run, in order (a subagent's included): whether each is
+/// an error, and its text.
+pub fn tool_outcomes(out: &Output) -> Vec<(bool, String)> {
+    json_lines(out)
+        .into_iter()
+        .filter(|l| l["type"] == "user")
+        .map(|l| l["message"]["content"][0].clone())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| {
+            let text = match &b["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (b["is_error"] == true, text)
+        })
+        .collect()
+}
+
+/// A model that runs each of `commands` with Bash in turn, then says DONE.
+pub fn bash_calls(commands: &[&str]) -> Scenario {
+    let mut rules: Vec<fleet_testkit::Rule> = commands
+        .iter()
+        .map(|c| fleet_testkit::Rule::tool_use("Bash", serde_json::json!({ "command": c })))
+        .collect();
+    rules.push(fleet_testkit::Rule::text("DONE"));
+    Scenario::queue(rules)
+}

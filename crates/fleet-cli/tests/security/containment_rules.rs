@@ -3,35 +3,7 @@
 //! server and checks that what they aimed at did not happen.
 
 use crate::common::*;
-use fleet_testkit::{Rule, Scenario};
-use serde_json::{json, Value};
 use std::process::Output;
-
-/// The tool results of a stream-json run, in order: (is_error, text).
-fn tool_results(out: &Output) -> Vec<(bool, String)> {
-    json_lines(out)
-        .into_iter()
-        .filter(|l| l["type"] == "user")
-        .map(|l| l["message"]["content"][0].clone())
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let text = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (b["is_error"] == true, text)
-        })
-        .collect()
-}
-
-fn bash_calls(commands: &[&str]) -> Scenario {
-    let mut rules: Vec<Rule> = commands
-        .iter()
-        .map(|c| Rule::tool_use("Bash", json!({ "command": c })))
-        .collect();
-    rules.push(Rule::text("DONE"));
-    Scenario::queue(rules)
-}
 
 async fn run(project: &Project, commands: &[&str], args: &[&str], env: &[(&str, &str)]) -> Output {
     let server = server(bash_calls(commands)).await;
@@ -75,7 +47,7 @@ async fn git_through_a_committed_symlink_never_runs_the_embedded_fsmonitor() {
     ];
     for env in [&[("FLEET_SANDBOX_UNAVAILABLE", "1")][..], &[][..]] {
         let out = run(&project, &commands, &[], env).await;
-        let results = tool_results(&out);
+        let results = tool_outcomes(&out);
         assert_eq!(results.len(), 4, "{results:#?}");
         for (is_error, text) in &results[..2] {
             assert!(*is_error && text.contains("needs approval"), "{text}");
@@ -123,7 +95,7 @@ async fn allow_rules_do_not_cover_writes_of_protected_files() {
             &[],
         )
         .await;
-        let results = tool_results(&out);
+        let results = tool_outcomes(&out);
         assert_eq!(results.len(), 4, "{results:#?}");
         for (is_error, text) in &results {
             assert!(*is_error && text.contains("protected"), "{mode}: {text}");
@@ -163,7 +135,7 @@ async fn a_deny_rule_holds_through_wrappers_in_bypass_mode() {
         &[],
     )
     .await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), commands.len(), "{results:#?}");
     for ((is_error, text), command) in results.iter().zip(commands) {
         assert!(*is_error, "{command}: {text}");
@@ -198,7 +170,7 @@ async fn read_deny_rules_and_credential_stores_hold_for_bash_arguments() {
         &[],
     )
     .await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), history.len(), "{results:#?}");
     for ((is_error, text), command) in results.iter().zip(history) {
         assert!(
@@ -220,7 +192,7 @@ async fn read_deny_rules_and_credential_stores_hold_for_bash_arguments() {
         &[("FLEET_SANDBOX_UNAVAILABLE", "1")],
     )
     .await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), 3, "{results:#?}");
     for (is_error, text) in &results[..2] {
         assert!(*is_error && text.contains(".ssh"), "{text}");

@@ -10,23 +10,6 @@ use std::net::TcpListener;
 
 const CHILD_TASK: &str = "containment-probe-task";
 
-/// The tool results of a stream-json run, in order (a subagent's included).
-fn tool_results(out: &std::process::Output) -> Vec<(bool, String)> {
-    json_lines(out)
-        .into_iter()
-        .filter(|l| l["type"] == "user")
-        .map(|l| l["message"]["content"][0].clone())
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let text = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (b["is_error"] == true, text)
-        })
-        .collect()
-}
-
 /// The main agent calls `tool` with each input in turn, then says DONE.
 fn calls(tool: &str, inputs: &[Value]) -> Scenario {
     let mut rules: Vec<Rule> = inputs
@@ -78,7 +61,7 @@ async fn a_sandboxed_command_has_no_terminal_and_cannot_inject_keystrokes() {
     args.extend(["--sandbox", "--permission-mode", "bypassPermissions"]);
     let out = project.run(&server, &args, "").await;
     assert!(out.status.success(), "{}", stderr(&out));
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), 3, "{results:?}");
     let ours = nix::unistd::getsid(None).unwrap().as_raw();
     let theirs: i32 = results[0]
@@ -140,7 +123,7 @@ async fn home_dot_files_are_asked_about_and_kept_from_read_only_commands() {
     let server1 = server(Scenario::queue(rules)).await;
     let out = project.run(&server1, &STREAM, "").await;
     assert!(out.status.success(), "{}", stderr(&out));
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), 7, "{results:?}");
     for (is_error, text) in &results[..2] {
         assert!(*is_error, "{text}");
@@ -175,7 +158,7 @@ async fn home_dot_files_are_asked_about_and_kept_from_read_only_commands() {
     ]))
     .await;
     let out = project.run(&server2, &STREAM, "").await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert_eq!(results.len(), 2, "{results:?}");
     for (is_error, text) in &results {
         assert!(!is_error && text.contains("DOT-SECRET-2"), "{results:?}");
@@ -190,7 +173,7 @@ async fn read_only_commands_have_no_network_unless_the_user_allows_it() {
     let probe = format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo CONNECTED || echo NO-NET");
     let only = [("FLEET_TEST_SANDBOX_ONLY", "1")];
     let server1 = server(explore_runs(&probe)).await;
-    let results = tool_results(&project.run_with_env(&server1, &STREAM, &only).await);
+    let results = tool_outcomes(&project.run_with_env(&server1, &STREAM, &only).await);
     let probed: Vec<_> = results
         .iter()
         .filter(|r| r.1.contains("NET") || r.1.contains("CONNECTED"))
@@ -203,7 +186,7 @@ async fn read_only_commands_have_no_network_unless_the_user_allows_it() {
 
     user_settings(&project, &json!({"sandbox": {"readOnlyNetwork": true}}));
     let server2 = server(explore_runs(&probe)).await;
-    let results = tool_results(&project.run_with_env(&server2, &STREAM, &only).await);
+    let results = tool_outcomes(&project.run_with_env(&server2, &STREAM, &only).await);
     assert!(
         results.iter().any(|r| r.1.contains("CONNECTED")),
         "{results:?}"
@@ -216,7 +199,7 @@ async fn a_read_only_agent_without_a_sandbox_refuses_bash_unless_the_user_allows
     let unavailable = [("FLEET_SANDBOX_UNAVAILABLE", "1")];
     let server1 = server(explore_runs("ls && echo LISTED")).await;
     let out = project.run_with_env(&server1, &STREAM, &unavailable).await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     let refusal = results
         .iter()
         .find(|r| r.1.contains("allowUnsandboxedReadOnly"))
@@ -233,7 +216,7 @@ async fn a_read_only_agent_without_a_sandbox_refuses_bash_unless_the_user_allows
     );
     let server2 = server(explore_runs("ls && echo LISTED")).await;
     let out = project.run_with_env(&server2, &STREAM, &unavailable).await;
-    let results = tool_results(&out);
+    let results = tool_outcomes(&out);
     assert!(
         results.iter().any(|r| r.1.contains("LISTED")),
         "{results:?}"

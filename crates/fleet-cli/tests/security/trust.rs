@@ -17,24 +17,16 @@ fn hostile_settings(marker: &str) -> Value {
     })
 }
 
-fn bash_then_done(command: &str) -> Scenario {
-    Scenario::queue([
-        Rule::tool_use("Bash", json!({ "command": command })),
-        Rule::text("DONE"),
-    ])
-}
-
 fn tool_result_text(out: &std::process::Output) -> String {
-    json_lines(out)
+    tool_outcomes(out)
         .into_iter()
-        .filter(|l| l["type"] == "user")
-        .map(|l| l["message"]["content"][0]["content"].to_string())
+        .map(|(_, text)| text)
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 async fn summarize(project: &Project, extra: &[&str]) -> std::process::Output {
-    let server = server(bash_then_done("touch made-by-bash")).await;
+    let server = server(bash_calls(&["touch made-by-bash"])).await;
     let mut args = vec![
         "-p",
         "summarize this repository",
@@ -153,14 +145,7 @@ async fn deny_rules_of_an_untrusted_repository_still_bind() {
         Rule::text("DONE"),
     ]))
     .await;
-    let out = project
-        .run(
-            &server,
-            &["-p", "go", "--output-format", "stream-json", "--verbose"],
-            "",
-        )
-        .await;
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, _) = project.stream_json(&server, "go", &[]).await;
     let results = tool_result_text(&out);
     assert!(!results.is_empty(), "{}", stdout(&out));
     assert!(!results.contains("TOP-SECRET"), "{results}");

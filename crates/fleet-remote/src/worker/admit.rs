@@ -19,28 +19,6 @@ use tokio_util::sync::CancellationToken;
 /// only as the job's rules allow; `bypassPermissions` needs the operator's word.
 pub const DEFAULT_MAX_MODE: PermissionMode = PermissionMode::AcceptEdits;
 
-/// How much a mode lets an agent do without asking, for comparing with the maximum: `plan`
-/// only reads, `dontAsk` denies whatever would ask (never wider than `default`), `default`
-/// asks, `acceptEdits` also edits, `bypassPermissions` does everything not denied.
-pub fn rank(mode: PermissionMode) -> u8 {
-    match mode {
-        PermissionMode::Plan => 0,
-        PermissionMode::DontAsk => 1,
-        PermissionMode::Default => 2,
-        PermissionMode::AcceptEdits => 3,
-        PermissionMode::BypassPermissions => 4,
-    }
-}
-
-/// The narrower of two modes.
-pub fn narrower(a: PermissionMode, b: PermissionMode) -> PermissionMode {
-    if rank(a) <= rank(b) {
-        a
-    } else {
-        b
-    }
-}
-
 /// Whether `job` may run on a worker whose maximum is `max`; on success its mode is spelled
 /// the canonical way (the spelling is what reaches the job's command line). The error says
 /// what the job asked, what the worker allows and how an operator raises it.
@@ -49,7 +27,8 @@ pub fn check(job: &mut Job, max: PermissionMode) -> Result<(), String> {
         .permission_mode
         .parse()
         .map_err(|e| format!("refused by the worker: {e}"))?;
-    if rank(mode) > rank(max) {
+    // Ranked by `PermissionMode::rank`: plan < dontAsk < default < acceptEdits < bypass.
+    if mode.rank() > max.rank() {
         return Err(format!(
             "refused by the worker: the job asks for permission mode {mode}, above this \
              worker's maximum {max} (an operator allows it with `fleet worker --max-mode \

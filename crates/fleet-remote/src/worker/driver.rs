@@ -201,7 +201,7 @@ impl Driver {
             (Phase::PlanReady { request, .. }, Control::Approve) => {
                 self.approved = true;
                 self.phase = Phase::Working;
-                let mode = super::admit::narrower(PermissionMode::AcceptEdits, self.max_mode);
+                let mode = PermissionMode::AcceptEdits.narrower(self.max_mode);
                 let mode =
                     json!({"type": "setMode", "mode": mode.as_str(), "destination": "session"});
                 vec![

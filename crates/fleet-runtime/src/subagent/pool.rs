@@ -184,20 +184,7 @@ pub(crate) fn child_permissions(
 /// The less permissive of two modes: a child asking for more than its parent has gets the
 /// parent's mode.
 pub(crate) fn narrower(parent: PermissionMode, wanted: PermissionMode) -> PermissionMode {
-    fn power(mode: PermissionMode) -> u8 {
-        match mode {
-            PermissionMode::Plan => 0,
-            PermissionMode::DontAsk => 1,
-            PermissionMode::Default => 2,
-            PermissionMode::AcceptEdits => 3,
-            PermissionMode::BypassPermissions => 4,
-        }
-    }
-    if power(wanted) <= power(parent) {
-        wanted
-    } else {
-        parent
-    }
+    parent.narrower(wanted)
 }
 
 #[cfg(test)]

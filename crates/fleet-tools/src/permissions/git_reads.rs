@@ -23,16 +23,8 @@ pub(crate) enum HistoryRead {
     Asks(Arc<Rule>),
 }
 
-/// Git's global options that take the next word.
-const GLOBAL_VALUED: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-];
+// Git's global options that take the next word (shared with the wrapper reader).
+use crate::shell::wrappers::git::VALUED as GLOBAL_VALUED;
 
 /// Subcommands that print file contents whatever their options.
 const PRINTS: &[&str] = &[

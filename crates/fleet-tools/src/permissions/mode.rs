@@ -29,6 +29,28 @@ impl PermissionMode {
         }
     }
 
+    /// How much the mode lets an agent do without asking, for comparing two modes: `plan`
+    /// only reads, `dontAsk` denies whatever would ask (never wider than `default`), `default`
+    /// asks, `acceptEdits` also edits, `bypassPermissions` does everything not denied.
+    pub fn rank(self) -> u8 {
+        match self {
+            Self::Plan => 0,
+            Self::DontAsk => 1,
+            Self::Default => 2,
+            Self::AcceptEdits => 3,
+            Self::BypassPermissions => 4,
+        }
+    }
+
+    /// The less permissive of two modes.
+    pub fn narrower(self, other: PermissionMode) -> PermissionMode {
+        if other.rank() <= self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+
     pub const ALL: [PermissionMode; 5] = [
         Self::Default,
         Self::AcceptEdits,

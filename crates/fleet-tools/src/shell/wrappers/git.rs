@@ -11,7 +11,7 @@ use super::{unknown_command, Runs};
 use crate::shell::model::Word;
 
 /// Global options of git that take the next word as their value.
-const VALUED: &[&str] = &[
+pub(crate) const VALUED: &[&str] = &[
     "-C",
     "-c",
     "--git-dir",
@@ -63,14 +63,7 @@ pub(super) fn runs(wrapper: &str, rest: &[Word]) -> Runs {
         Ok(found) => lines.extend(found),
         Err(()) => return unknown_command(wrapper.into()),
     }
-    if lines.is_empty() {
-        return Runs::Nothing;
-    }
-    Runs::Line {
-        wrapper: wrapper.into(),
-        line: lines.join("\n"),
-        transparent: false,
-    }
+    super::lines_run(wrapper, &lines)
 }
 
 /// The lines a subcommand runs: `rebase -x CMD`, `bisect run CMD…`, `submodule foreach CMD`,

@@ -275,14 +275,7 @@ fn ssh(wrapper: &str, rest: &[Word]) -> Runs {
             None => return unknown_command(wrapper.into()),
         }
     }
-    if lines.is_empty() {
-        return Runs::Nothing;
-    }
-    Runs::Line {
-        wrapper: wrapper.into(),
-        line: lines.join("\n"),
-        transparent: false,
-    }
+    super::lines_run(wrapper, &lines)
 }
 
 /// `gdb --args PROG ARG…` runs PROG; `-ex 'shell CMD'` (or `!CMD`) runs a shell line; a
@@ -344,14 +337,7 @@ fn gdb(wrapper: &str, rest: &[Word]) -> Runs {
             return unknown_command(wrapper.into());
         }
     }
-    if lines.is_empty() {
-        return Runs::Nothing;
-    }
-    Runs::Line {
-        wrapper: wrapper.into(),
-        line: lines.join("\n"),
-        transparent: false,
-    }
+    super::lines_run(wrapper, &lines)
 }
 
 /// `parallel [OPT]… CMD [ARG]… ::: INPUT…`: CMD runs with each input appended.

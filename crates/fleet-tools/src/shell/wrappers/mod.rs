@@ -6,7 +6,7 @@
 //! A wrapper's own options are read with a small table per wrapper. Where an unknown word
 //! could be an option or the program itself, what runs is unknown.
 
-mod git;
+pub(crate) mod git;
 mod launchers;
 mod options;
 
@@ -486,5 +486,18 @@ fn find(wrapper: &str, rest: &[Word]) -> Runs {
         wrapper: wrapper.into(),
         transparent: false,
         readings,
+    }
+}
+
+/// What a wrapper that runs `lines` (shell lines it found in its options) runs: nothing when
+/// there are none, else those lines, never transparently.
+pub(crate) fn lines_run(wrapper: &str, lines: &[String]) -> Runs {
+    if lines.is_empty() {
+        return Runs::Nothing;
+    }
+    Runs::Line {
+        wrapper: wrapper.into(),
+        line: lines.join("\n"),
+        transparent: false,
     }
 }

@@ -479,40 +479,31 @@ fn cd_target(command: &SimpleCommand, cwd: &Path) -> Option<Option<PathBuf>> {
 /// git started there finds the embedded repository around `vendor/embedded/sub`, whose
 /// `config` may name an fsmonitor program.
 fn own_repository(dir: &Path, cwd: &Path) -> bool {
-    let root = Path::new("/");
-    let cwd = crate::workspace::resolve(cwd, root);
-    let dir = crate::workspace::resolve(dir, root);
-    if !dir.starts_with(&cwd) {
-        return false;
-    }
-    let mut at = Some(dir.as_path());
-    while let Some(folder) = at.filter(|f| *f != cwd) {
-        if holds_repository(folder) {
-            return false;
-        }
-        at = folder.parent();
-    }
-    true
+    folders_between(dir, cwd).is_some_and(|folders| !folders.iter().any(|f| holds_repository(f)))
 }
 
 /// Whether `dir` lies inside `cwd` (symlinks followed) with a bare-layout repository on the
 /// way: the kind a cloned project can have committed (git refuses to commit a `.git`, so a
 /// nested checkout with one was made on this machine, by git).
 fn nested_repository(dir: &Path, cwd: &Path) -> bool {
+    folders_between(dir, cwd).is_some_and(|folders| folders.iter().any(|f| bare_layout(f)))
+}
+
+/// The folders from `dir` up to `cwd` (not included), both with the symlinks that exist now
+/// followed; `None` when `dir` is not inside `cwd`.
+fn folders_between(dir: &Path, cwd: &Path) -> Option<Vec<std::path::PathBuf>> {
     let root = Path::new("/");
     let cwd = crate::workspace::resolve(cwd, root);
     let dir = crate::workspace::resolve(dir, root);
     if !dir.starts_with(&cwd) {
-        return false;
+        return None;
     }
-    let mut at = Some(dir.as_path());
-    while let Some(folder) = at.filter(|f| *f != cwd) {
-        if bare_layout(folder) {
-            return true;
-        }
-        at = folder.parent();
-    }
-    false
+    Some(
+        dir.ancestors()
+            .take_while(|folder| *folder != cwd)
+            .map(Path::to_path_buf)
+            .collect(),
+    )
 }
 
 /// Whether git would take `folder` for a repository (or its `.git` for one).
