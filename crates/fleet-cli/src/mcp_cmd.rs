@@ -137,10 +137,14 @@ fn add(cwd: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
     if args.scope == Scope::Project {
         let folder = file.parent().unwrap_or(cwd);
         let root = fleet_runtime::tracked::repository_root(folder);
+        let files =
+            fleet_runtime::mcp::config::McpConfigSources::discover(folder, Vec::new(), false)
+                .project_files;
+        let hash = fleet_runtime::mcp::config::approval::project_server_hash(&files, &args.name)
+            .unwrap_or_default();
         let approved = fleet_store::trust::TrustStore::from_env().and_then(|store| {
             store.update(&root, |p| {
-                p.mcp_servers
-                    .insert(args.name.clone(), "approved by fleet mcp add".into());
+                p.mcp_servers.insert(args.name.clone(), hash);
             })?;
             Ok(store.path().to_path_buf())
         });

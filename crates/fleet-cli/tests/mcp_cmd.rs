@@ -79,7 +79,12 @@ fn add_stdio_writes_the_repository_s_mcp_json_from_any_folder() {
     assert!(!project.repo.join(".claude/settings.local.json").exists());
     let store = read_json(&project.fleet_home.join("trust.json"));
     let entry = &store["projects"][project.repo.display().to_string()];
-    assert!(entry["mcpServers"]["mem"].is_string(), "{store}");
+    assert!(
+        entry["mcpServers"]["mem"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("sha256:")),
+        "{store}"
+    );
 }
 
 #[test]

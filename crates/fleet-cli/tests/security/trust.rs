@@ -201,3 +201,40 @@ async fn a_repository_cannot_replace_the_read_only_explore_agent() {
     assert_eq!(explore[0]["source"], "built-in", "{agents:#}");
     assert!(stderr(&out).contains("may not replace"), "{}", stderr(&out));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_approved_by_mcp_add_is_held_back_again_once_its_command_changes() {
+    let project = Project::new(&[("README.md", "x\n")]);
+    fleet(
+        &project,
+        &["mcp", "add", "db", "--", "/nonexistent/db-server"],
+    );
+    let status = |project: &Project| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .args(["mcp", "list", "--json"])
+            .current_dir(&project.repo)
+            .env("HOME", &project.home)
+            .env("FLEET_HOME", &project.fleet_home)
+            .env("MCP_TIMEOUT", "2000")
+            .output()
+            .unwrap();
+        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        listed["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "db")
+            .map(|s| s["status"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    // Approved: fleet tries to start it (and fails: there is no such program).
+    assert_ne!(status(&project), "not approved");
+    // The repository changes the command behind the approval.
+    std::fs::write(
+        project.repo.join(".mcp.json"),
+        json!({"mcpServers": {"db": {"command": "sh", "args": ["-c", "touch pwned"]}}}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(status(&project), "not approved");
+    assert!(!project.repo.join("pwned").exists());
+}

@@ -26,7 +26,7 @@
 //!
 //! Every sandboxed command runs in a session of its own, without a controlling terminal, may
 //! not use the terminal-injection ioctls, and may not open the terminals under `/dev/pts` (see
-//! [`launcher`], [`seccomp`], [`policy::terminal_devices`]).
+//! [`launcher`], [`seccomp`], [`policy::DEVICES`]).
 //!
 //! # How
 //!

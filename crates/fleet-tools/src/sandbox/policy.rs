@@ -10,7 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// Devices every sandboxed command may write: the sinks and sources programs take for granted,
+/// Devices every sandboxed command may write (and read): the sinks and sources programs take for granted,
 /// `/dev/tty` (which a command without a controlling terminal cannot open anyway) and
 /// `/dev/ptmx`, from which a command may make new pseudo-terminals of its own (`script`,
 /// `expect`, `openpty`: the other end comes from the `TIOCGPTPEER` ioctl on the new master, not
@@ -24,42 +24,16 @@ pub const WRITABLE_DEVICES: &[&str] = &[
     "/dev/shm",
 ];
 
-/// The terminals a sandboxed command may neither read nor write (they stay listable): every
-/// pseudo-terminal under `/dev/pts` — the user's own terminals among them, where reading
-/// would steal keystrokes and writing would forge output — and the consoles with their
-/// screen-memory devices (`/dev/console`, `/dev/ttyN`, `/dev/vcs*`). The price: a pty a
-/// command makes for itself must be reached through `TIOCGPTPEER` (glibc's `openpty` does),
-/// not by opening its `/dev/pts/N` name.
-pub fn terminal_devices() -> Vec<PathBuf> {
-    let pts = Path::new("/dev/pts");
-    let mut out = vec![PathBuf::from("/dev/console")];
-    // Where `/dev/ptmx` is a link to `/dev/pts/ptmx` (some containers), that one must stay
-    // usable: then every other entry is denied instead of the folder.
-    match std::fs::canonicalize("/dev/ptmx") {
-        Ok(ptmx) if ptmx.starts_with(pts) => {
-            if let Ok(entries) = std::fs::read_dir(pts) {
-                out.extend(entries.flatten().map(|e| e.path()).filter(|p| *p != ptmx));
-            }
-        }
-        _ => out.push(pts.to_path_buf()),
-    }
-    if let Ok(entries) = std::fs::read_dir("/dev") {
-        out.extend(entries.flatten().map(|e| e.path()).filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(is_console)
-        }));
-    }
-    out
-}
+/// Devices every sandboxed command may read besides [`WRITABLE_DEVICES`].
+pub const READABLE_DEVICES: &[&str] = &["/dev/random", "/dev/urandom"];
 
-/// `ttyN` (virtual consoles) and `vcs…` (their screen contents).
-fn is_console(name: &str) -> bool {
-    let vt = name
-        .strip_prefix("tty")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    vt || name.starts_with("vcs")
-}
+/// Everything else under `/dev` is neither readable nor writable (it stays listable). An
+/// allow-list, not a list of bad devices, because `/dev` holds too many doors out of the
+/// sandbox: the user's terminals under `/dev/pts` (reading steals keystrokes, writing forges
+/// output), the consoles and their screen memory, and — for a command run by root, which owns
+/// them — the raw disks (`/dev/sda`, `/dev/nvme0n1`, `/dev/vda`), where every file of the
+/// machine, credential stores included, can be read past any path rule.
+pub const DEVICES: &str = "/dev";
 
 /// Where one Bash process may write and read, and what else it may reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

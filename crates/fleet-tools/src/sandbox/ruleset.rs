@@ -2,7 +2,7 @@
 //! calling process (the launcher, just before it starts the shell).
 
 use super::carve::{self, Denial, Grant, RealTree, FS_ABI};
-use super::policy::{SandboxPolicy, WRITABLE_DEVICES};
+use super::policy::{SandboxPolicy, DEVICES, READABLE_DEVICES, WRITABLE_DEVICES};
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
     RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
@@ -134,9 +134,9 @@ pub fn confine(policy: &SandboxPolicy) -> Result<Enforcement, ConfineError> {
     }
 }
 
-/// The Landlock rules for `policy`: reading everywhere but the denied paths and the terminals
-/// ([`super::policy::terminal_devices`]), writing in the writable roots and devices but not the
-/// denied paths.
+/// The Landlock rules for `policy`: reading everywhere but the denied paths and `/dev` (where
+/// only the devices of [`WRITABLE_DEVICES`] and [`READABLE_DEVICES`] are granted, see
+/// [`DEVICES`]), writing in the writable roots and devices but not the denied paths.
 pub fn grants(
     policy: &SandboxPolicy,
     all: BitFlags<AccessFs>,
@@ -149,20 +149,27 @@ pub fn grants(
     }];
     // A device that is a link (`/dev/ptmx` to `pts/ptmx` in some containers) is granted where
     // it leads: carving gives links no rule.
-    let devices = WRITABLE_DEVICES
-        .iter()
-        .map(|device| std::fs::canonicalize(device).unwrap_or_else(|_| PathBuf::from(device)));
+    let real =
+        |device: &&str| std::fs::canonicalize(device).unwrap_or_else(|_| PathBuf::from(device));
     grants.extend(
-        devices
+        WRITABLE_DEVICES
+            .iter()
+            .map(real)
             .chain(policy.writable_roots.iter().cloned())
             .map(|path| Grant { path, access: all }),
     );
+    grants.extend(
+        READABLE_DEVICES
+            .iter()
+            .map(real)
+            .map(|path| Grant { path, access: read }),
+    );
     let unreadable = (AccessFs::ReadFile | AccessFs::Execute) | write;
-    let terminals = super::policy::terminal_devices();
+    let devices = PathBuf::from(DEVICES);
     let denials: Vec<Denial> = policy
         .deny_read
         .iter()
-        .chain(&terminals)
+        .chain(std::iter::once(&devices))
         .map(|path| Denial {
             path: path.clone(),
             access: unreadable,

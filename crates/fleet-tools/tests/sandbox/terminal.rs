@@ -253,3 +253,30 @@ async fn dropping_a_sandboxed_call_kills_its_whole_group() {
         "the background job {pid} of a dropped sandboxed call survived"
     );
 }
+
+/// A command run by root owns the raw disks, where every file of the machine can be read past
+/// any path rule: `/dev` is an allow-list, so only the usual sinks and sources open.
+#[test]
+fn raw_disks_and_other_devices_stay_shut_while_the_usual_ones_work() {
+    let disk = std::fs::read_dir("/sys/block")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| PathBuf::from("/dev").join(e.file_name()))
+        .find(|dev| std::fs::File::open(dev).is_ok());
+    let Some(disk) = disk else {
+        // Not root, or no disk to read: nothing to prove here.
+        return;
+    };
+    let disk = disk.display().to_string();
+    let script = format!(
+        "head -c 16 {disk} >/dev/null && echo DISK-READ; \
+         head -c 4 /dev/urandom >/dev/null && echo URANDOM-OK; \
+         echo x > /dev/null && echo NULL-OK; ls /dev >/dev/null && echo LIST-OK"
+    );
+    let out = launch(Stdio::null(), &["/bin/sh", "-c", &script]);
+    assert!(!out.contains("DISK-READ"), "{disk} was readable: {out}");
+    for fine in ["URANDOM-OK", "NULL-OK", "LIST-OK"] {
+        assert!(out.contains(fine), "{fine}: {out}");
+    }
+}

@@ -169,6 +169,23 @@ pub fn approve_in(file: &Path, name: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, file)
 }
 
+/// The hash of project server `name` as written (variables unexpanded) in the innermost of
+/// `files` (`.mcp.json`, outermost first) that defines it: what a one-by-one approval in the
+/// user's store is recorded against, so a changed command needs approving again.
+pub fn project_server_hash(files: &[PathBuf], name: &str) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let entry = files.iter().rev().find_map(|file| {
+        read_object(file)?
+            .get("mcpServers")?
+            .as_object()?
+            .get(name)
+            .cloned()
+    })?;
+    let digest = Sha256::digest(entry.to_string().as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    Some(format!("sha256:{hex}"))
+}
+
 fn read_object(path: &Path) -> Option<Map<String, Value>> {
     let text = std::fs::read_to_string(path).ok()?;
     match serde_json::from_str::<Value>(&text).ok()? {

@@ -72,12 +72,17 @@ impl McpConfigSources {
             self.claude_json.as_deref(),
             &self.local_keys,
         );
-        // Servers approved one by one through fleet (`fleet mcp add`), in the user's store.
+        // Servers approved one by one through fleet (`fleet mcp add`), in the user's store,
+        // as long as their definition is still the one approved.
         let root = crate::tracked::repository_root(&self.cwd);
         if let Ok(project) =
             fleet_store::trust::TrustStore::from_env().and_then(|store| store.project(&root))
         {
-            approval.enabled.extend(project.mcp_servers.into_keys());
+            for (name, hash) in project.mcp_servers {
+                if super::approval::project_server_hash(&self.project_files, &name) == Some(hash) {
+                    approval.enabled.insert(name);
+                }
+            }
         }
         approval
     }
