@@ -15,6 +15,10 @@ use serde_json::json;
 
 const PROVIDER: &str = "anthropic";
 
+/// The most content blocks one reply may hold: far above what any model sends, far below an
+/// allocation that hurts (see `start_block`).
+const MAX_BLOCKS: usize = 4096;
+
 /// Event types this decoder knows; anything else (a newer API's addition) is skipped.
 const KNOWN_EVENTS: &[&str] = &[
     "message_start",
@@ -75,7 +79,20 @@ impl AnthropicDecoder {
             })
     }
 
-    fn start_block(&mut self, index: usize, block: ContentBlock, out: &mut Vec<ModelEvent>) {
+    fn start_block(
+        &mut self,
+        index: usize,
+        block: ContentBlock,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
+        // The index comes from the server and sizes a vector: a huge one must be an error, not
+        // an allocation that aborts the process.
+        if index >= MAX_BLOCKS {
+            return Err(ModelError::Protocol(format!(
+                "content_block_start with index {index}: a reply holds at most {MAX_BLOCKS} \
+                 content blocks"
+            )));
+        }
         if self.blocks.len() <= index {
             self.blocks.resize_with(index + 1, || None);
         }
@@ -102,6 +119,7 @@ impl AnthropicDecoder {
             other => BlockState::Open(other),
         };
         self.blocks[index] = Some(state);
+        Ok(())
     }
 
     fn apply_delta(
@@ -278,7 +296,7 @@ impl WireDecoder for AnthropicDecoder {
             StreamEvent::ContentBlockStart {
                 index,
                 content_block,
-            } => self.start_block(index, content_block, out),
+            } => self.start_block(index, content_block, out)?,
             StreamEvent::ContentBlockDelta { index, delta } => {
                 self.apply_delta(index, delta, out)?
             }

@@ -26,6 +26,9 @@ use calls::{Fragment, ToolCall};
 use fleet_protocol::{AssistantMessage, ContentBlock, StopReason, Usage};
 use serde_json::Value;
 
+/// The most tool calls one reply may hold (see `check_bounds`).
+const MAX_TOOL_CALLS: usize = 1024;
+
 /// Assembles one streamed reply; see the module docs. Public so that recorded streams can be
 /// replayed (and benchmarked) without a server, like the Anthropic decoder.
 #[derive(Debug)]
@@ -136,6 +139,17 @@ impl OpenAiDecoder {
         for fragment in delta.tool_calls.unwrap_or_default() {
             self.apply_tool_fragment(fragment, out);
         }
+    }
+
+    /// A reply with more tool calls than any model makes is a broken or hostile server: the
+    /// stream is refused rather than held in memory call by call.
+    fn check_bounds(&self) -> Result<(), ModelError> {
+        if self.calls.len() > MAX_TOOL_CALLS {
+            return Err(ModelError::Protocol(format!(
+                "the server sent more than {MAX_TOOL_CALLS} tool calls in one reply"
+            )));
+        }
+        Ok(())
     }
 
     fn apply_tool_fragment(&mut self, wire: ToolCallDelta, out: &mut Vec<ModelEvent>) {
@@ -313,6 +327,7 @@ impl WireDecoder for OpenAiDecoder {
             return Err(stream_error(&body));
         }
         self.on_chunk(chunk, out);
+        self.check_bounds()?;
         Ok(None)
     }
 

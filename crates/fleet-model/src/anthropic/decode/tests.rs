@@ -89,3 +89,22 @@ fn bad_tool_input_is_still_reported_when_the_stream_ends_early() {
         other => panic!("expected invalid tool input, got {other:?}"),
     }
 }
+
+/// A block index from the server sizes a vector: a huge one is a protocol error naming it,
+/// not an allocation of about a petabyte that aborts fleet.
+#[test]
+fn a_huge_block_index_is_an_error_not_an_abort() {
+    let stream = format!(
+        "{START}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":\
+         18446744073709551000,\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n{}",
+        end("end_turn", 1)
+    );
+    let err = decode(&stream).expect_err("refused");
+    assert!(err.to_string().contains("18446744073709551000"), "{err}");
+    let big = format!(
+        "{START}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":\
+         4096,\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n{}",
+        end("end_turn", 1)
+    );
+    assert!(decode(&big).is_err());
+}

@@ -138,7 +138,7 @@ pub fn runs(command: &SimpleCommand) -> Runs {
                 return simple(spec("nqd", &["interval"]), false);
             }
             match options_end(rest, &spec("nq", &["interval"])) {
-                Ok(starts) => match known_words(&rest[starts[0]..]) {
+                Ok(starts) => match known_words(rest.get(starts[0]..).unwrap_or_default()) {
                     Some(words) if !words.is_empty() => Runs::Line {
                         wrapper,
                         line: words.join(" "),

@@ -103,8 +103,10 @@ pub(super) fn options_end(words: &[Word], spec: &Spec) -> Result<Vec<usize>, Str
         }
         break;
     }
+    // An option whose value is missing (`watch -n`, `timeout --signal`) counts its value past
+    // the last word: every start is clamped, so callers can slice `words[start..]` safely.
     starts.insert(0, i);
-    Ok(starts)
+    Ok(starts.into_iter().map(|s| s.min(words.len())).collect())
 }
 
 /// The value given to the option `-SHORT` / `--LONG` before the command; `values` are the
