@@ -93,9 +93,22 @@ impl Dispatcher<'_> {
             .map_or(Parallelism::Exclusive, |t| t.parallelism())
     }
 
-    /// Answers one call.
+    /// Answers one call. Everything on its way — the permission check, hooks, the question,
+    /// the tool — runs under one panic guard: a panic anywhere becomes an error result for the
+    /// model, so the call is never left without an answer and the agent goes on.
     async fn answer(&self, call: Call) -> (Outcome, ToolResultEvent) {
-        let (result, note, denied) = self.execute(&call).await;
+        let guarded = AssertUnwindSafe(self.execute(&call)).catch_unwind().await;
+        let (result, note, denied) = guarded.unwrap_or_else(|_| {
+            (
+                Err(ToolError::failed(format!(
+                    "{} failed unexpectedly (internal error while checking or running the \
+                     call). Try a different approach.",
+                    call.name
+                ))),
+                self::note("reject", "internal_error", None),
+                false,
+            )
+        });
         let (mut content, is_error, structured, images) = match result {
             Ok(output) => (
                 output.content,

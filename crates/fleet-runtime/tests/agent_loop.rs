@@ -424,3 +424,60 @@ async fn a_reply_that_keeps_breaking_ends_the_run_with_the_error() {
     assert_eq!(server.request_count(), 3, "three tries, then the error");
     assert_eq!(agent.messages().len(), 1, "only the prompt");
 }
+
+/// A tool whose permission inputs cannot be worked out: `access` panics, before the tool's own
+/// (guarded) run, as the `watch --interval` slice once did inside the Bash check.
+struct PanicsInCheck;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PanicsInCheckInput {}
+
+impl fleet_tools::TypedTool for PanicsInCheck {
+    type Input = PanicsInCheckInput;
+    const NAME: &'static str = "PanicsInCheck";
+    const READ_ONLY: bool = false;
+
+    fn description(&self) -> String {
+        "Panics while its call is checked.".into()
+    }
+
+    fn access(
+        &self,
+        _input: &PanicsInCheckInput,
+        _ctx: &fleet_tools::ToolContext,
+    ) -> fleet_tools::Access {
+        panic!("a bug in the permission check")
+    }
+
+    async fn run(
+        &self,
+        _input: PanicsInCheckInput,
+        _ctx: &fleet_tools::ToolContext,
+    ) -> Result<fleet_tools::ToolOutput, fleet_tools::ToolError> {
+        Ok(fleet_tools::ToolOutput::text("ran"))
+    }
+}
+
+#[tokio::test]
+async fn a_panic_while_a_call_is_checked_is_an_error_result_and_the_run_goes_on() {
+    let server = server(Scenario::queue([
+        Rule::tool_use("PanicsInCheck", json!({})),
+        Rule::text("carried on"),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let agent = agent(
+        &server,
+        dir.path(),
+        vec![Arc::new(PanicsInCheck)],
+        PermissionMode::BypassPermissions,
+    );
+    let (events, _) = run(agent, "go").await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1, "the call got exactly one answer");
+    assert!(results[0].2, "{results:?}");
+    assert!(results[0].1.contains("internal error"), "{}", results[0].1);
+    let result = result(&events);
+    assert_eq!(result.subtype, ResultSubtype::Success);
+    assert_eq!(result.result, "carried on");
+}
