@@ -10,15 +10,14 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// `-c` settings that keep git from running programs named in configuration a repository may
-/// control (an embedded repository's `config`, most of all).
-pub const SAFE_GIT_CONFIG: &[(&str, &str)] = &[
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", "/dev/null"),
-    ("core.pager", "cat"),
-    ("safe.bareRepository", "explicit"),
-    ("protocol.allow", "never"),
-];
+/// The hash recorded with an approval in the user's store (`$FLEET_HOME/trust.json`), of the
+/// approved content as text: `sha256:<hex>`. A different text is a different approval.
+pub fn approval_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
 
 /// The repository a session in `cwd` belongs to, the key of the user's approvals
 /// (`$FLEET_HOME/trust.json`): the nearest folder holding `.git`, else `cwd`, canonical.
@@ -53,7 +52,9 @@ pub fn tracked_by_git(file: &Path) -> bool {
         return false;
     };
     let mut git = Command::new("git");
-    for (key, value) in SAFE_GIT_CONFIG {
+    // The configuration that keeps git from running programs a repository configured (an
+    // embedded repository's `config`, most of all): the same as for looking Bash commands.
+    for (key, value) in fleet_tools::HARDENED_GIT_CONFIG {
         git.arg("-c").arg(format!("{key}={value}"));
     }
     git.arg("-C")

@@ -17,7 +17,9 @@ pub mod shell;
 pub mod tool;
 pub mod workspace;
 
-pub use builtin::bash::{check_command, CommandPolicy, GuardedBash, PolicyRefusal};
+pub use builtin::bash::{
+    check_command, CommandPolicy, GuardedBash, PolicyRefusal, HARDENED_GIT_CONFIG,
+};
 pub use context::ToolContext;
 pub use error::ToolError;
 pub use file_state::FileState;

@@ -20,7 +20,6 @@ pub mod widening;
 use fleet_store::trust::TrustStore;
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// How much of a value one summary line shows.
@@ -128,10 +127,7 @@ fn user_settings_hint() -> String {
 
 /// The hash recorded with a trust decision: of every item, in order.
 pub fn hash(items: &[Item]) -> String {
-    let text = serde_json::to_string(items).unwrap_or_default();
-    let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
+    fleet_runtime::tracked::approval_hash(&serde_json::to_string(items).unwrap_or_default())
 }
 
 /// The repository a session in `cwd` belongs to: the git root, else `cwd` (canonical).

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-/// The local settings file `fleet mcp add` records approvals in, under a project folder.
+/// The local settings file of a project folder whose approvals count while git does not track it.
 pub const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
 
 /// The user's decisions on project servers, merged from every trusted file.
@@ -128,52 +128,10 @@ pub fn trusted_settings(
     files
 }
 
-/// Records `name` as approved in the local settings file `file`, keeping the file's other
-/// keys: what `fleet mcp add` does for a server the user has just added to the project.
-pub fn approve_in(file: &Path, name: &str) -> std::io::Result<()> {
-    let mut doc = match std::fs::read_to_string(file) {
-        Ok(text) if !text.trim().is_empty() => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) | Err(_) => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "{} is not a JSON object; approve the server there by hand",
-                        file.display()
-                    ),
-                ))
-            }
-        },
-        Ok(_) => Map::new(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(e) => return Err(e),
-    };
-    let list = doc
-        .entry("enabledMcpjsonServers")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Value::Array(list) = list else {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("enabledMcpjsonServers in {} is not a list", file.display()),
-        ));
-    };
-    if !list.iter().any(|v| v.as_str() == Some(name)) {
-        list.push(Value::String(name.to_string()));
-    }
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default() + "\n";
-    let tmp = file.with_extension("json.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, file)
-}
-
 /// The hash of project server `name` as written (variables unexpanded) in the innermost of
 /// `files` (`.mcp.json`, outermost first) that defines it: what a one-by-one approval in the
 /// user's store is recorded against, so a changed command needs approving again.
 pub fn project_server_hash(files: &[PathBuf], name: &str) -> Option<String> {
-    use sha2::{Digest, Sha256};
     let entry = files.iter().rev().find_map(|file| {
         read_object(file)?
             .get("mcpServers")?
@@ -181,9 +139,7 @@ pub fn project_server_hash(files: &[PathBuf], name: &str) -> Option<String> {
             .get(name)
             .cloned()
     })?;
-    let digest = Sha256::digest(entry.to_string().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    Some(format!("sha256:{hex}"))
+    Some(crate::tracked::approval_hash(&entry.to_string()))
 }
 
 fn read_object(path: &Path) -> Option<Map<String, Value>> {
@@ -232,18 +188,5 @@ mod tests {
         assert!(here.allows("db") && !here.allows("web"));
         let elsewhere = McpApproval::read(&[], Some(&claude), &[PathBuf::from("/other")]);
         assert!(!elsewhere.allows("db"));
-    }
-
-    #[test]
-    fn approving_keeps_the_files_other_keys_and_lists_a_name_once() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let file = dir.path().join(LOCAL_SETTINGS);
-        write(&file, json!({"permissions": {"allow": ["Read"]}}));
-        approve_in(&file, "db").unwrap_or_else(|e| panic!("{e}"));
-        approve_in(&file, "db").unwrap_or_else(|e| panic!("{e}"));
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap_or_default())
-            .unwrap_or_default();
-        assert_eq!(doc["enabledMcpjsonServers"], json!(["db"]));
-        assert_eq!(doc["permissions"]["allow"], json!(["Read"]));
     }
 }

@@ -17,6 +17,7 @@
 //!   (they would die of SIGPIPE at their next write anyway) and the result says how to keep one.
 
 mod git_env;
+pub use git_env::HARDENED_GIT_CONFIG;
 mod guarded;
 mod moved;
 mod output;
