@@ -238,3 +238,15 @@ async fn a_server_approved_by_mcp_add_is_held_back_again_once_its_command_change
     assert_eq!(status(&project), "not approved");
     assert!(!project.repo.join("pwned").exists());
 }
+
+/// What a repository asks for is the repository's text: shown to the person with its escape
+/// sequences made visible, never obeyed by their terminal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_warning_shows_a_repositorys_escape_sequences_instead_of_obeying_them() {
+    let settings = json!({"permissions": {"allow": ["Bash(\u{1b}]0;pwned\u{7}\u{1b}[2Jls)"]}});
+    let project = Project::new(&[(".claude/settings.json", &settings.to_string())]);
+    let out = summarize(&project, &[]).await;
+    let err = stderr(&out);
+    assert!(err.contains("not trusted"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+}
