@@ -5,6 +5,8 @@ mod args;
 mod control;
 mod demo;
 mod dev;
+#[cfg(test)]
+mod fuzz_props;
 mod headless;
 mod input;
 mod interactive;
@@ -219,7 +221,11 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn render(err: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in err.chain() {
-        let text = cause.to_string();
+        // An OS error reads as the store quotes it, `… (ENOSPC)`, so a quoted one is not repeated.
+        let text = match cause.downcast_ref::<std::io::Error>() {
+            Some(io) => fleet_store::IoReason(io).to_string(),
+            None => cause.to_string(),
+        };
         if out.contains(&text) {
             continue;
         }
@@ -242,5 +248,12 @@ mod tests {
         assert_eq!(render(&quoted), "cannot open /x: gone");
         let fresh = anyhow::anyhow!("disk full").context("starting session 1");
         assert_eq!(render(&fresh), "starting session 1: disk full");
+        let full = std::io::Error::from_raw_os_error(28);
+        let store =
+            anyhow::Error::new(full).context("cannot write /x: No space left on device (ENOSPC)");
+        assert_eq!(
+            render(&store),
+            "cannot write /x: No space left on device (ENOSPC)"
+        );
     }
 }

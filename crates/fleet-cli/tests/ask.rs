@@ -27,9 +27,11 @@ async fn fleet_in(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    tokio::task::spawn_blocking(move || cmd.output().expect("fleet runs"))
-        .await
-        .expect("joins")
+    tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
+    })
+    .await
+    .expect("joins")
 }
 
 fn text(bytes: &[u8]) -> String {

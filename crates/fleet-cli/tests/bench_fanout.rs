@@ -21,7 +21,7 @@ fn bench(args: &[&str]) -> Value {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    let out = cmd.output().unwrap();
+    let out = fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT * 3, "fleet dev bench");
     assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_str(stdout(&out).trim()).unwrap()
 }

@@ -27,7 +27,7 @@ fn bench(args: &[&str]) -> (Output, Vec<String>) {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    let out = cmd.output().unwrap();
+    let out = fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT * 3, "fleet dev bench");
     (out, processes_left(&root))
 }
 

@@ -24,7 +24,7 @@ fn a_small_batch_completes_and_is_reported() {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    let out = cmd.output().unwrap();
+    let out = fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT * 3, "fleet dev bench");
     assert!(out.status.success(), "bench failed: {}", stderr(&out));
     let report: Value = serde_json::from_str(stdout(&out).trim())
         .unwrap_or_else(|e| panic!("not one JSON object ({e}): {}", stdout(&out)));

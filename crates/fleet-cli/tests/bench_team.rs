@@ -22,7 +22,7 @@ fn bench(args: &[&str]) -> Output {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    cmd.output().unwrap()
+    fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT * 3, "fleet dev bench")
 }
 
 fn number(value: &Value, what: &str) -> f64 {

@@ -249,9 +249,11 @@ async fn fork_and_coordinator_switches_are_checked() {
     let server = server(Scenario::with_rules([Rule::text("ok")])).await;
     let mut cmd = project.command(&server, &["-p", "hi"]);
     cmd.env("FLEET_FORK_SUBAGENT", "maybe");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet -p hi")
+    })
+    .await
+    .unwrap();
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("FLEET_FORK_SUBAGENT=\"maybe\""),

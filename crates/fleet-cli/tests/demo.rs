@@ -4,21 +4,24 @@
 use std::process::Command;
 
 fn demo(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_fleet"))
-        .arg("demo")
-        .args(args)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .output()
-        .expect("fleet runs");
+    let out = fleet_testkit::output_within(
+        Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .arg("demo")
+            .args(args)
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL"),
+        fleet_testkit::WAIT,
+        "fleet demo",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "fleet demo failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "fleet demo failed: {stdout}\n{stderr}"
     );
-    stdout
+    // What a person sees in the terminal: the narrated run, and the retries said on stderr.
+    format!("{stdout}{stderr}")
 }
 
 #[test]

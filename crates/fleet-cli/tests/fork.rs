@@ -35,9 +35,11 @@ async fn the_setting_turns_forking_on_and_the_variable_overrides_it() {
         if let Some(value) = variable {
             cmd.env("FLEET_FORK_SUBAGENT", value);
         }
-        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-            .await
-            .unwrap();
+        let out = tokio::task::spawn_blocking(move || {
+            fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet -p go")
+        })
+        .await
+        .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         let forked = server
             .requests()

@@ -69,7 +69,7 @@ async fn interrupting_during_bash_kills_the_command_and_its_children() {
             .status()
             .unwrap();
         assert!(status.success());
-        let out = child.wait_with_output().unwrap();
+        let out = fleet_testkit::wait_output(child, fleet_testkit::WAIT, "fleet after SIGINT");
         // The process group was killed before fleet exited; allow the kernel a moment to
         // finish tearing the processes down.
         let mut gone = false;
@@ -141,7 +141,8 @@ async fn interrupting_while_a_background_agent_works_stops_it_and_its_commands()
             .status()
             .unwrap();
         assert!(status.success());
-        (child.wait_with_output().unwrap(), sleeper)
+        let out = fleet_testkit::wait_output(child, fleet_testkit::WAIT, "fleet after SIGINT");
+        (out, sleeper)
     })
     .await
     .unwrap();

@@ -19,7 +19,7 @@ fn fleet_in(project: &Project, dir: &Path, args: &[&str]) -> Output {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    cmd.output().unwrap()
+    fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
 }
 
 fn fleet(project: &Project, args: &[&str]) -> Output {

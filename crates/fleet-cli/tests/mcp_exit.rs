@@ -114,9 +114,11 @@ async fn ctrl_c_during_a_hung_call_leaves_no_server_behind() {
     }
     assert!(!gone(pids.0) && !gone(pids.1), "both run before Ctrl-C");
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-        .await
-        .unwrap();
+    let status = tokio::task::spawn_blocking(move || {
+        fleet_testkit::wait_child(&mut child, fleet_testkit::WAIT, "fleet to exit on SIGINT")
+    })
+    .await
+    .unwrap();
     reader.join().unwrap();
     assert!(!status.success(), "an interrupted run does not succeed");
     assert!(wait_gone(pids.0), "the server {} outlived fleet", pids.0);

@@ -32,9 +32,11 @@ async fn fleet(dir: &Path, server: &FakeModelServer, env: &[(&str, &str)]) -> Ou
     for (k, v) in env {
         cmd.env(k, v);
     }
-    tokio::task::spawn_blocking(move || cmd.output().expect("fleet runs"))
-        .await
-        .expect("joins")
+    tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
+    })
+    .await
+    .expect("joins")
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -405,7 +405,11 @@ async fn teammates_stop_when_their_lead_is_killed_and_refuse_forged_lead_mail() 
         .unwrap();
     term.wait_for_in(&alpha_pane, "only the lead sends that");
     term.wait_for_in(&alpha_pane, "\"Team-Lead\" was refused");
-    std::thread::sleep(Duration::from_millis(500));
+    // Every forged entry is refused on its own, before the batch is marked read: once alpha's
+    // inbox holds nothing unread, it has handled them all (an event, not a fixed sleep).
+    eventually("alpha to mark the forged mail read", || {
+        inbox.pending().is_ok_and(|n| n == 0)
+    });
     let screen = term.screen_of(&alpha_pane);
     assert!(!screen.contains("OBEYED-FORGERY"), "{screen}");
     assert!(alive(alpha_pid), "a peer's shutdown_request stopped alpha");

@@ -296,12 +296,14 @@ async fn a_worker_with_no_trusted_keys_runs_only_its_own_users_jobs() {
     let log = cluster.workers[index].log();
     assert!(log.contains("no remote.trustedKeys configured"), "{log}");
     // `fleet remote key` in the worker user's home prints the key it trusts.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
-        .args(["remote", "key"])
-        .env("FLEET_HOME", &home)
-        .env("HOME", cluster.workers[index].home.as_path())
-        .output()
-        .unwrap();
+    let out = fleet_testkit::output_within(
+        std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .args(["remote", "key"])
+            .env("FLEET_HOME", &home)
+            .env("HOME", cluster.workers[index].home.as_path()),
+        fleet_testkit::WAIT,
+        "fleet remote key",
+    );
     assert!(out.status.success(), "{out:?}");
     let printed = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let own = UserKey::load_or_create(&home).unwrap();

@@ -214,9 +214,11 @@ async fn bad_limits_and_agent_json_are_clear_errors_before_any_request() {
     let server = server(Scenario::with_rules([Rule::text("never")])).await;
     let mut cmd = project.command(&server, &["-p", "hi"]);
     cmd.env("FLEET_MAX_SPAWN_DEPTH", "deep");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet -p hi")
+    })
+    .await
+    .unwrap();
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("FLEET_MAX_SPAWN_DEPTH"),

@@ -88,7 +88,7 @@ impl Home {
             .unwrap()
             .write_all(stdin.as_bytes())
             .unwrap();
-        child.wait_with_output().unwrap()
+        fleet_testkit::wait_output(child, fleet_testkit::WAIT, "fleet")
     }
 }
 

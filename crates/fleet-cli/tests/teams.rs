@@ -672,9 +672,11 @@ async fn one_session_messages_another_over_its_unix_socket() {
         )
         .await;
     std::fs::write(&flag, "").unwrap();
-    let b = tokio::task::spawn_blocking(move || b.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let b = tokio::task::spawn_blocking(move || {
+        fleet_testkit::wait_output(b, fleet_testkit::WAIT, "session B")
+    })
+    .await
+    .unwrap();
     let a_lines = json_lines(&a);
     assert!(a.status.success(), "A: {}", stderr(&a));
     let sends = common::tool_result_texts(&a_lines, |_| true);

@@ -48,12 +48,14 @@ fn make_worktrees(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
         spec.push('\n');
         spec.push_str(id);
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["helper_make_worktrees", "--exact", "--nocapture", "-q"])
-        .env(HELPER_VAR, spec)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
+    let out = fleet_testkit::output_within(
+        Command::new(std::env::current_exe().unwrap())
+            .args(["helper_make_worktrees", "--exact", "--nocapture", "-q"])
+            .env(HELPER_VAR, spec)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null"),
+        fleet_testkit::WAIT,
+        "the worktree helper test",
+    );
     assert!(out.status.success(), "helper failed: {}", stderr(&out));
     let paths: Vec<PathBuf> = stdout(&out)
         .lines()
@@ -76,7 +78,7 @@ fn fleet(project: &Project, args: &[&str]) -> Output {
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
-    cmd.output().unwrap()
+    fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
 }
 
 fn json(out: &Output) -> Value {

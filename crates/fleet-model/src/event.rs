@@ -14,6 +14,8 @@ pub enum ModelEvent {
         max_attempts: u32,
         delay: Duration,
         reason: String,
+        /// The HTTP status of the failure, when it was an HTTP error.
+        status: Option<u16>,
     },
     /// The run moved from model `from` to `to` for good (see `fallback`); this request and
     /// every later one for `from` go to `to`.

@@ -6,8 +6,19 @@
 //! inside a UTF-8 sequence, so no character is ever cut. It follows the WHATWG rules: lines end in
 //! LF, CR or CRLF; a blank line dispatches; `:` starts a comment; several `data:` lines join
 //! with `\n`; one space after the colon is dropped; a leading byte-order mark is ignored.
+//!
+//! What it buffers is bounded: a line longer than [`MAX_LINE_BYTES`] without its end, or an
+//! event gathering more `data` than that, stops the decoder (see [`SseDecoder::overflow`])
+//! instead of growing without end while a broken or hostile server keeps sending.
 
 use memchr::memchr2;
+use std::fmt;
+
+/// The most bytes one line, and the `data` of one event, may hold. An event of either
+/// provider is one JSON object of at most a few kilobytes (a whole tool input sent at once by
+/// a local server, at most a few megabytes); a server sending more without a line end is not
+/// speaking SSE, and buffering it would let it take all memory.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// One dispatched event. `event` is `None` when the server sent no `event:` field (the OpenAI
 /// protocol never does).
@@ -19,7 +30,31 @@ pub struct SseEvent {
     pub retry_ms: Option<u64>,
 }
 
-#[derive(Debug, Default)]
+/// The stream went past [`MAX_LINE_BYTES`]; the decoder dispatches nothing more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseOverflow {
+    /// A line grew past the limit without its end.
+    Line { limit: usize },
+    /// One event's `data` lines added up to more than the limit before its blank line.
+    Event { limit: usize },
+}
+
+impl fmt::Display for SseOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Line { limit } => write!(
+                f,
+                "the server sent a line of more than {limit} bytes without a line end"
+            ),
+            Self::Event { limit } => write!(
+                f,
+                "the server sent an event with more than {limit} bytes of data"
+            ),
+        }
+    }
+}
+
+#[derive(Debug)]
 pub struct SseDecoder {
     /// Bytes of the line not yet terminated.
     partial: Vec<u8>,
@@ -32,6 +67,16 @@ pub struct SseDecoder {
     has_data: bool,
     id: Option<String>,
     retry_ms: Option<u64>,
+    /// The most bytes a line or an event's data may hold.
+    limit: usize,
+    /// Set once the stream went past `limit`; nothing is decoded after it.
+    overflow: Option<SseOverflow>,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(MAX_LINE_BYTES)
+    }
 }
 
 impl SseDecoder {
@@ -39,9 +84,40 @@ impl SseDecoder {
         Self::default()
     }
 
+    /// A decoder that buffers at most `limit` bytes of one line or one event's data (tests and
+    /// fuzzing use small limits; everything else [`MAX_LINE_BYTES`]).
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            partial: Vec::new(),
+            after_cr: false,
+            started: false,
+            event: None,
+            data: String::new(),
+            has_data: false,
+            id: None,
+            retry_ms: None,
+            limit,
+            overflow: None,
+        }
+    }
+
+    /// Why decoding stopped, if the stream went past the limit. The events before it were
+    /// dispatched; a caller should end the response with this as its error.
+    pub fn overflow(&self) -> Option<&SseOverflow> {
+        self.overflow.as_ref()
+    }
+
+    /// Stops decoding and lets go of what was buffered.
+    fn overflowed(&mut self, overflow: SseOverflow) {
+        self.overflow = Some(overflow);
+        self.partial = Vec::new();
+        self.data = String::new();
+        self.has_data = false;
+    }
+
     /// Feeds a chunk and appends every event it completes to `out`.
     pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) {
-        if chunk.is_empty() {
+        if chunk.is_empty() || self.overflow.is_some() {
             return;
         }
         if self.after_cr {
@@ -72,10 +148,16 @@ impl SseDecoder {
                 self.process_line(&chunk[..pos], out);
             } else {
                 self.partial.extend_from_slice(&chunk[..pos]);
-                let line = std::mem::take(&mut self.partial);
+                let mut line = std::mem::take(&mut self.partial);
                 self.process_line(&line, out);
-                self.partial = line;
-                self.partial.clear();
+                if self.overflow.is_none() {
+                    // Keep the buffer's allocation for the next line.
+                    line.clear();
+                    self.partial = line;
+                }
+            }
+            if self.overflow.is_some() {
+                return;
             }
             chunk = &chunk[pos + 1..];
             if was_cr {
@@ -86,12 +168,19 @@ impl SseDecoder {
                 }
             }
         }
+        if self.partial.len() + chunk.len() > self.limit {
+            self.overflowed(SseOverflow::Line { limit: self.limit });
+            return;
+        }
         self.partial.extend_from_slice(chunk);
     }
 
     /// Ends the stream. A final event without its blank line is dispatched, as browsers do not
     /// but as a tolerant client should: some proxies drop the last empty line.
     pub fn finish(&mut self, out: &mut Vec<SseEvent>) {
+        if self.overflow.is_some() {
+            return;
+        }
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.process_line(&line, out);
@@ -100,6 +189,10 @@ impl SseDecoder {
     }
 
     fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
+        if line.len() > self.limit {
+            self.overflowed(SseOverflow::Line { limit: self.limit });
+            return;
+        }
         if line.is_empty() {
             self.dispatch(out);
             return;
@@ -117,6 +210,10 @@ impl SseDecoder {
         let value = String::from_utf8_lossy(value);
         match field {
             b"data" => {
+                if self.data.len() + value.len() + 1 > self.limit {
+                    self.overflowed(SseOverflow::Event { limit: self.limit });
+                    return;
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -245,6 +342,63 @@ mod tests {
         let out = decode_in_pieces(b"id: 7\nretry: 1500\ndata: x\n\n", &[]);
         assert_eq!(out[0].id.as_deref(), Some("7"));
         assert_eq!(out[0].retry_ms, Some(1500));
+    }
+
+    #[test]
+    fn a_line_without_end_past_the_limit_stops_the_decoder_without_growing() {
+        let mut d = SseDecoder::with_limit(64);
+        let mut out = Vec::new();
+        d.push(b"data: first\n\n", &mut out);
+        for _ in 0..1000 {
+            d.push(
+                b"data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                &mut out,
+            );
+        }
+        d.push(b"\n\ndata: after\n\n", &mut out);
+        d.finish(&mut out);
+        assert_eq!(out.len(), 1, "only the event before the long line: {out:?}");
+        assert_eq!(out[0].data, "first");
+        assert_eq!(d.overflow(), Some(&SseOverflow::Line { limit: 64 }));
+        assert!(d.partial.capacity() <= 64 + 64, "the long line was let go");
+        assert!(d
+            .overflow()
+            .is_some_and(|o| o.to_string().contains("more than 64 bytes")));
+    }
+
+    #[test]
+    fn a_long_line_in_one_chunk_is_refused_like_a_cut_one() {
+        let line = format!("data: {}\n\n", "y".repeat(100));
+        let mut whole = SseDecoder::with_limit(64);
+        let mut out = Vec::new();
+        whole.push(line.as_bytes(), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(whole.overflow(), Some(&SseOverflow::Line { limit: 64 }));
+    }
+
+    #[test]
+    fn an_event_gathering_data_past_the_limit_stops_the_decoder() {
+        let mut d = SseDecoder::with_limit(64);
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            d.push(b"data: 0123456789\n", &mut out);
+        }
+        d.push(b"\n", &mut out);
+        d.finish(&mut out);
+        assert!(out.is_empty());
+        assert_eq!(d.overflow(), Some(&SseOverflow::Event { limit: 64 }));
+        assert!(d.data.capacity() <= 64);
+    }
+
+    #[test]
+    fn streams_within_the_limit_decode_as_before() {
+        const { assert!(MAX_LINE_BYTES >= 1024 * 1024) };
+        let mut d = SseDecoder::new();
+        let mut out = Vec::new();
+        let big = format!("data: {}\n\n", "z".repeat(1024 * 1024));
+        d.push(big.as_bytes(), &mut out);
+        assert_eq!(out[0].data.len(), 1024 * 1024);
+        assert!(d.overflow().is_none());
     }
 
     #[test]

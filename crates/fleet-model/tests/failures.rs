@@ -204,3 +204,47 @@ async fn anthropic_slow_to_begin_hits_the_first_token_limit() {
         "{done:?}"
     );
 }
+
+/// `.invalid` never resolves (RFC 6761): the name is tried once more, a second later, and the
+/// error names the host and the variable that set it, not a chain of connector messages.
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_tried_twice_then_named_with_its_variable() {
+    let mut config = AnthropicConfig::new("http://nosuchhost.invalid", Auth::ApiKey("k".into()));
+    config.http = options(9);
+    let client = AnthropicClient::new(config).expect("config");
+    let (events, done) = run(&client, request()).await;
+    let err = done.expect_err("the name does not resolve");
+    assert!(
+        matches!(err.root(), ModelError::HostNotFound { host, variable: "ANTHROPIC_BASE_URL", .. }
+            if host == "nosuchhost.invalid"),
+        "{err:?}"
+    );
+    let announced = retries(&events);
+    assert_eq!(announced.len(), 1, "one more try: {events:?}");
+    assert_eq!(announced[0].1, Duration::from_secs(1));
+    let text = err.to_string();
+    assert!(
+        text.contains("`nosuchhost.invalid`") && text.contains("ANTHROPIC_BASE_URL"),
+        "{text}"
+    );
+    assert!(!text.contains("client error (Connect)"), "{text}");
+
+    let openai = client_named("http://nosuchhost.invalid/v1", options(1));
+    let (events, done) = run(&openai, request()).await;
+    let err = done.expect_err("the name does not resolve");
+    assert!(retries(&events).is_empty(), "retries are off: {events:?}");
+    assert!(
+        matches!(
+            &err,
+            ModelError::HostNotFound {
+                variable: "OPENAI_BASE_URL",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+fn client_named(base_url: &str, http: HttpOptions) -> OpenAiClient {
+    client(base_url.to_owned(), http)
+}

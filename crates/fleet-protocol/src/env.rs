@@ -300,6 +300,10 @@ pub const FLEET_ULTRAPLAN_MAX_FAILURES: CountVar =
 /// How long an Ultraplan session may run before it is archived (30 min unless set).
 pub const FLEET_ULTRAPLAN_TIMEOUT_MS: MillisVar =
     MillisVar::new("FLEET_ULTRAPLAN_TIMEOUT_MS", 1, DAY_MS);
+/// How long any wait (the model, a tool, a child, mail, the output's reader) may last before
+/// the watchdog reports what is being waited for (5 minutes unless set); reported again at
+/// each doubling.
+pub const FLEET_WATCHDOG_MS: MillisVar = MillisVar::new("FLEET_WATCHDOG_MS", 1, DAY_MS);
 
 /// Every typed variable, in the order they are checked.
 pub const ALL: &[Var] = &[
@@ -331,6 +335,7 @@ pub const ALL: &[Var] = &[
     Var::Millis(FLEET_ULTRAPLAN_POLL_MS),
     Var::Count(FLEET_ULTRAPLAN_MAX_FAILURES),
     Var::Millis(FLEET_ULTRAPLAN_TIMEOUT_MS),
+    Var::Millis(FLEET_WATCHDOG_MS),
 ];
 
 /// Checks every variable in [`ALL`]; the errors of all the invalid ones, so a user fixes them

@@ -103,6 +103,8 @@ pub enum EventKind {
         delay_ms: u64,
         reason: String,
         scope: RetryScope,
+        /// The HTTP status of the failure (`error_status` in `api_retry`), if it had one.
+        error_status: Option<u16>,
     },
     /// What was streamed of the reply in progress (`message_id` when its start was seen) is
     /// thrown away: the turn is asked for again, and a consumer that shows partial messages
@@ -174,6 +176,21 @@ pub enum EventKind {
     /// the stream (`--include-partial-messages`). Only agents asked for them send these, and
     /// text and thinking deltas keep coming as `TextDelta` / `ThinkingDelta`.
     Stream(crate::stream::StreamEvent),
+    /// The agent has waited past the watchdog's bound (`FLEET_WATCHDOG_MS`) for something
+    /// outside itself; said at the bound and at each doubling while the wait lasts.
+    Waiting(WaitReport),
+}
+
+/// What an agent has been waiting for, and how long (`system`/`waiting` in stream-json).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitReport {
+    /// `model`, `tool`, `child`, `tasks` or `output`.
+    pub kind: String,
+    /// What it waits for, in words: "the reply of the model …", "the tool Bash (…)".
+    pub waiting_for: String,
+    pub waited_ms: u64,
+    /// The watchdog's bound, past which waits are reported.
+    pub bound_ms: u64,
 }
 
 /// A refused tool call, as `system/permission_denied` reports it.

@@ -30,7 +30,7 @@ pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{
     AgentEvent, AgentRef, CommittedMessage, DeniedCall, EventKind, McpServerStatus,
     PermissionDenial, PermissionNote, ReplyMeta, ResultSubtype, RetryScope, RunOrigin, RunResult,
-    SessionInfo, SessionState, SubagentLabel, ToolResultEvent,
+    SessionInfo, SessionState, SubagentLabel, ToolResultEvent, WaitReport,
 };
 pub use hook::HookNote;
 pub use json_kind::json_kind;

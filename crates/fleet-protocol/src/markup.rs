@@ -28,11 +28,22 @@ pub(crate) fn unescape(value: &str) -> String {
         .replace("&amp;", "&")
 }
 
-/// The value of ` name="…"` in a tag's head, unescaped; values are escaped, so the next `"`
-/// ends it.
+/// The value of ` name="…"` in a tag's head, unescaped.
+///
+/// The head is read pair by pair from its start: values are escaped, so the next `"` ends
+/// each one. Searching the head for ` name="` instead would find it inside an earlier value
+/// that ends in ` name=` (its closing quote completing the pattern), letting a sender's name
+/// or summary forge the attributes after it.
 pub(crate) fn attribute(head: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = head.find(&key)? + key.len();
-    let end = start + head[start..].find('"')?;
-    Some(unescape(&head[start..end]))
+    let mut rest = head;
+    loop {
+        let eq = rest.find("=\"")?;
+        let key = &rest[..eq];
+        let after = &rest[eq + 2..];
+        let end = after.find('"')?;
+        if key.strip_prefix(' ') == Some(name) {
+            return Some(unescape(&after[..end]));
+        }
+        rest = &after[end + 1..];
+    }
 }

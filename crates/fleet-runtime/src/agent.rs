@@ -391,6 +391,8 @@ impl Agent {
                 ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
             }
             self.publish_fork_point(&calls);
+            // The reply's calls are committed and unanswered: the worst moment to crash.
+            crate::failpoint::hit("before-tool-calls");
             let hook_stop =
                 Box::pin(self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials))
                     .await;
@@ -427,7 +429,15 @@ impl Agent {
         self.skills.revert(&mut self.config);
         let (subtype, result, api_error_status) = match outcome {
             Ok(text) => (ResultSubtype::Success, text, None),
-            Err(stop) => (stop.subtype, stop.message, stop.status),
+            Err(stop) => {
+                // A run cut short while it waited past the watchdog's bound says on what.
+                let waited = sink.watchdog().overdue_for(&sink.agent().agent_id);
+                let message = match waited {
+                    Some(waited) => format!("{} ({waited})", stop.message),
+                    None => stop.message,
+                };
+                (stop.subtype, message, stop.status)
+            }
         };
         let mut result = RunResult {
             subtype,

@@ -34,7 +34,9 @@ impl Session {
     ) -> SessionHandle {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
+        let session_id = agent.session_id().to_string();
         let task = tokio::spawn(async move {
+            let _watchdog = crate::session::watch(&sink);
             let turns = crate::controls::Turns::new(&agent, Some(&spawner));
             sink.emit(EventKind::Started(info(&agent, Some(&spawner))))
                 .await;
@@ -76,12 +78,7 @@ impl Session {
             wind_down(&agent, Some(&spawner), &sink).await;
             agent
         });
-        SessionHandle {
-            events,
-            cancel,
-            task,
-            ended: None,
-        }
+        SessionHandle::new(events, cancel, task, session_id)
     }
 }
 

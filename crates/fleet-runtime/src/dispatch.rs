@@ -7,11 +7,13 @@
 
 use crate::approval::{Approval, ApprovalRequest, Approver};
 use crate::sink::EventSink;
+use crate::watchdog::WaitingFor;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
 use fleet_tools::permissions::{Behavior, Decision, DecisionReason, Permissions};
 use fleet_tools::{Parallelism, Tool, ToolContext, ToolError, ToolPool};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -75,14 +77,7 @@ impl Dispatcher<'_> {
                 }
             }))
             .buffered(width.max(1));
-            // Reported in call order, as the results go back to the model.
-            while let Some((outcome, event)) = results.next().await {
-                if outcome.denial.is_some() {
-                    self.sink.emit(denied(&event)).await;
-                }
-                self.sink.emit(EventKind::ToolResult(event)).await;
-                outcomes.push(outcome);
-            }
+            report(self.sink, &mut results, &mut outcomes).await;
         }
         outcomes
     }
@@ -97,7 +92,15 @@ impl Dispatcher<'_> {
     /// the tool — runs under one panic guard: a panic anywhere becomes an error result for the
     /// model, so the call is never left without an answer and the agent goes on.
     async fn answer(&self, call: Call) -> (Outcome, ToolResultEvent) {
+        // A subagent's call is watched as the wait for that child, which says more.
+        let wait = (self.parallelism(&call) != Parallelism::Unbounded).then(|| {
+            self.sink.waiting_for(WaitingFor::Tool {
+                name: call.name.clone(),
+                tool_use_id: call.id.clone(),
+            })
+        });
         let guarded = AssertUnwindSafe(self.execute(&call)).catch_unwind().await;
+        drop(wait);
         let (result, note, denied) = guarded.unwrap_or_else(|_| {
             (
                 Err(ToolError::failed(format!(
@@ -353,6 +356,50 @@ impl Dispatcher<'_> {
 }
 
 /// The `PermissionDenied` event for a refused call's result.
+/// Reports the batch's results in call order, as they go back to the model.
+///
+/// The calls run inside `results`, which makes progress only while it is polled, so it is
+/// polled while a result waits for room on the event stream too. Waiting on the stream
+/// alone deadlocked a 10,000-agent fan-out: the stream's room went, in turn, to calls
+/// inside `results` (a subagent announcing its start), which held it without being polled
+/// to use it, until no room was left for the result this loop was waiting to send.
+async fn report<S>(sink: &EventSink, results: &mut S, outcomes: &mut Vec<Outcome>)
+where
+    S: futures::Stream<Item = (Outcome, ToolResultEvent)> + Unpin,
+{
+    let mut waiting: VecDeque<EventKind> = VecDeque::new();
+    let mut exhausted = false;
+    loop {
+        let (room, next) = match (waiting.is_empty(), exhausted) {
+            (true, true) => return,
+            (true, false) => (None, results.next().await),
+            (false, _) => tokio::select! {
+                room = sink.reserve() => (Some(room), None),
+                next = results.next(), if !exhausted => (None, next),
+            },
+        };
+        if let Some(room) = room {
+            // Nobody listens any more: the event goes nowhere, as with `emit`.
+            if let (Some(room), Some(kind)) = (room, waiting.pop_front()) {
+                room.send(kind);
+            } else {
+                waiting.pop_front();
+            }
+            continue;
+        }
+        match next {
+            Some((outcome, event)) => {
+                if outcome.denial.is_some() {
+                    waiting.push_back(denied(&event));
+                }
+                waiting.push_back(EventKind::ToolResult(event));
+                outcomes.push(outcome);
+            }
+            None => exhausted = true,
+        }
+    }
+}
+
 fn denied(result: &ToolResultEvent) -> EventKind {
     EventKind::PermissionDenied(fleet_protocol::DeniedCall {
         tool_name: result.tool_name.clone(),
@@ -400,3 +447,6 @@ fn always_asks(decision: Decision, cwd: &std::path::Path) -> Decision {
         ..decision
     }
 }
+
+#[cfg(test)]
+mod report_tests;

@@ -6,6 +6,7 @@
 //! after that).
 
 use crate::agent::Agent;
+use crate::crash::SessionCrash;
 use crate::settle::Settle;
 use crate::sink::EventSink;
 use crate::subagent::Spawner;
@@ -28,32 +29,80 @@ pub struct SessionHandle {
     pub cancel: CancellationToken,
     pub task: JoinHandle<Agent>,
     /// The task's outcome once [`Self::recv`] has seen it end.
-    pub(crate) ended: Option<Result<Agent, tokio::task::JoinError>>,
+    pub(crate) ended: Option<Result<Agent, SessionCrash>>,
+    /// For the error result of a crashed session, which names how to resume it.
+    pub(crate) session_id: String,
+    /// The crash's error result has been handed out (it is sent once, last).
+    pub(crate) crash_reported: bool,
 }
 
 impl SessionHandle {
-    /// The next event, or `None` once the session has ended and everything it sent has been
-    /// read. A spawner keeps a sender of the channel, so the channel alone never closes: the
-    /// session task ending is what ends the stream.
-    pub async fn recv(&mut self) -> Option<AgentEvent> {
-        if self.ended.is_some() {
-            return self.events.recv().await;
-        }
-        tokio::select! {
-            event = self.events.recv() => event,
-            ended = &mut self.task => {
-                self.ended = Some(ended);
-                self.events.close();
-                self.events.recv().await
-            }
+    pub(crate) fn new(
+        events: mpsc::Receiver<AgentEvent>,
+        cancel: CancellationToken,
+        task: JoinHandle<Agent>,
+        session_id: String,
+    ) -> Self {
+        Self {
+            events,
+            cancel,
+            task,
+            ended: None,
+            session_id,
+            crash_reported: false,
         }
     }
 
-    /// Waits for the session task and returns the agent.
-    pub async fn finish(self) -> Result<Agent, tokio::task::JoinError> {
+    /// The next event, or `None` once the session has ended and everything it sent has been
+    /// read. A spawner keeps a sender of the channel, so the channel alone never closes: the
+    /// session task ending is what ends the stream. A session task that crashed (a panic no
+    /// guard caught) ends the stream with one error result of the main agent, so that every
+    /// front end reports a failure rather than a silent, successful end.
+    pub async fn recv(&mut self) -> Option<AgentEvent> {
+        if self.ended.is_none() {
+            tokio::select! {
+                event = self.events.recv() => {
+                    if event.is_some() {
+                        return event;
+                    }
+                    // Every sender is gone, the task's own among them: it is ending.
+                    let ended = (&mut self.task).await;
+                    self.ended = Some(ended.map_err(SessionCrash::from_join));
+                }
+                ended = &mut self.task => {
+                    self.ended = Some(ended.map_err(SessionCrash::from_join));
+                    self.events.close();
+                }
+            }
+        }
+        if let Some(event) = self.events.recv().await {
+            return Some(event);
+        }
+        match &self.ended {
+            Some(Err(crash)) if !self.crash_reported => {
+                self.crash_reported = true;
+                tracing::error!("the session crashed: {crash}");
+                Some(crash.result_event(&self.session_id))
+            }
+            _ => None,
+        }
+    }
+
+    /// Why the session task ended without its agent, once [`Self::recv`] has seen it end so.
+    pub fn crash(&self) -> Option<&SessionCrash> {
+        self.ended.as_ref().and_then(|ended| ended.as_ref().err())
+    }
+
+    /// The session's id (what `--resume` takes).
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Waits for the session task and returns the agent, or why it ended without one.
+    pub async fn finish(self) -> Result<Agent, SessionCrash> {
         match self.ended {
             Some(ended) => ended,
-            None => self.task.await,
+            None => self.task.await.map_err(SessionCrash::from_join),
         }
     }
 }
@@ -78,7 +127,9 @@ impl Session {
     ) -> SessionHandle {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
+        let session_id = agent.session_id().to_string();
         let task = tokio::spawn(async move {
+            let _watchdog = watch(&sink);
             let turns = crate::controls::Turns::new(&agent, spawner.as_ref());
             sink.emit(EventKind::Started(info(&agent, spawner.as_deref())))
                 .await;
@@ -109,12 +160,7 @@ impl Session {
             wind_down(&agent, spawner.as_deref(), &sink).await;
             agent
         });
-        SessionHandle {
-            events,
-            cancel,
-            task,
-            ended: None,
-        }
+        SessionHandle::new(events, cancel, task, session_id)
     }
 
     /// Starts `agent` on a single prompt.
@@ -124,6 +170,14 @@ impl Session {
         let _ = tx.try_send(prompt);
         Self::spawn(agent, rx)
     }
+}
+
+/// Starts the session's watchdog reporter; it stops when the guard drops, however the session
+/// task ends.
+pub(crate) fn watch(sink: &EventSink) -> tokio_util::sync::DropGuard {
+    let stop = CancellationToken::new();
+    sink.watchdog().spawn_reporter(sink.sender(), stop.clone());
+    stop.drop_guard()
 }
 
 /// The end of a session: whoever is still a member of its team is stopped now, like any

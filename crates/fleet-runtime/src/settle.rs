@@ -76,6 +76,7 @@ impl Settle<'_> {
                     None => std::future::pending().await,
                 }
             };
+            let _wait = self.sink.waiting_for(crate::watchdog::WaitingFor::Tasks);
             tokio::select! {
                 _ = self.cancel.cancelled() => return,
                 _ = self.inbox.wait() => {}

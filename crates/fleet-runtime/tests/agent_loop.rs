@@ -177,7 +177,13 @@ async fn cancelling_during_a_tool_answers_every_call_and_stops() {
     started.notified().await;
     handle.cancel.cancel();
     let mut events = Vec::new();
-    while let Some(event) = handle.events.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.events.recv(),
+    )
+    .await
+    {
         events.push(event);
     }
     let agent = handle.task.await.unwrap();

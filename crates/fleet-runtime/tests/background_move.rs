@@ -102,9 +102,10 @@ async fn moved_bash(
     tx.send(Message::user_text("go")).await.unwrap();
     drop(tx);
     let handle = Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
-    while !begun.exists() {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    fleet_testkit::wait_until_async(fleet_testkit::WAIT, "the command to begin", || {
+        begun.exists()
+    })
+    .await;
     assert_eq!(move_once_enrolled(&controls).await, 1);
     (handle, controls, tasks)
 }
@@ -147,7 +148,13 @@ async fn move_a_subagent(interrupt: bool) -> Vec<AgentEvent> {
         Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
     let mut events = Vec::new();
     let mut moved = false;
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         let from_child = !event.agent.is_main();
         let main_finished = event.agent.is_main() && matches!(event.kind, EventKind::Finished(_));
         let notified = matches!(event.kind, EventKind::TaskNotified(_));
@@ -178,7 +185,13 @@ async fn move_a_subagent(interrupt: bool) -> Vec<AgentEvent> {
         }
     }
     drop(tx);
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         events.push(event);
     }
     server.shutdown().await;
@@ -282,7 +295,13 @@ async fn a_moved_bash_command_runs_on_as_a_shell_task() {
 
     let mut events = Vec::new();
     let mut task_id = None;
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         if let EventKind::TaskStarted(s) = &event.kind {
             task_id = Some(s.task_id.clone());
         }
@@ -348,13 +367,15 @@ async fn a_moved_bash_command_runs_on_as_a_shell_task() {
 async fn a_moved_bash_command_stops_with_task_stop() {
     let dir = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    let (gate, begun, after) = (
+    let (gate, begun, after, shell) = (
         dir.path().join("gate"),
         dir.path().join("begun"),
         dir.path().join("after"),
+        dir.path().join("shell.pid"),
     );
     let command = format!(
-        "touch {}; {}; touch {}",
+        "echo $$ > {}; touch {}; {}; touch {}",
+        shell.display(),
         begun.display(),
         wait_for(&gate),
         after.display()
@@ -362,7 +383,13 @@ async fn a_moved_bash_command_stops_with_task_stop() {
     let server = bash_server(json!({"command": command})).await;
     let (mut handle, controls, _) = moved_bash(&server, dir.path(), home.path(), &begun).await;
     let mut events = Vec::new();
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         if let EventKind::TaskStarted(s) = &event.kind {
             let stopped = controls.stop_task(&s.task_id).await.unwrap();
             assert_eq!(stopped.status, "killed");
@@ -370,9 +397,20 @@ async fn a_moved_bash_command_stops_with_task_stop() {
         events.push(event);
     }
     assert_eq!(task_statuses(&events), [TaskStatus::Killed]);
-    // The process group is gone: opening the gate now lets nothing run on.
+    // The process group goes: once the command's shell has exited, opening the gate lets
+    // nothing run on (no fixed sleep: the wait is on the shell's exit).
+    let shell: u32 = std::fs::read_to_string(&shell)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    fleet_testkit::wait_until_async(
+        fleet_testkit::WAIT,
+        "the stopped command's shell to exit",
+        || fleet_testkit::process_gone(shell),
+    )
+    .await;
     std::fs::write(&gate, "").unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!after.exists(), "the stopped command must not run on");
     assert_eq!(main_results(&events).len(), 2);
     server.shutdown().await;

@@ -14,7 +14,6 @@ use fleet_tools::permissions::PermissionMode;
 use fleet_tools::ToolPool;
 use serde_json::json;
 use std::path::Path;
-use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// A session whose prompts the test sends one at a time, with its controls.
@@ -56,7 +55,13 @@ impl Live {
 
     async fn until_finished(&mut self) -> (RunResult, Vec<AgentEvent>) {
         let mut events = Vec::new();
-        while let Some(event) = self.handle.recv().await {
+        while let Some(event) = fleet_testkit::within(
+            fleet_testkit::WAIT,
+            "the session's next event",
+            self.handle.recv(),
+        )
+        .await
+        {
             if let EventKind::Finished(result) = &event.kind {
                 let result = result.clone();
                 events.push(event);
@@ -87,14 +92,13 @@ fn process_gone(pid: i32) -> bool {
 }
 
 async fn wait_for_file(path: &Path) -> String {
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            if text.ends_with('\n') {
-                return text;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let what = format!("a whole line in {}", path.display());
+    fleet_testkit::wait_for_async(fleet_testkit::WAIT, &what, || {
+        std::fs::read_to_string(path)
+            .ok()
+            .filter(|text| text.ends_with('\n'))
+    })
+    .await
 }
 
 #[tokio::test]
@@ -131,9 +135,10 @@ async fn an_interrupt_kills_the_running_bash_and_the_session_answers_the_next_pr
     assert_eq!(bash.len(), 1, "{bash:?}");
     assert!(bash[0].2, "the cancelled call's result is an error");
     // The turn's tools die with it; the process group goes at once, reaping may lag.
-    while !process_gone(pid) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    fleet_testkit::wait_until_async(fleet_testkit::WAIT, "the interrupted sleep to die", || {
+        process_gone(pid)
+    })
+    .await;
     assert!(!live.controls.interrupt(), "the turn is over");
 
     let (second, _) = live.ask("SECOND").await;

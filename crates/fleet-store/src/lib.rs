@@ -50,6 +50,7 @@
 mod durable;
 mod error;
 mod home;
+mod io_reason;
 mod lock;
 mod mailbox;
 mod session;
@@ -60,6 +61,7 @@ pub mod trust;
 
 pub use error::{Result, StoreError};
 pub use home::{project_slug, FleetHome};
+pub use io_reason::IoReason;
 pub use lock::SessionLock;
 pub use mailbox::{Mailbox, MailboxError, Position, Unread, DEFAULT_COMPACT_AFTER};
 pub use session::{
@@ -68,6 +70,7 @@ pub use session::{
 pub use tasklist::{TaskList, TaskListError};
 pub use team::{Member, MemberStatus, TeamConfig, TeamError, TeamStore};
 pub use transcript::{
-    EntryKind, LoadedTranscript, SidechainWriter, SkippedLine, Transcript, TranscriptEntry,
-    TranscriptWriter, COMPACT_BOUNDARY, INTERRUPTED_TOOL_RESULT,
+    EntryKind, LaunchKind, LaunchedTask, LoadedTranscript, SidechainWriter, SkippedLine,
+    Transcript, TranscriptEntry, TranscriptProgress, TranscriptWriter, COMPACT_BOUNDARY,
+    INTERRUPTED_TOOL_RESULT,
 };

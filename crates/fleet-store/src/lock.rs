@@ -62,7 +62,12 @@ impl SessionLock {
                 // the file that is there now.
                 continue;
             }
-            write_pid(&mut file).map_err(|e| StoreError::io("write", &path, e))?;
+            // The pid only names the holder in "in use" messages; the lock is the `flock`. On a
+            // full disk the lock still holds without it, so the run goes on to a result that
+            // names the disk (at its first transcript line) instead of failing here unreported.
+            if let Err(e) = write_pid(&mut file) {
+                tracing::debug!(lock = %path.display(), error = %e, "session lock held without its pid");
+            }
             return Ok(Self { path, file });
         }
         Err(StoreError::io(

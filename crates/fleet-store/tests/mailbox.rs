@@ -39,7 +39,7 @@ async fn a_write_by_another_process_wakes_a_waiting_reader() {
 
     // Only the inotify watch can hear this writer: it shares nothing in memory with us.
     write_from_child(dir.path(), "lead", "beta", 1);
-    waiter.await.expect("waiter");
+    woken(waiter).await;
     let unread = inbox.unread().expect("unread");
     assert_eq!(unread.msg_ids().collect::<Vec<_>>(), ["beta-0"]);
     assert_eq!(unread.entries[0].from, "beta");
@@ -53,17 +53,32 @@ async fn mail_to_another_owner_in_the_folder_does_not_wake_this_one() {
         let inbox = inbox.clone();
         tokio::spawn(async move { inbox.wait().await })
     };
+    let alpha_waiter = {
+        let alpha = Mailbox::open(dir.path(), "alpha").expect("open");
+        tokio::spawn(async move { alpha.wait().await })
+    };
     for _ in 0..10 {
         tokio::task::yield_now().await;
     }
     write_from_child(dir.path(), "alpha", "beta", 3);
-    // A waiter woken by alpha's mail would have returned by the time lead's arrives and been
-    // polled; it only matters that it is still asleep now and wakes for its own mail.
+    // The folder's one watcher thread handles its events in order: once alpha's waiter has
+    // woken, alpha's mail has been seen, and a lead waiter it woke by mistake is runnable, so
+    // a few yields let it finish. (An event to wait on, not a fixed sleep.)
+    woken(alpha_waiter).await;
     for _ in 0..10 {
         tokio::task::yield_now().await;
     }
     assert!(!waiter.is_finished(), "woken by someone else's mail");
     write_from_child(dir.path(), "lead", "gamma", 1);
-    waiter.await.expect("waiter");
+    woken(waiter).await;
     assert_eq!(inbox.pending().expect("pending"), 1);
+}
+
+/// Awaits a waiter task; a wake-up that never comes fails the test after a minute instead of
+/// hanging it (a hang guard, not a timing check).
+async fn woken(waiter: tokio::task::JoinHandle<()>) {
+    tokio::time::timeout(std::time::Duration::from_secs(60), waiter)
+        .await
+        .expect("the waiter was not woken within a minute")
+        .expect("waiter");
 }

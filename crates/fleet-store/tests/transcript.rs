@@ -177,9 +177,28 @@ fn append_waits_while_another_handle_holds_the_lock() {
     holder.lock().unwrap();
 
     let appending = std::thread::spawn(move || writer.append(user("two")).map(|_| ()));
-    // Give the append every chance to (wrongly) go ahead. This can only make the test pass
-    // when it should not, never fail when it should pass.
-    std::thread::sleep(Duration::from_millis(200));
+    // Wait for the event, not a fixed time: the append blocked on the lock (the kernel lists a
+    // blocked flock request with `->` in /proc/locks). An append that goes ahead ends instead.
+    let waiting = format!(
+        ":{} ",
+        std::os::unix::fs::MetadataExt::ino(&fs::metadata(&path).unwrap())
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .any(|l| l.contains("->") && l.contains(&waiting))
+    {
+        assert!(
+            !appending.is_finished(),
+            "the append went ahead while another handle held the lock"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the append neither blocked on the lock nor ended"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let while_locked = fs::read_to_string(&path).unwrap();
     holder.unlock().unwrap();
     appending.join().unwrap().unwrap();

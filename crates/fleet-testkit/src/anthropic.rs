@@ -187,9 +187,24 @@ pub(crate) fn json_response(
             let cut = half.len() / 2;
             (vec![half.slice(..cut)], Ending::Abort)
         }
+        Some(Fault::ResetAfterEvents(_)) => {
+            let half = Bytes::from(json).slice(..);
+            let cut = half.len() / 2;
+            (vec![half.slice(..cut)], Ending::Reset(None))
+        }
+        // The stall (set in the pacing) falls between the two halves.
+        Some(Fault::Stall { .. }) => {
+            let all = Bytes::from(json);
+            let cut = all.len() / 2;
+            (vec![all.slice(..cut), all.slice(cut..)], Ending::Complete)
+        }
         _ => (vec![Bytes::from(json)], Ending::Complete),
     };
-    let mut resp = (StatusCode::OK, sse::body(body, enc.pacing, ending)).into_response();
+    let mut enc = enc.clone();
+    if let Some(stall) = &mut enc.pacing.stall {
+        stall.after_frames = 1;
+    }
+    let mut resp = (StatusCode::OK, enc.body(body, ending)).into_response();
     let headers = resp.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

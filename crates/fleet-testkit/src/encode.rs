@@ -1,6 +1,7 @@
 //! What both wire encoders share: how a reply is paced, and how a stream fault cuts the
 //! event sequence.
 
+use crate::event_log::{EventLog, Trace};
 use crate::http_error::insert_request_id;
 use crate::scenario::{Fault, OpenAiOptions};
 use crate::sse::{self, Ending, Pacing};
@@ -9,6 +10,8 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Per-request settings for encoding a reply.
 #[derive(Debug, Clone)]
@@ -22,6 +25,10 @@ pub(crate) struct Encoding {
     pub include_usage: bool,
     /// OpenAI: the reply stops after this many output tokens (the context window is full).
     pub output_room: Option<u64>,
+    /// The request log and this request's number, when the log is on.
+    pub log: Option<(Arc<EventLog>, u64)>,
+    /// The connection's reset flag (see `conn`), for a `reset_after_events` fault.
+    pub reset: Option<Arc<AtomicBool>>,
 }
 
 /// An HTTP 200 event stream with no event at all: what some servers send for a prompt they
@@ -33,11 +40,21 @@ pub(crate) fn empty_stream(protocol: Protocol, request_id: &str) -> Response {
 impl Encoding {
     /// A `200 text/event-stream` response carrying `frames`.
     pub fn sse_response(&self, protocol: Protocol, frames: Vec<Bytes>, ending: Ending) -> Response {
-        event_stream(
-            sse::body(frames, self.pacing, ending),
-            protocol,
-            &self.request_id,
-        )
+        event_stream(self.body(frames, ending), protocol, &self.request_id)
+    }
+
+    /// The body of `frames`, paced, traced in the request log, reset through this request's
+    /// connection if `ending` says so.
+    pub fn body(&self, frames: Vec<Bytes>, ending: Ending) -> Body {
+        let ending = match ending {
+            Ending::Reset(None) => Ending::Reset(self.reset.clone()),
+            other => other,
+        };
+        let trace = self
+            .log
+            .as_ref()
+            .map(|(log, seq)| Trace::new(log.clone(), *seq));
+        sse::body(frames, self.pacing, ending, trace)
     }
 }
 
@@ -73,6 +90,10 @@ pub(crate) fn apply_stream_fault(
         Some(Fault::DropAfterEvents(k)) => {
             frames.truncate(*k);
             (frames, Ending::Abort)
+        }
+        Some(Fault::ResetAfterEvents(k)) => {
+            frames.truncate(*k);
+            (frames, Ending::Reset(None))
         }
         _ => (frames, Ending::Complete),
     }

@@ -28,6 +28,14 @@ pub enum TestkitError {
     /// `<yaml string>` / `<json string>` / `<rust builder>` when it did not come from a file.
     #[error("scenario {origin}: {message}")]
     InvalidScenario { origin: String, message: String },
+
+    /// The request event log file (`request_log_file`) could not be opened.
+    #[error("fake model server: cannot open the request log {}: {source}", path.display())]
+    RequestLogFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl TestkitError {

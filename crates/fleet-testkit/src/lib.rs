@@ -44,6 +44,7 @@
 //!   overflow: reject              # reject (vLLM) | truncate (llama-server) | empty (llama-cpp-python)
 //!   omit_usage: false             # never send usage, even when asked
 //!   served_model: my-model.gguf   # the model named in every chunk, whatever was asked
+//!   reject_consecutive_user: false # 400 for two user messages in a row ("roles must alternate")
 //! request_log: full          # or count_only: keep the number of requests, not the requests
 //! rules:
 //!   - name: first-read
@@ -139,8 +140,10 @@
 mod answer;
 mod anthropic;
 mod cache;
+mod conn;
 mod encode;
 mod error;
+mod event_log;
 mod http_error;
 mod listing;
 mod mcp_fault;
@@ -153,6 +156,7 @@ mod server;
 mod sse;
 mod validate;
 mod view;
+pub mod wait;
 mod window;
 
 pub use error::TestkitError;
@@ -166,3 +170,7 @@ pub use scenario::{
 };
 pub use server::FakeModelServer;
 pub use view::Protocol;
+pub use wait::{
+    output_within, process_gone, reap, wait_child, wait_for, wait_for_async, wait_output,
+    wait_until, wait_until_async, within, WAIT,
+};

@@ -4,21 +4,22 @@
 
 use crate::answer::Answer;
 use crate::cache::{self, PromptCache};
+use crate::conn::{ConnInfo, ConnListener};
 use crate::encode::{self, Encoding};
 use crate::error::TestkitError;
+use crate::event_log::{Ended, EventLog, Received};
 use crate::http_error::ApiError;
 use crate::record::{redacted_headers, RecordedRequest};
 use crate::scenario::{Fault, RequestLog, Scenario};
-use crate::sse::Pacing;
+use crate::sse::{Pacing, Stall};
 use crate::view::Protocol;
 use crate::window::Fit;
 use crate::{anthropic, listing, openai};
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
-use axum::Router;
+use axum::{Extension, Router};
 use bytes::Bytes;
 use check::{check, Checked};
 use fleet_protocol::StopReason;
@@ -36,6 +37,13 @@ const LISTEN_BACKLOG: u32 = 8192;
 
 /// The API's request size limit; larger bodies get its 413 `request_too_large`.
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// How long a `stall_after_events` fault without `stall_ms` pauses: for ever, to a client.
+const STALL_FOREVER: Duration = Duration::from_secs(24 * 3600);
+
+/// The connection a request came in on, when the server put it there (always, except for
+/// a router driven without a listener).
+type Conn = Option<Extension<ConnectInfo<ConnInfo>>>;
 
 /// A running fake model server. Dropping it stops accepting connections; [`shutdown`]
 /// additionally waits for in-flight responses to finish.
@@ -61,6 +69,8 @@ struct Shared {
     started: Instant,
     log: Mutex<Log>,
     cache: Mutex<PromptCache>,
+    /// The request event log (`request_log_file`), when on.
+    events: Option<Arc<EventLog>>,
 }
 
 /// Everything decided under one lock, so that call numbers, rule budgets and the log agree.
@@ -97,6 +107,16 @@ impl FakeModelServer {
         socket.bind(addr).map_err(bind_err)?;
         let listener = socket.listen(LISTEN_BACKLOG).map_err(bind_err)?;
         let local = listener.local_addr().map_err(bind_err)?;
+        let started = Instant::now();
+        let events = match &scenario.request_log_file {
+            Some(path) => Some(Arc::new(EventLog::open(path, started).map_err(
+                |source| TestkitError::RequestLogFile {
+                    path: path.clone(),
+                    source,
+                },
+            )?)),
+            None => None,
+        };
         let shared = Arc::new(Shared {
             log: Mutex::new(Log {
                 next_seq: 1,
@@ -104,14 +124,12 @@ impl FakeModelServer {
                 records: Vec::new(),
             }),
             scenario,
-            started: Instant::now(),
+            started,
             cache: Mutex::new(PromptCache::default()),
+            events,
         });
-        let app = router(shared.clone());
-        // Small SSE pieces must leave as written, not wait for Nagle's algorithm.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        let app = router(shared.clone()).into_make_service_with_connect_info::<ConnInfo>();
+        let listener = ConnListener::new(listener);
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(async {
@@ -193,9 +211,15 @@ fn router(shared: Arc<Shared>) -> Router {
         .with_state(shared)
 }
 
-async fn messages(State(s): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn messages(
+    State(s): State<Arc<Shared>>,
+    conn: Conn,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     handle(
         &s,
+        conn,
         Some(Protocol::Anthropic),
         "/v1/messages",
         &Method::POST,
@@ -207,11 +231,13 @@ async fn messages(State(s): State<Arc<Shared>>, headers: HeaderMap, body: Bytes)
 
 async fn chat_completions(
     State(s): State<Arc<Shared>>,
+    conn: Conn,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     handle(
         &s,
+        conn,
         Some(Protocol::OpenAi),
         "/v1/chat/completions",
         &Method::POST,
@@ -223,12 +249,13 @@ async fn chat_completions(
 
 async fn unknown_endpoint(
     State(s): State<Arc<Shared>>,
+    conn: Conn,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    handle(&s, None, uri.path(), &method, headers, body).await
+    handle(&s, conn, None, uri.path(), &method, headers, body).await
 }
 
 /// `GET /_fake/requests`: the log as JSON, for tests that run the server as a separate
@@ -249,6 +276,7 @@ async fn props(State(s): State<Arc<Shared>>) -> Response {
 
 async fn handle(
     s: &Shared,
+    conn: Conn,
     protocol: Option<Protocol>,
     path: &str,
     method: &Method,
@@ -272,7 +300,8 @@ async fn handle(
     } else {
         Vec::new()
     };
-    let (seq, rule_index) = {
+    let conn = conn.map(|Extension(ConnectInfo(c))| c);
+    let (seq, rule_index, status) = {
         let mut log = lock(&s.log);
         let seq = log.next_seq;
         log.next_seq += 1;
@@ -290,16 +319,16 @@ async fn handle(
                 }
                 found
             });
+        let status = match (&checked, rule_index) {
+            (Err(e), _) => e.status,
+            (Ok(c), None) if c.sends_nothing() => 200,
+            (Ok(_), None) => 400,
+            (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
+                Some(Fault::Status(f)) => f.status,
+                _ => 200,
+            },
+        };
         if full_log {
-            let status = match (&checked, rule_index) {
-                (Err(e), _) => e.status,
-                (Ok(c), None) if c.sends_nothing() => 200,
-                (Ok(_), None) => 400,
-                (Ok(_), Some(i)) => match &s.scenario.rules[i].fault {
-                    Some(Fault::Status(f)) => f.status,
-                    _ => 200,
-                },
-            };
             log.records.push(RecordedRequest {
                 seq,
                 elapsed: s.started.elapsed(),
@@ -313,16 +342,42 @@ async fn handle(
                 status,
             });
         }
-        (seq, rule_index)
+        (seq, rule_index, status)
+    };
+    // Logged outside the lock above: the file write must not serialise rule matching.
+    let events = s.events.clone();
+    if let Some(events) = &events {
+        events.received(
+            seq,
+            Received {
+                conn: conn.as_ref().map_or(0, |c| c.id),
+                peer_port: conn.as_ref().map_or(0, |c| c.peer.port()),
+                path,
+                rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
+                stream: checked
+                    .as_ref()
+                    .is_ok_and(|c| c.view().stream && !s.scenario.ignore_stream),
+                status,
+            },
+        );
+    }
+    let done_at_once = |ended: Ended| {
+        if let Some(events) = &events {
+            events.finished_at_once(seq, ended);
+        }
     };
 
     let protocol = protocol.unwrap_or(Protocol::Anthropic);
     let request_id = format!("req_fake_{seq:06}");
     let checked = match checked {
         Ok(c) => c,
-        Err(e) => return e.into_response(protocol, &request_id),
+        Err(e) => {
+            done_at_once(Ended::ErrorStatus);
+            return e.into_response(protocol, &request_id);
+        }
     };
     if checked.sends_nothing() {
+        done_at_once(Ended::Complete);
         return encode::empty_stream(protocol, &request_id);
     }
     let Some(index) = rule_index else {
@@ -333,6 +388,7 @@ async fn handle(
             excerpt(&view.last_user),
             view.has_tool_result
         );
+        done_at_once(Ended::ErrorStatus);
         return ApiError::invalid_request(message).into_response(protocol, &request_id);
     };
     let rule = &s.scenario.rules[index];
@@ -341,9 +397,13 @@ async fn handle(
     }
     match &rule.fault {
         Some(Fault::Status(f)) => {
-            return ApiError::from_fault(f).into_response(protocol, &request_id)
+            done_at_once(Ended::ErrorStatus);
+            return ApiError::from_fault(f).into_response(protocol, &request_id);
         }
-        Some(Fault::EmptyStream) => return encode::empty_stream(protocol, &request_id),
+        Some(Fault::EmptyStream) => {
+            done_at_once(Ended::Complete);
+            return encode::empty_stream(protocol, &request_id);
+        }
         _ => {}
     }
 
@@ -391,12 +451,21 @@ async fn handle(
             chunk_size: rule.chunk_size.unwrap_or(s.scenario.chunk_size),
             delay: Duration::from_millis(rule.chunk_delay_ms.unwrap_or(s.scenario.chunk_delay_ms)),
             first_delay: Duration::from_millis(rule.first_event_delay_ms),
+            stall: match &rule.fault {
+                Some(Fault::Stall { after_events, ms }) => Some(Stall {
+                    after_frames: *after_events,
+                    pause: ms.map_or(STALL_FOREVER, Duration::from_millis),
+                }),
+                _ => None,
+            },
         },
         delta_chars: s.scenario.delta_chars,
         request_id,
         openai: s.scenario.openai.clone(),
         include_usage: include_usage && !s.scenario.openai.omit_usage,
         output_room,
+        log: events.map(|e| (e, seq)),
+        reset: conn.map(|c| c.reset_flag()),
     };
     let stream = view.stream && !s.scenario.ignore_stream;
     match protocol {

@@ -190,3 +190,50 @@ pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Two `user` messages in a row, refused in the words of the chat templates that refuse them.
+pub(crate) fn roles_alternate(body: &Value) -> Result<(), String> {
+    let roles = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| m.get("role").and_then(Value::as_str).unwrap_or_default());
+    let mut previous = "";
+    for (i, role) in roles.enumerate() {
+        if role == "user" && previous == "user" {
+            return Err(format!(
+                "Conversation roles must alternate user/assistant/user/assistant/... (messages[{i}] is a second user message in a row)"
+            ));
+        }
+        previous = role;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::roles_alternate;
+    use serde_json::json;
+
+    #[test]
+    fn two_user_messages_in_a_row_are_refused_and_tools_between_are_not_users() {
+        let ok = json!({"messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c"}]},
+            {"role": "tool", "tool_call_id": "c", "content": "r"},
+            {"role": "user", "content": "b"}
+        ]});
+        assert_eq!(roles_alternate(&ok), Ok(()));
+        let twice = json!({"messages": [
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b"}
+        ]});
+        let err = roles_alternate(&twice).expect_err("two users in a row");
+        assert!(
+            err.contains("roles must alternate") && err.contains("messages[1]"),
+            "{err}"
+        );
+    }
+}

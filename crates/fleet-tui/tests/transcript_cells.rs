@@ -185,6 +185,7 @@ fn a_retry_drops_the_partial_text_and_warns() {
         delay_ms: 2000,
         reason: "overloaded".into(),
         scope: fleet_protocol::RetryScope::Request,
+        error_status: None,
     }));
     t.apply(&main(delta("A whole answer.")));
     let text = screen(&mut t, 80, 6);

@@ -51,6 +51,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
                 max_attempts,
                 delay,
                 reason,
+                ..
             } => {
                 eprintln!("retry {attempt}/{max_attempts} in {delay:?}: {reason}");
             }

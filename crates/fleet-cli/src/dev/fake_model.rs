@@ -22,16 +22,24 @@ pub struct FakeModelArgs {
     /// Address to listen on.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     host: IpAddr,
+    /// Append one JSON line per request event (received, first byte, finished and how) to
+    /// FILE, to read a hang from the server's side. Overrides the scenario's
+    /// `request_log_file`. Off by default.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
 }
 
 /// How long in-flight responses may take to finish after a stop signal.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub async fn run(args: FakeModelArgs) -> anyhow::Result<()> {
-    let scenario = match &args.scenario {
+    let mut scenario = match &args.scenario {
         Some(path) => Scenario::from_path(path)?,
         None => Scenario::demo(),
     };
+    if let Some(log) = args.log {
+        scenario = scenario.request_log_file(log);
+    }
     let server = FakeModelServer::start_on(SocketAddr::new(args.host, args.port), scenario).await?;
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening on {}", server.base_url()).context("writing to stdout")?;

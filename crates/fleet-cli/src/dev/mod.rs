@@ -4,6 +4,7 @@ mod ask;
 mod bench;
 mod fake_model;
 mod mcp_crash;
+mod soak;
 
 use clap::Subcommand;
 
@@ -19,6 +20,9 @@ pub enum DevCommand {
     /// Start this folder's MCP servers, then panic (checks that none outlives a crash).
     #[command(hide = true)]
     McpCrash(mcp_crash::McpCrashArgs),
+    /// Run fleet over and over under load, faults and kill -9, checking that every run ends
+    /// and tells the truth (`fleet dev soak --short`; see docs/soak.md).
+    Soak(soak::SoakArgs),
 }
 
 pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
@@ -27,5 +31,6 @@ pub async fn run(cmd: DevCommand) -> anyhow::Result<()> {
         DevCommand::FakeModel(args) => fake_model::run(args).await,
         DevCommand::Bench(cmd) => bench::run(cmd).await,
         DevCommand::McpCrash(args) => mcp_crash::run(args).await,
+        DevCommand::Soak(args) => soak::run(args).await,
     }
 }

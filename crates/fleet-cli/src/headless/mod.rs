@@ -24,7 +24,7 @@ use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
 use fleet_protocol::{env, EventKind, Message};
-use session_file::SessionFile;
+use session_file::{SessionFile, TranscriptLost};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -261,6 +261,8 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut failed = None;
     let mut last_error = false;
+    // Whether a result already told the transcript's failure (see below).
+    let mut blamed = false;
     let mut stop = Stopping::new(handle.cancel.clone())?;
     loop {
         let event = tokio::select! {
@@ -270,14 +272,22 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let Some(event) = event else { break };
+        let Some(mut event) = event else { break };
         let main = event.agent.parent_tool_use_id.is_none();
         if let Err(err) = session.record_event(&event) {
             // Nothing more may happen that the transcript cannot hold.
             handle.cancel.cancel();
             failed.get_or_insert(err);
         }
-        if let (EventKind::Finished(result), true) = (&event.kind, main) {
+        if let (EventKind::Finished(result), true) = (&mut event.kind, main) {
+            // A run the transcript's failure stopped says so, not "cancelled".
+            let lost = failed
+                .as_ref()
+                .and_then(|e| e.downcast_ref::<TranscriptLost>());
+            if let Some(lost) = lost {
+                lost.blame(result);
+                blamed = true;
+            }
             last_error = result.is_error();
         }
         if let Err(err) = printer.event(&event) {
@@ -308,13 +318,18 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
-    session.finish()?;
+    let synced = session.finish();
     // No MCP server outlives its session, whatever still holds a connection.
     drop(servers);
     fleet_runtime::mcp::kill_all_server_groups();
     if let Some(err) = failed {
+        // The text printer has shown an error result on stderr already; once is enough.
+        if blamed && format == OutputFormat::Text {
+            return Ok(ExitCode::FAILURE);
+        }
         return Err(err);
     }
+    synced?;
     Ok(if last_error {
         ExitCode::FAILURE
     } else {
@@ -372,8 +387,17 @@ pub(crate) async fn start_mcp(
                 .refusal(&server.name, &server.source.to_string())
         );
     }
+    // Also said in every output format: a configuration the user wrote and fleet cannot use.
+    for error in &config.errors {
+        eprintln!(
+            "fleet: warning: {}",
+            crate::visible::visible(&error.warning())
+        );
+    }
     if text {
-        for entry in servers.entries.iter().filter(|e| e.status == "failed") {
+        // Configuration errors (no server behind them) were said just above.
+        let started = servers.entries.iter().filter(|e| e.server.is_some());
+        for entry in started.filter(|e| e.status == "failed") {
             eprintln!(
                 "fleet: MCP server {:?} failed: {}",
                 entry.name,

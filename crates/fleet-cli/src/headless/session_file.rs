@@ -3,7 +3,7 @@
 //! session lock that keeps a second process from running the same session at the same time.
 
 use crate::args::PrintArgs;
-use anyhow::{bail, Context};
+use anyhow::bail;
 use fleet_protocol::{CommittedMessage, Message};
 use fleet_store::{
     new_session_id, validate_session_id, FleetHome, SessionLock, SessionStore, Transcript,
@@ -24,6 +24,25 @@ pub struct SessionFile {
     pending: Option<(FleetHome, std::path::PathBuf)>,
     /// A fork's copy of the session it came from, written ahead of its first message.
     seed: Vec<fleet_store::TranscriptEntry>,
+    /// An entry could not be written: nothing more is, since entries after a gap would make a
+    /// conversation the API refuses on resume (a tool call without its result).
+    lost: bool,
+}
+
+/// The transcript could not take an entry (a full disk, a read-only `$FLEET_HOME`): the run
+/// is stopped, and its result says this rather than "cancelled". The store's error names the
+/// file and the system's reason (`No space left on device (ENOSPC)`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}; the run was stopped, as its transcript cannot hold more")]
+pub struct TranscriptLost(pub fleet_store::StoreError);
+
+impl TranscriptLost {
+    /// Makes `result` (the main agent's, ending a run this failure stopped, or one that ended
+    /// while its last lines could not be written) an error that names the real cause.
+    pub fn blame(&self, result: &mut fleet_protocol::RunResult) {
+        result.subtype = fleet_protocol::ResultSubtype::ErrorDuringExecution;
+        result.result = self.to_string();
+    }
 }
 
 impl SessionFile {
@@ -59,32 +78,51 @@ impl SessionFile {
             for warning in loaded.warnings() {
                 eprintln!("fleet: {}", crate::visible::visible(&warning.to_string()));
             }
+            // Tasks the last process left running died with it: the model hears so before
+            // anything else (see `fleet_runtime::tasks::interrupted`).
+            let owed = fleet_runtime::tasks::interrupted::Owed::of(&loaded, store.home());
+            let mut history = loaded.messages();
+            history.extend(owed.as_ref().map(|owed| owed.message.clone()));
             if args.fork_session {
                 // The old session stays as it was, free for others once it has been read.
                 drop(lock);
+                let mail_read = fleet_runtime::transcript::delivered_mail(&loaded);
+                let mut seed = forked_entries(loaded.entries);
+                seed.extend(owed.as_ref().map(|owed| owed.entry()));
                 return Ok(Self {
                     id: new_session_id(),
-                    history: loaded.messages(),
-                    mail_read: fleet_runtime::transcript::delivered_mail(&loaded),
+                    history,
+                    mail_read,
                     writer: None,
                     lock: None,
                     pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
-                    seed: forked_entries(loaded.entries),
+                    seed,
+                    lost: false,
                 });
             }
-            let writer = if persist {
+            let mut writer = if persist {
                 Some(TranscriptWriter::open_append(&session.path)?)
             } else {
                 None
             };
+            // Written now, ahead of the prompt: once there, a later resume never sends them again.
+            if let (Some(writer), Some(owed)) = (writer.as_mut(), &owed) {
+                writer.append(owed.entry()).map_err(|err| {
+                    anyhow::Error::new(err).context(format!(
+                        "recording the interrupted tasks of session {}",
+                        session.id
+                    ))
+                })?;
+            }
             return Ok(Self {
                 id: session.id,
-                history: loaded.messages(),
+                history,
                 mail_read: fleet_runtime::transcript::delivered_mail(&loaded),
                 writer,
                 lock: Some(lock),
                 pending: None,
                 seed: Vec::new(),
+                lost: false,
             });
         }
         let id = match &args.session_id {
@@ -108,6 +146,7 @@ impl SessionFile {
             lock: None,
             pending: persist.then(|| (store.home().clone(), cwd.to_path_buf())),
             seed: Vec::new(),
+            lost: false,
         })
     }
 
@@ -162,24 +201,56 @@ impl SessionFile {
         &self.history
     }
 
+    /// Writes one entry; the first failure is a [`TranscriptLost`], and after it nothing more
+    /// is written.
     fn append(&mut self, entry: fleet_store::TranscriptEntry) -> anyhow::Result<()> {
+        if self.lost {
+            return Ok(());
+        }
+        self.write(entry).map_err(|err| {
+            self.lost = true;
+            anyhow::Error::new(TranscriptLost(err))
+        })
+    }
+
+    fn write(&mut self, entry: fleet_store::TranscriptEntry) -> fleet_store::Result<()> {
         if let Some((home, cwd)) = self.pending.take() {
-            let path = SessionStore::new(home.clone()).session_path(&cwd, &self.id)?;
-            self.lock = Some(SessionLock::acquire(&path, &self.id)?);
-            let mut writer = TranscriptWriter::create(&home, &cwd, &self.id)
-                .with_context(|| format!("starting session {}", self.id))?;
-            writer.set_cwd(&cwd);
-            for entry in std::mem::take(&mut self.seed) {
-                writer
-                    .append(entry)
-                    .with_context(|| format!("copying the forked session into {}", self.id))?;
+            let started = self.start(&home, &cwd, entry);
+            if started.is_err() {
+                // A session that never began leaves nothing behind, its lock included.
+                self.lock = None;
             }
-            self.writer = Some(writer);
+            return started;
         }
         let Some(writer) = &mut self.writer else {
             return Ok(());
         };
         writer.append(entry)?;
+        Ok(())
+    }
+
+    /// Creates a new session's file with its first entry (after a fork's copy). If that fails
+    /// (a full disk), the file goes again: an empty or partial session is not one `--continue`
+    /// should pick.
+    fn start(
+        &mut self,
+        home: &FleetHome,
+        cwd: &Path,
+        entry: fleet_store::TranscriptEntry,
+    ) -> fleet_store::Result<()> {
+        let path = SessionStore::new(home.clone()).session_path(cwd, &self.id)?;
+        self.lock = Some(SessionLock::acquire(&path, &self.id)?);
+        let mut writer = TranscriptWriter::create(home, cwd, &self.id)?;
+        writer.set_cwd(cwd);
+        let entries = std::mem::take(&mut self.seed).into_iter();
+        let written = entries
+            .chain(std::iter::once(entry))
+            .try_for_each(|entry| writer.append(entry).map(drop));
+        if let Err(err) = written {
+            let _ = std::fs::remove_file(writer.path());
+            return Err(err);
+        }
+        self.writer = Some(writer);
         Ok(())
     }
 

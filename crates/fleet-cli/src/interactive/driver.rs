@@ -19,12 +19,13 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// How the driver ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ended {
     /// The UI asked to leave (or went away).
     Quit { stop_background: bool },
-    /// The session ended by itself (its transcript could not be written).
-    SessionEnded,
+    /// The session ended by itself: its transcript could not be written, or it crashed (the
+    /// crash's text, with how to resume).
+    SessionEnded { crash: Option<String> },
 }
 
 pub struct Driver {
@@ -134,7 +135,13 @@ impl Driver {
             tokio::select! {
                 event = self.live.handle.recv() => match event {
                     Some(event) => self.on_event(event).await,
-                    None => break Ended::SessionEnded,
+                    None => break Ended::SessionEnded {
+                        crash: self
+                            .live
+                            .handle
+                            .crash()
+                            .map(|c| c.explain(self.live.handle.session_id())),
+                    },
                 },
                 command = commands.recv() => match command {
                     Some(UiCommand::Quit { stop_background }) => break Ended::Quit { stop_background },
@@ -151,9 +158,9 @@ impl Driver {
         if let Some(shell) = self.shell.take() {
             shell.kill();
         }
-        let stop = match ended {
-            Ended::Quit { stop_background } => stop_background,
-            Ended::SessionEnded => true,
+        let stop = match &ended {
+            Ended::Quit { stop_background } => *stop_background,
+            Ended::SessionEnded { .. } => true,
         };
         let live = self.live;
         end(

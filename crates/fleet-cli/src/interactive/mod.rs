@@ -135,7 +135,11 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     fleet_runtime::mcp::kill_all_server_groups();
     exit?;
     match ended {
-        Ok(Ended::SessionEnded) => {
+        Ok(Ended::SessionEnded { crash: Some(crash) }) => {
+            eprintln!("fleet: the session stopped unexpectedly: {crash}");
+            Ok(ExitCode::FAILURE)
+        }
+        Ok(Ended::SessionEnded { crash: None }) => {
             eprintln!("fleet: the session ended: its transcript could not be written");
             Ok(ExitCode::FAILURE)
         }

@@ -94,6 +94,7 @@ impl Encoder {
                 delay_ms,
                 reason,
                 scope,
+                error_status,
             } => {
                 self.block_index.remove(&agent.agent_id);
                 let retry = Retry {
@@ -102,12 +103,14 @@ impl Encoder {
                     delay_ms: *delay_ms,
                     reason,
                     scope: *scope,
+                    error_status: *error_status,
                 };
                 Some(self.retry(agent, &retry))
             }
             EventKind::ModelFallback { from, to, reason } => {
                 Some(self.model_fallback(agent, from, to, reason))
             }
+            EventKind::Waiting(report) => Some(self.waiting(agent, report)),
             EventKind::ReplyDiscarded { message_id, reason } if self.partial => Some(
                 sdk_lines::reply_discarded(agent, message_id.as_deref(), reason, &self.session_id),
             ),
@@ -323,6 +326,7 @@ impl Encoder {
             "attempt": retry.attempt.saturating_sub(1),
             "max_retries": retry.max_attempts.saturating_sub(1),
             "retry_delay_ms": retry.delay_ms,
+            "error_status": retry.error_status,
             "retry_scope": retry.scope.as_str(),
             "error": retry.reason,
             "session_id": self.session_id,
@@ -343,6 +347,24 @@ impl Encoder {
             "fallback_model": to,
             "error": reason,
             "content": crate::headless::flags::fallback_notice(from, to),
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }))
+        .subagent(agent)
+        .into_value()
+    }
+
+    /// The watchdog's report of a wait past its bound: fleet's own `system` line (Claude Code
+    /// has none), with who waits (`agent_id` for a subagent) and on what.
+    fn waiting(&self, agent: &AgentRef, report: &fleet_protocol::WaitReport) -> Value {
+        Line::new(json!({
+            "type": "system",
+            "subtype": "waiting",
+            "kind": report.kind,
+            "waiting_for": report.waiting_for,
+            "waited_ms": report.waited_ms,
+            "bound_ms": report.bound_ms,
+            "agent_id": agent.agent_id,
             "session_id": self.session_id,
             "uuid": new_uuid(),
         }))
@@ -391,4 +413,5 @@ struct Retry<'a> {
     delay_ms: u64,
     reason: &'a str,
     scope: fleet_protocol::RetryScope,
+    error_status: Option<u16>,
 }

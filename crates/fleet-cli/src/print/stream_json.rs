@@ -428,6 +428,7 @@ mod tests {
             delay_ms: 1500,
             reason: "529 Overloaded".into(),
             scope: fleet_protocol::RetryScope::Request,
+            error_status: Some(529),
         };
         let lines = print_stream(
             &[main_event(started()), main_event(retry)],
@@ -441,6 +442,7 @@ mod tests {
                 "attempt",
                 "max_retries",
                 "retry_delay_ms",
+                "error_status",
                 "retry_scope",
                 "error",
                 "session_id",
@@ -453,6 +455,7 @@ mod tests {
         assert_eq!(lines[1]["max_retries"], 8);
         assert_eq!(lines[1]["retry_delay_ms"], 1500);
         assert_eq!(lines[1]["error"], "529 Overloaded");
+        assert_eq!(lines[1]["error_status"], 529);
     }
 
     #[test]
@@ -500,6 +503,7 @@ mod tests {
             delay_ms: 10,
             reason: "timeout".into(),
             scope: fleet_protocol::RetryScope::Request,
+            error_status: None,
         };
         let lines = print_stream(&[main_event(retry)], &options);
         assert_eq!(lines[0]["session_id"], "s-1");

@@ -2,7 +2,7 @@
 //! home, the fake model server, and `fleet` run as a real process against it.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use fleet_testkit::{FakeModelServer, Scenario};
+use fleet_testkit::{FakeModelServer, Scenario, WAIT};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -168,7 +168,8 @@ impl Project {
     ) -> Output {
         let mut cmd = self.command(server, args);
         cmd.envs(env.iter().copied()).stdin(Stdio::null());
-        tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        let what = described(&cmd);
+        tokio::task::spawn_blocking(move || fleet_testkit::output_within(&mut cmd, WAIT, &what))
             .await
             .unwrap()
     }
@@ -191,6 +192,7 @@ impl Project {
 /// Runs `cmd` with `stdin` written and closed, and waits for it, off the async runtime.
 pub async fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
     let stdin = stdin.to_string();
+    let what = described(&cmd);
     tokio::task::spawn_blocking(move || {
         let mut child = cmd
             .stdin(Stdio::piped())
@@ -201,10 +203,20 @@ pub async fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
         let mut pipe = child.stdin.take().unwrap();
         pipe.write_all(stdin.as_bytes()).unwrap();
         drop(pipe);
-        child.wait_with_output().unwrap()
+        fleet_testkit::wait_output(child, WAIT, &what)
     })
     .await
     .unwrap()
+}
+
+/// `fleet arg…` as a failed wait names it.
+pub fn described(cmd: &Command) -> String {
+    let mut what = String::from("fleet");
+    for arg in cmd.get_args() {
+        what.push(' ');
+        what.push_str(&arg.to_string_lossy());
+    }
+    what
 }
 
 pub async fn server(scenario: Scenario) -> FakeModelServer {

@@ -36,7 +36,7 @@ async fn on_terminal(
             .unwrap()
             .write_all(typed.as_bytes())
             .unwrap();
-        child.wait_with_output().unwrap()
+        fleet_testkit::wait_output(child, fleet_testkit::WAIT, "fleet at a terminal")
     })
     .await
     .unwrap();

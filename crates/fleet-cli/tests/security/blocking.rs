@@ -22,16 +22,9 @@ fn mkfifo(path: &Path) {
 }
 
 /// Waits for `child` to exit; kills it and fails if it is still running after [`HANG`].
-fn exits(mut child: Child, what: &str) -> Output {
-    let deadline = Instant::now() + HANG;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("fleet hung: {what}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+/// (Its output is read while it runs, so a full pipe cannot hold it.)
+fn exits(child: Child, what: &str) -> Output {
+    fleet_testkit::wait_output(child, HANG, &format!("fleet: {what}"))
 }
 
 fn wait_for_file(path: &Path) {
@@ -167,22 +160,36 @@ fn on_terminal_until(
         .spawn()
         .unwrap();
     let mut stdout = script.stdout.take().unwrap();
+    // Read on a thread, which keeps the pipe drained afterwards so fleet never blocks on a
+    // full terminal; the wait for `until` has a deadline.
+    let (chunks, arrived) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let mut listened = true;
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            listened = listened && chunks.send(buf[..n].to_vec()).is_ok();
+        }
+    });
+    let deadline = Instant::now() + HANG;
     let mut screen = Vec::new();
-    let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&screen).contains(until) {
-        let n = stdout.read(&mut buf).unwrap();
-        assert!(
-            n > 0,
-            "the terminal closed before {until:?}: {}",
-            String::from_utf8_lossy(&screen)
-        );
-        screen.extend_from_slice(&buf[..n]);
+        let left = deadline.saturating_duration_since(Instant::now());
+        match arrived.recv_timeout(left) {
+            Ok(chunk) => screen.extend_from_slice(&chunk),
+            Err(e) => panic!(
+                "the terminal never showed {until:?} ({e}): {}",
+                String::from_utf8_lossy(&screen)
+            ),
+        }
     }
     let children =
         std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", script.id())).unwrap();
     let fleet_pid: i32 = children.split_whitespace().next().unwrap().parse().unwrap();
-    // Keep the pipe drained so fleet never blocks on a full terminal.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    // The reader thread keeps draining the pipe; with the receiver dropped here, it discards.
+    drop(arrived);
     Some((
         script,
         fleet_pid,

@@ -100,9 +100,11 @@ async fn a_running_session_cannot_be_resumed_twice_and_is_free_once_its_holder_e
 
     // A ends normally: the session is free, and its transcript holds A's turn whole.
     std::fs::write(project.repo.join("go-1"), "").unwrap();
-    let held = tokio::task::spawn_blocking(move || holder.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let held = tokio::task::spawn_blocking(move || {
+        fleet_testkit::wait_output(holder, fleet_testkit::WAIT, "the holding run")
+    })
+    .await
+    .unwrap();
     assert!(held.status.success(), "{}", stderr(&held));
     assert_eq!(stdout(&held), "held-and-released\n");
     let out = resume(&project, &server, &id).await;

@@ -52,9 +52,11 @@ async fn each_bad_value_is_refused_by_name_before_any_request() {
     for (name, value, expected) in BAD {
         let mut cmd = project.command(&server, &["-p", "hi"]);
         cmd.env(name, value);
-        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-            .await
-            .unwrap();
+        let out = tokio::task::spawn_blocking(move || {
+            fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
+        })
+        .await
+        .unwrap();
         let err = stderr(&out);
         assert!(!out.status.success(), "{name}={value} was accepted");
         assert!(err.contains(&format!("{name}={value:?}")), "{name}: {err}");
@@ -72,9 +74,11 @@ async fn several_bad_values_are_reported_together() {
     let mut cmd = project.command(&server, &["sessions"]);
     cmd.env("FLEET_MAX_RETRIES", "many")
         .env("FLEET_FORK_SUBAGENT", "2");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
+    })
+    .await
+    .unwrap();
     let err = stderr(&out);
     assert!(!out.status.success());
     assert!(err.contains("FLEET_MAX_RETRIES=\"many\""), "{err}");
@@ -92,9 +96,11 @@ async fn good_values_and_blank_ones_run() {
         .env("FLEET_FORK_SUBAGENT", "FALSE")
         .env("DISABLE_PROMPT_CACHING", "1")
         .env("FLEET_MAX_SPAWN_DEPTH", "");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        fleet_testkit::output_within(&mut cmd, fleet_testkit::WAIT, "fleet")
+    })
+    .await
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "fine\n");
     let request = &server.requests()[0].body;

@@ -39,15 +39,17 @@ async fn summarize(project: &Project, extra: &[&str]) -> std::process::Output {
 }
 
 fn fleet(project: &Project, args: &[&str]) -> std::process::Output {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
-        .args(args)
-        .current_dir(&project.repo)
-        .env("HOME", &project.home)
-        .env("FLEET_HOME", &project.fleet_home)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("FLEET_TRUST_PROJECT")
-        .output()
-        .unwrap();
+    let out = fleet_testkit::output_within(
+        std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .args(args)
+            .current_dir(&project.repo)
+            .env("HOME", &project.home)
+            .env("FLEET_HOME", &project.fleet_home)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("FLEET_TRUST_PROJECT"),
+        fleet_testkit::WAIT,
+        "fleet",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     out
 }
@@ -210,14 +212,16 @@ async fn a_server_approved_by_mcp_add_is_held_back_again_once_its_command_change
         &["mcp", "add", "db", "--", "/nonexistent/db-server"],
     );
     let status = |project: &Project| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
-            .args(["mcp", "list", "--json"])
-            .current_dir(&project.repo)
-            .env("HOME", &project.home)
-            .env("FLEET_HOME", &project.fleet_home)
-            .env("MCP_TIMEOUT", "2000")
-            .output()
-            .unwrap();
+        let out = fleet_testkit::output_within(
+            std::process::Command::new(env!("CARGO_BIN_EXE_fleet"))
+                .args(["mcp", "list", "--json"])
+                .current_dir(&project.repo)
+                .env("HOME", &project.home)
+                .env("FLEET_HOME", &project.fleet_home)
+                .env("MCP_TIMEOUT", "2000"),
+            fleet_testkit::WAIT,
+            "fleet",
+        );
         let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
         listed["servers"]
             .as_array()

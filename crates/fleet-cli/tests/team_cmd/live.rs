@@ -8,12 +8,14 @@ use std::process::{Command, Stdio};
 
 /// `fleet team list --json` in `project`'s fleet home.
 fn list_in(project: &common::Project) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_fleet"))
-        .args(["team", "list", "--json"])
-        .env("FLEET_HOME", &project.fleet_home)
-        .env("HOME", &project.home)
-        .output()
-        .unwrap();
+    let out = fleet_testkit::output_within(
+        Command::new(env!("CARGO_BIN_EXE_fleet"))
+            .args(["team", "list", "--json"])
+            .env("FLEET_HOME", &project.fleet_home)
+            .env("HOME", &project.home),
+        fleet_testkit::WAIT,
+        "fleet team",
+    );
     json(&out)
 }
 
@@ -94,18 +96,20 @@ async fn a_message_sent_from_another_process_reaches_a_live_teammate() {
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         };
-        let out = Command::new(env!("CARGO_BIN_EXE_fleet"))
-            .args([
-                "team",
-                "send",
-                &team,
-                "alpha",
-                "EXTERNAL-PING from a terminal",
-            ])
-            .env("FLEET_HOME", &watcher.fleet_home)
-            .env("HOME", &watcher.home)
-            .output()
-            .unwrap();
+        let out = fleet_testkit::output_within(
+            Command::new(env!("CARGO_BIN_EXE_fleet"))
+                .args([
+                    "team",
+                    "send",
+                    &team,
+                    "alpha",
+                    "EXTERNAL-PING from a terminal",
+                ])
+                .env("FLEET_HOME", &watcher.fleet_home)
+                .env("HOME", &watcher.home),
+            fleet_testkit::WAIT,
+            "fleet team",
+        );
         let msg_id = ok(&out).trim().to_string();
         // Release alpha's Bash: opening for writing succeeds once its `cat` has the FIFO open.
         let mut release = loop {
@@ -128,9 +132,11 @@ async fn a_message_sent_from_another_process_reaches_a_live_teammate() {
     })
     .await
     .unwrap();
-    let out = tokio::task::spawn_blocking(move || session.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        fleet_testkit::wait_output(session, fleet_testkit::WAIT, "the headless session")
+    })
+    .await
+    .unwrap();
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let lines = common::json_lines(&out);
     // The lead read alpha's answer (the session then ends: everyone idle, no mail left).
@@ -150,14 +156,14 @@ async fn a_message_sent_from_another_process_reaches_a_live_teammate() {
     assert!(alpha_saw, "alpha's request carries the message from user");
 
     // Afterwards the inbox view shows it consumed by alpha, under the id send printed.
-    let shown = json(
-        &Command::new(env!("CARGO_BIN_EXE_fleet"))
+    let shown = json(&fleet_testkit::output_within(
+        Command::new(env!("CARGO_BIN_EXE_fleet"))
             .args(["team", "inbox", &team, "alpha", "--json"])
             .env("FLEET_HOME", &project.fleet_home)
-            .env("HOME", &project.home)
-            .output()
-            .unwrap(),
-    );
+            .env("HOME", &project.home),
+        fleet_testkit::WAIT,
+        "fleet team",
+    ));
     let sent = shown["entries"]
         .as_array()
         .unwrap()

@@ -325,7 +325,7 @@ impl Workers {
     pub fn terminate(&mut self, i: usize) -> std::process::ExitStatus {
         let pid = nix::unistd::Pid::from_raw(self.children[i].id() as i32);
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-        self.children[i].wait().unwrap()
+        fleet_testkit::wait_child(&mut self.children[i], WAIT, "the worker to exit on SIGTERM")
     }
 
     /// The folder of the project the workers run in (a git repository).
@@ -397,7 +397,7 @@ impl Drop for Workers {
             let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
         }
         for child in &mut self.children {
-            let _ = child.wait();
+            fleet_testkit::reap(child, WAIT, "a worker sent SIGTERM");
         }
         for group in &self.orphans {
             let _ = killpg(Pid::from_raw(*group), Signal::SIGKILL);

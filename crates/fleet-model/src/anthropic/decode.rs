@@ -15,9 +15,10 @@ use serde_json::json;
 
 const PROVIDER: &str = "anthropic";
 
-/// The most content blocks one reply may hold: far above what any model sends, far below an
-/// allocation that hurts (see `start_block`).
-const MAX_BLOCKS: usize = 4096;
+/// The most content blocks one reply may hold: far above what a model sends (a fan-out of
+/// 10,000 Agent calls is one reply of 10,000 blocks), far below an allocation that hurts (see
+/// `start_block`).
+pub(crate) const MAX_BLOCKS: usize = 65_536;
 
 /// Event types this decoder knows; anything else (a newer API's addition) is skipped.
 const KNOWN_EVENTS: &[&str] = &[

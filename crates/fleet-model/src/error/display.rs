@@ -90,6 +90,25 @@ fn is_unknown_model(message: &str) -> bool {
     message.contains("model") && (message.contains("not found") || message.contains("not exist"))
 }
 
+/// `cannot resolve the host `x.invalid` (http://x.invalid/v1/messages): Name or service not
+/// known; check the name in ANTHROPIC_BASE_URL, and the network's DNS`.
+pub(super) fn host_not_found(
+    host: &str,
+    url: &str,
+    variable: &str,
+    message: &str,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    write!(f, "cannot resolve the host `{host}` ({url})")?;
+    if !message.trim().is_empty() {
+        write!(f, ": {}", message.trim())?;
+    }
+    write!(
+        f,
+        "; check the name in {variable}, and that this machine can reach its DNS"
+    )
+}
+
 pub(super) fn empty_stream(url: &String, times: &u32, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if *times < 2 {
         return write!(

@@ -43,6 +43,18 @@ pub enum ModelError {
         "nothing is listening at {url} (connection refused): start the server, or point {variable} at the address it listens on"
     )]
     NothingListening { url: String, variable: &'static str },
+    /// The server's name does not resolve: a typo in the base URL, a name only another
+    /// network knows, or no DNS at all. Waiting rarely mends that, so the transport tries once
+    /// more after a short pause (a resolver hiccup) and then says which name and which
+    /// variable to check.
+    #[error(fmt = display::host_not_found)]
+    HostNotFound {
+        host: String,
+        url: String,
+        variable: &'static str,
+        /// The resolver's own words ("Name or service not known", "Temporary failure …").
+        message: String,
+    },
     /// The response stream stopped early: a dropped connection or a missing end event.
     #[error("the response stream was cut off {when}: {message}")]
     StreamInterrupted { when: &'static str, message: String },
@@ -102,8 +114,9 @@ impl From<fleet_protocol::env::EnvError> for ModelError {
 impl ModelError {
     /// Whether a fresh attempt of the same request might succeed. Only errors that happen
     /// before any content reached the caller are ever retried (see `transport`). A refused
-    /// local connection and a first empty stream get one more try from the transport itself,
-    /// but no more from anyone: asking again and again would only repeat them.
+    /// local connection, a name that does not resolve and a first empty stream get one more
+    /// try from the transport itself, but no more from anyone: asking again and again would
+    /// only repeat them.
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Api { status, .. } => is_retryable_status(*status),
@@ -118,6 +131,7 @@ impl ModelError {
             Self::Connect { .. } | Self::StreamInterrupted { .. } | Self::IdleTimeout(_) => true,
             Self::FirstTokenTimeout { local, .. } => !local,
             Self::NothingListening { .. }
+            | Self::HostNotFound { .. }
             | Self::EmptyStream { .. }
             | Self::InvalidToolInput { .. }
             | Self::Protocol(_)

@@ -25,9 +25,11 @@ use crate::transport::WireDecoder;
 use calls::{Fragment, ToolCall};
 use fleet_protocol::{AssistantMessage, ContentBlock, StopReason, Usage};
 use serde_json::Value;
+use std::collections::HashMap;
 
-/// The most tool calls one reply may hold (see `check_bounds`).
-const MAX_TOOL_CALLS: usize = 1024;
+/// The most tool calls one reply may hold (see `check_bounds`): room for a fan-out of tens of
+/// thousands of agents in one reply, far below an allocation that hurts.
+pub(crate) const MAX_TOOL_CALLS: usize = 65_536;
 
 /// Assembles one streamed reply; see the module docs. Public so that recorded streams can be
 /// replayed (and benchmarked) without a server, like the Anthropic decoder.
@@ -40,6 +42,10 @@ pub struct OpenAiDecoder {
     thinking: Option<OpenText>,
     text: Option<OpenText>,
     calls: Vec<ToolCall>,
+    /// The latest call with each wire index and each id: a reply of tens of thousands of
+    /// calls must not cost a scan of all of them per fragment.
+    by_index: HashMap<u64, usize>,
+    by_id: HashMap<String, usize>,
     finish_reason: Option<String>,
     /// The latest usage seen; some servers repeat it, growing, in every chunk.
     usage: Option<Usage>,
@@ -64,6 +70,8 @@ impl Default for OpenAiDecoder {
             thinking: None,
             text: None,
             calls: Vec::new(),
+            by_index: HashMap::new(),
+            by_id: HashMap::new(),
             finish_reason: None,
             usage: None,
             max_tokens: None,
@@ -166,7 +174,11 @@ impl OpenAiDecoder {
                     arguments: String::new(),
                     started: None,
                 });
-                self.calls.len() - 1
+                let slot = self.calls.len() - 1;
+                if let Some(index) = fragment.index {
+                    self.by_index.insert(index, slot);
+                }
+                slot
             }
         };
         let Fragment {
@@ -177,6 +189,10 @@ impl OpenAiDecoder {
         } = fragment;
         let call = &mut self.calls[slot];
         if call.wire_id.is_none() {
+            if let Some(id) = &id {
+                let latest = self.by_id.entry(id.clone()).or_insert(slot);
+                *latest = (*latest).max(slot);
+            }
             call.wire_id = id;
         }
         // A name repeated on every fragment is the same name; the first one stands.
@@ -222,8 +238,8 @@ impl OpenAiDecoder {
     /// its `id`, else the latest — unless the fragment plainly begins another call.
     fn find_call(&self, fragment: &Fragment) -> Option<usize> {
         let slot = if let Some(index) = fragment.index {
-            match self.calls.iter().rposition(|c| c.wire_index == Some(index)) {
-                Some(slot) => slot,
+            match self.by_index.get(&index) {
+                Some(slot) => *slot,
                 None => {
                     // A server that left the index off the call's first fragment only.
                     let last = self.calls.len().checked_sub(1)?;
@@ -235,10 +251,7 @@ impl OpenAiDecoder {
             }
         } else if let Some(id) = &fragment.id {
             // An id seen before continues that call; a new one starts a call.
-            return self
-                .calls
-                .iter()
-                .rposition(|c| c.wire_id.as_ref() == Some(id));
+            return self.by_id.get(id).copied();
         } else {
             self.calls.len().checked_sub(1)?
         };

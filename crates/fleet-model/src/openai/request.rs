@@ -43,6 +43,7 @@ pub(crate) fn chat_request(
             Role::Assistant => push_assistant(&message.content, &mut messages),
         }
     }
+    let messages = merge_user_turns(messages);
     let tools: Vec<ChatTool> = request.tools.iter().map(tool).collect();
     // OpenAI rejects a tool_choice (or parallel_tool_calls) that comes without tools.
     let (tool_choice, parallel_tool_calls) = match &request.tool_choice {
@@ -110,6 +111,63 @@ fn push_user(content: &MessageContent, messages: &mut Vec<ChatMessage>) {
         messages.push(ChatMessage::User {
             content: user_content(moved_images),
         });
+    }
+}
+
+/// Makes the roles alternate: between two assistant turns, first the `tool` messages (they
+/// answer the calls of the turn before and must follow it directly), then at most one `user`
+/// message holding everything else the user side said, in order. A conversation can hold user
+/// turns in a row — task notifications and then the prompt in a resumed session, a prompt
+/// whose run failed before any reply — and many servers' chat templates (llama.cpp, vLLM with
+/// Mistral or Gemma templates) refuse those with "roles must alternate". The Messages API
+/// joins such turns itself, so the Anthropic encoder sends them as they are.
+fn merge_user_turns(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut merged = Vec::with_capacity(messages.len());
+    let mut user: Option<UserContent> = None;
+    for message in messages {
+        match message {
+            ChatMessage::User { content } => {
+                user = Some(match user.take() {
+                    None => content,
+                    Some(before) => join_user_content(before, content),
+                });
+            }
+            ChatMessage::Tool { .. } => merged.push(message),
+            ChatMessage::System { .. } | ChatMessage::Assistant { .. } => {
+                if let Some(content) = user.take() {
+                    merged.push(ChatMessage::User { content });
+                }
+                merged.push(message);
+            }
+        }
+    }
+    if let Some(content) = user {
+        merged.push(ChatMessage::User { content });
+    }
+    merged
+}
+
+/// Two user turns as one: texts joined by a blank line (as the turns were apart), parts
+/// one after the other when either holds an image.
+fn join_user_content(first: UserContent, second: UserContent) -> UserContent {
+    match (first, second) {
+        (UserContent::Text(mut a), UserContent::Text(b)) => {
+            a.push_str("\n\n");
+            a.push_str(&b);
+            UserContent::Text(a)
+        }
+        (a, b) => {
+            let mut parts = into_parts(a);
+            parts.extend(into_parts(b));
+            UserContent::Parts(parts)
+        }
+    }
+}
+
+fn into_parts(content: UserContent) -> Vec<UserPart> {
+    match content {
+        UserContent::Text(text) => vec![UserPart::Text { text }],
+        UserContent::Parts(parts) => parts,
     }
 }
 

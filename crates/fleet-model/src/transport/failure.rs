@@ -1,9 +1,11 @@
 //! Why an attempt failed, in words the user can act on, and whether another attempt can help.
 //!
-//! Most failures follow the retry policy. Two do not, because repeating them only wastes the
+//! Most failures follow the retry policy. Three do not, because repeating them only wastes the
 //! user's time: a refused connection to this machine (the server is not running; one more
-//! try covers a server still starting) and an empty event stream (one more try covers a
-//! hiccup; a second in a row means the server will not answer this prompt).
+//! try covers a server still starting), a server name that does not resolve (one more try,
+//! a second later, covers a resolver's hiccup; a typo stays a typo) and an empty event stream
+//! (one more try covers a hiccup; a second in a row means the server will not answer this
+//! prompt).
 
 use super::options::Host;
 use crate::error::display::base_url_variable;
@@ -15,6 +17,11 @@ pub(crate) const REFUSED_LOCAL_ATTEMPTS: u32 = 2;
 /// The wait before trying a refused local connection again: enough for a server that is
 /// just starting, short enough not to keep the user waiting for nothing.
 pub(crate) const REFUSED_LOCAL_DELAY: Duration = Duration::from_millis(300);
+/// Attempts in all at a name that does not resolve: one more covers a resolver's hiccup
+/// (`EAI_AGAIN`); more would only keep the user waiting on a typo.
+pub(crate) const UNRESOLVED_ATTEMPTS: u32 = 2;
+/// The wait before asking the resolver again.
+pub(crate) const UNRESOLVED_DELAY: Duration = Duration::from_secs(1);
 /// Empty streams in a row after which fleet stops asking.
 pub(crate) const EMPTY_STREAMS_TOLERATED: u32 = 2;
 
@@ -31,10 +38,80 @@ pub(crate) fn connect_error(
             variable: base_url_variable(provider),
         };
     }
+    if let Some(message) = unresolved(&error) {
+        // Through a proxy, the name fleet looked up was the proxy's.
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let (variable, named) = match proxy_for(url, var) {
+            Some((variable, proxy)) => (variable, proxy),
+            None => (base_url_variable(provider), url.to_owned()),
+        };
+        return ModelError::HostNotFound {
+            host: host_name(&named),
+            url: named,
+            variable,
+            message,
+        };
+    }
     ModelError::Connect {
         url: url.to_owned(),
         message: describe_reqwest(error),
     }
+}
+
+/// The proxy the HTTP client sends a request for `url` through, as reqwest chooses it from
+/// the environment: the scheme's variable, else `ALL_PROXY`, each upper or lower case. With
+/// `NO_PROXY` set the choice depends on its list, so none is claimed.
+fn proxy_for(url: &str, var: impl Fn(&str) -> Option<String>) -> Option<(&'static str, String)> {
+    if var("NO_PROXY").or_else(|| var("no_proxy")).is_some() {
+        return None;
+    }
+    let names: [&'static str; 4] = if url.starts_with("https:") {
+        ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+    } else {
+        ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+    };
+    names
+        .into_iter()
+        .find_map(|name| var(name).map(|proxy| (name, proxy.trim().to_owned())))
+}
+
+/// The host part of `url`, as written (the whole URL when it has none).
+fn host_name(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| url.to_owned())
+}
+
+/// What the resolver said, when the connection failed because the server's name did not
+/// resolve. hyper's connector wraps the resolver's failure in an error whose message is
+/// `dns error` (its type is private); the system resolver's own I/O error reads `failed to
+/// lookup address information: …`. Either marks the cause, wherever it sits in the chain.
+fn unresolved(error: &reqwest::Error) -> Option<String> {
+    const LOOKUP: &str = "failed to lookup address information";
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if text == "dns error" || text.starts_with("dns error:") {
+            let said = cause.source().map_or(text, |inner| inner.to_string());
+            return Some(resolver_words(&said, LOOKUP));
+        }
+        if text.starts_with(LOOKUP) {
+            return Some(resolver_words(&text, LOOKUP));
+        }
+        source = cause.source();
+    }
+    None
+}
+
+/// `failed to lookup address information: Name or service not known` → `Name or service not
+/// known`: the prefix only repeats what the error's own wording says.
+fn resolver_words(text: &str, prefix: &str) -> String {
+    text.strip_prefix(prefix)
+        .map(|rest| rest.trim_start_matches(':').trim())
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(text)
+        .to_owned()
 }
 
 /// Whether the operating system refused the connection (nothing listens on that port),
@@ -74,6 +151,7 @@ pub(crate) fn describe_reqwest(error: reqwest::Error) -> String {
 pub(crate) fn attempt_limit(failure: &ModelError, policy_attempts: u32) -> u32 {
     match failure {
         ModelError::NothingListening { .. } => policy_attempts.min(REFUSED_LOCAL_ATTEMPTS),
+        ModelError::HostNotFound { .. } => policy_attempts.min(UNRESOLVED_ATTEMPTS),
         _ => policy_attempts,
     }
 }
@@ -82,7 +160,7 @@ pub(crate) fn attempt_limit(failure: &ModelError, policy_attempts: u32) -> u32 {
 /// count is checked apart).
 pub(crate) fn worth_retrying(failure: &ModelError) -> bool {
     match failure {
-        ModelError::NothingListening { .. } => true,
+        ModelError::NothingListening { .. } | ModelError::HostNotFound { .. } => true,
         ModelError::EmptyStream { times, .. } => *times < EMPTY_STREAMS_TOLERATED,
         other => other.is_retryable(),
     }
@@ -96,6 +174,7 @@ pub(crate) fn delay(
 ) -> Duration {
     match failure {
         ModelError::NothingListening { .. } => REFUSED_LOCAL_DELAY,
+        ModelError::HostNotFound { .. } => UNRESOLVED_DELAY,
         other => policy.delay(attempt, other.retry_after()),
     }
 }
@@ -107,5 +186,32 @@ pub(crate) fn unreadable_body(body: &[u8]) -> String {
         "the response body was empty".into()
     } else {
         crate::anthropic::preview(text.trim())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::proxy_for;
+    use std::collections::HashMap;
+
+    fn pick(url: &str, vars: &[(&str, &str)]) -> Option<(&'static str, String)> {
+        let vars: HashMap<&str, &str> = vars.iter().copied().collect();
+        proxy_for(url, |name| vars.get(name).map(|v| (*v).to_owned()))
+    }
+
+    #[test]
+    fn the_proxy_is_the_one_reqwest_would_use() {
+        let proxy = ("HTTPS_PROXY", "http://squid:3128");
+        assert_eq!(
+            pick("https://api.anthropic.com/v1/messages", &[proxy]),
+            Some(("HTTPS_PROXY", "http://squid:3128".into()))
+        );
+        assert_eq!(pick("http://llm:8000/v1/chat/completions", &[proxy]), None);
+        assert_eq!(
+            pick("http://llm:8000/v1", &[("all_proxy", "socks5://gw:1080")]),
+            Some(("all_proxy", "socks5://gw:1080".into()))
+        );
+        assert_eq!(pick("https://x/v1", &[proxy, ("NO_PROXY", "x")]), None);
+        assert_eq!(pick("https://x/v1", &[]), None);
     }
 }

@@ -169,6 +169,11 @@ where
                         if let Some(e) = error {
                             break e;
                         }
+                        // A line or event past the decoder's bound: the decoder has stopped
+                        // (its buffers freed); waiting for more would only wait.
+                        if let (Some(overflow), None) = (sse.overflow(), &done) {
+                            break ModelError::Protocol(overflow.to_string());
+                        }
                         if let Some(message) = done {
                             yield Ok(completed(message, request_id, attempt, started));
                             return;
@@ -208,7 +213,7 @@ where
             let delay = failure::delay(&failure, &options.retry, attempt);
             attempt += 1;
             tracing::debug!(provider = wire.provider, attempt, ?delay, "retrying: {failure}");
-            yield Ok(ModelEvent::Retry { attempt, max_attempts, delay, reason: failure.to_string() });
+            yield Ok(ModelEvent::Retry { attempt, max_attempts, delay, reason: failure.to_string(), status: failure.status() });
             tokio::time::sleep(delay).await;
         }
     })

@@ -31,18 +31,30 @@ pub async fn run(
 ) -> (Vec<ModelEvent>, Result<ModelResponse, ModelError>) {
     let mut stream = client.stream(req);
     let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
+    // Each item has a minute to come: the client's own limits end a stalled stream long
+    // before; past that the client waits on nothing, and the test says so instead of hanging.
+    let next = fleet_testkit::WAIT;
+    while let Some(item) =
+        fleet_testkit::within(next, "the stream's next item", stream.next()).await
+    {
         match item {
             Ok(ModelEvent::Completed(done)) => {
                 assert!(
-                    stream.next().await.is_none(),
+                    fleet_testkit::within(next, "the stream's end", stream.next())
+                        .await
+                        .is_none(),
                     "nothing may follow Completed"
                 );
                 return (events, Ok(done));
             }
             Ok(event) => events.push(event),
             Err(e) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
+                assert!(
+                    fleet_testkit::within(next, "the stream's end", stream.next())
+                        .await
+                        .is_none(),
+                    "nothing may follow an error"
+                );
                 return (events, Err(e));
             }
         }

@@ -92,7 +92,9 @@ pub async fn fail(
     record.ended_ms = Some(now);
     record.updated_ms = now;
     put_record(&ctx.broker, &record, writes).await;
-    events.own("ended", json!({"state": "failed", "result": reason}));
+    events
+        .own("ended", json!({"state": "failed", "result": reason}))
+        .await;
     events.flush().await;
 }
 

@@ -227,7 +227,9 @@ async fn run_attempt(
     record.usage = RemoteUsage::default();
     record.updated_ms = now;
     put_record(broker, &record, writes).await;
-    events.own("started", json!({"worker": ctx.id, "attempt": attempt}));
+    events
+        .own("started", json!({"worker": ctx.id, "attempt": attempt}))
+        .await;
 
     let folder = tempfile::Builder::new()
         .prefix(&format!("{}-", job.task_id))
@@ -284,10 +286,12 @@ async fn run_attempt(
     let stored = events.stored();
     end_record(&mut record, state, ending.result.clone(), stored + 1);
     put_record(broker, &record, writes).await;
-    events.own(
-        "ended",
-        json!({"state": state.as_str(), "result": ending.result}),
-    );
+    events
+        .own(
+            "ended",
+            json!({"state": state.as_str(), "result": ending.result}),
+        )
+        .await;
     events.flush().await;
     acknowledge(message).await;
     Some(state)

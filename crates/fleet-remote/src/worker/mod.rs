@@ -9,7 +9,8 @@
 //! - `driver.rs`: what to answer and when the job ends (no I/O)
 //! - `child.rs`: the process's command line, its start, and its killing
 //! - `control.rs`: the task's stop and plan decisions
-//! - `publish.rs`: events and records on the broker, retried across a broker restart
+//! - `publish.rs`: events and records on the broker, retried across a broker restart; a
+//!   bounded queue whose back-pressure holds the job's output while the broker is away
 //! - `heartbeat.rs`: the worker's entry in `fleet_workers`
 
 pub mod admit;
@@ -19,7 +20,7 @@ mod control;
 pub mod driver;
 pub mod heartbeat;
 mod job_run;
-mod publish;
+pub mod publish;
 mod session;
 
 use crate::broker::Broker;

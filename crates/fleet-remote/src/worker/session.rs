@@ -88,7 +88,15 @@ pub async fn drive(mut process: Child, parts: Parts<'_>) -> Outcome {
             line = lines.next_line() => match line {
                 Ok(Some(text)) => {
                     let parsed: Option<Value> = serde_json::from_str(&text).ok();
-                    events.line(text);
+                    // While the broker is away the queue fills and this waits: the process's
+                    // next lines stay in its pipe, and its writes block, until there is room.
+                    tokio::select! {
+                        () = events.line(text) => {}
+                        () = shutdown.cancelled() => {
+                            child::kill_tree(&mut process).await;
+                            return Outcome::GivenBack;
+                        }
+                    }
                     parsed.map(|v| driver.on_line(&v)).unwrap_or_default()
                 }
                 // End of output: the process is done (or dying).
@@ -136,7 +144,7 @@ pub async fn drive(mut process: Child, parts: Parts<'_>) -> Outcome {
                 Step::PlanReady(plan) => {
                     record.plan = Some(plan.clone());
                     set_state(broker, record, events, TaskState::PlanReady, shutdown).await;
-                    events.own("plan_ready", json!({"plan": plan}));
+                    events.own("plan_ready", json!({"plan": plan})).await;
                 }
                 Step::CloseStdin => {
                     stdin = None;

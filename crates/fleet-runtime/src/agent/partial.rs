@@ -297,6 +297,7 @@ mod tests {
                 max_attempts: 3,
                 delay: std::time::Duration::ZERO,
                 reason: "x".into(),
+                status: None,
             },
             "m",
         );

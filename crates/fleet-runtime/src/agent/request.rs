@@ -3,6 +3,7 @@
 //! deltas, asking again after a reply broke off, and counting what each reply cost.
 
 use super::*;
+use crate::watchdog::WaitingFor;
 use fleet_protocol::RetryScope;
 
 impl Agent {
@@ -55,6 +56,7 @@ impl Agent {
                 delay_ms: millis(delay),
                 reason: retry,
                 scope: RetryScope::Turn,
+                error_status: err.status(),
             })
             .await;
             tokio::select! {
@@ -126,10 +128,16 @@ impl Agent {
         let mut shown: Option<Option<String>> = None;
         let mut message_id: Option<String> = None;
         loop {
-            let next = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Err(Failure::Interrupted),
-                next = stream.next() => next,
+            let next = {
+                // Every wait for the server is the watchdog's to see, deadline or not.
+                let _wait = sink.waiting_for(WaitingFor::Model {
+                    model: self.config.model.clone(),
+                });
+                tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => return Err(Failure::Interrupted),
+                    next = stream.next() => next,
+                }
             };
             let event = match next {
                 Some(Ok(event)) => event,
@@ -173,6 +181,7 @@ impl Agent {
                     max_attempts,
                     delay,
                     reason,
+                    status,
                 } => {
                     sink.emit(EventKind::Retry {
                         attempt,
@@ -180,6 +189,7 @@ impl Agent {
                         delay_ms: millis(delay),
                         reason,
                         scope: RetryScope::Request,
+                        error_status: status,
                     })
                     .await
                 }

@@ -184,6 +184,20 @@ impl McpConfigError {
             McpConfigError::Source { origin, .. } | McpConfigError::Server { origin, .. } => origin,
         }
     }
+
+    /// The one line a session prints for this problem on stderr, in every output format (a
+    /// broken `.mcp.json` must not pass silently in `-p --output-format json`): what is wrong,
+    /// where, and what the session does without it.
+    pub fn warning(&self) -> String {
+        match self {
+            McpConfigError::Source { .. } => {
+                format!("{self}; the session goes on without the MCP servers it defines")
+            }
+            McpConfigError::Server { .. } => {
+                format!("{self}; the session goes on without that server")
+            }
+        }
+    }
 }
 
 /// Every configured server (sorted by name, each name once) and every problem met on the way.

@@ -285,7 +285,8 @@ async fn read_stream(
         let end = match body.next().await {
             Some(Ok(chunk)) => {
                 decoder.push(&chunk, &mut events);
-                None
+                // Past the decoder's buffer limit nothing more can be read: end the stream.
+                decoder.overflow().map(|overflow| format!(": {overflow}"))
             }
             Some(Err(e)) => {
                 decoder.finish(&mut events);

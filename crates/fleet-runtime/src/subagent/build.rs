@@ -274,7 +274,7 @@ impl Spawner {
             None => agent_id.clone(),
         };
         let agent_ref = AgentRef::subagent(&shown_id, &tool_use_id, type_name, &bp.description);
-        let sink = EventSink::new(agent_ref, self.sink.sender()).with_tap(tap.clone());
+        let sink = self.sink.for_agent(agent_ref).with_tap(tap.clone());
         // The child's own deny rules decide what its Grep and Glob may see.
         let guard = sandbox.read_guard(&bp.cwd);
         let tool_ctx = ToolContext::new(bp.cwd.clone(), workspace)

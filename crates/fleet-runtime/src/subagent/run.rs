@@ -426,7 +426,7 @@ impl Spawner {
         tokio::spawn(async move {
             let _ = spawner.tasks.set_running(&task_id);
             let cancel = child.run.cancel.clone();
-            let outcome = run_to_end(spawner.clone(), child, &record).await;
+            let outcome = run_guarded(spawner.clone(), child, &record).await;
             drop(slot);
             child_mcp.stop().await;
             let mut result = outcome.result_text();
@@ -451,14 +451,38 @@ impl Spawner {
     }
 }
 
-/// Runs the child on its prompt, then lets it react to its own background tasks and to
-/// messages sent to it until none are left, so nothing it started is orphaned and nothing
-/// sent to it is dropped. Returns the runs' result and totals.
-pub(super) async fn run_to_end(
+/// [`run_to_end`] under a panic guard: a child that crashes still ends — failed, saying why —
+/// so its task reports and nobody waits for it forever.
+pub(super) async fn run_guarded(
     spawner: Arc<Spawner>,
     child: Child,
     record: &AgentRecord,
 ) -> ChildOutcome {
+    use futures::FutureExt;
+    let session_id = child.agent.session_id().to_string();
+    match std::panic::AssertUnwindSafe(run_to_end(spawner, child, record))
+        .catch_unwind()
+        .await
+    {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            let crash = crate::crash::SessionCrash::from_panic(payload);
+            tracing::error!("a subagent crashed: {crash}");
+            ChildOutcome {
+                last: Some(crate::crash::error_result(
+                    &session_id,
+                    format!("it stopped unexpectedly ({crash})"),
+                )),
+                ..ChildOutcome::default()
+            }
+        }
+    }
+}
+
+/// Runs the child on its prompt, then lets it react to its own background tasks and to
+/// messages sent to it until none are left, so nothing it started is orphaned and nothing
+/// sent to it is dropped. Returns the runs' result and totals.
+async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -> ChildOutcome {
     let Child {
         mut agent,
         agent_id,

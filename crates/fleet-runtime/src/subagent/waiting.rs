@@ -13,11 +13,12 @@
 use super::build::{Blueprint, Child};
 use super::directory::AgentRecord;
 use super::report::{self, ChildOutcome};
-use super::run::run_to_end;
+use super::run::run_guarded;
 use super::{ParentView, Spawner};
 use crate::isolation::WorktreeReport;
 use crate::limits::SlotGuard;
 use crate::tasks::{ForegroundStart, ForegroundTask, NewTask};
+use crate::watchdog::WaitingFor;
 use fleet_protocol::KilledBy;
 use fleet_tools::background::{Enrolment, Moving};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
@@ -96,6 +97,9 @@ impl Spawner {
             self.clone()
                 .drive(child, record, slot, bp.clone(), task, mode.clone(), tx),
         );
+        let _wait = self.sink.waiting_for(WaitingFor::Child {
+            agent_id: agent_id.clone(),
+        });
         loop {
             tokio::select! {
                 biased;
@@ -162,7 +166,7 @@ impl Spawner {
     ) {
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
-        let outcome = run_to_end(self.clone(), child, &record).await;
+        let outcome = run_guarded(self.clone(), child, &record).await;
         drop(slot);
         bp.mcp.stop().await;
         let kept = match &bp.worktree {

@@ -2,6 +2,7 @@
 //! the shell commands the user moved to the background.
 
 mod foreground;
+pub mod interrupted;
 mod registry;
 mod shells;
 mod tools;

@@ -46,7 +46,7 @@ impl Handed {
             message,
             ids.clone(),
             Box::new(move || {
-                if let Err(err) = mailbox.ack(&upto) {
+                if let Err(err) = super::roster::off_worker(|| mailbox.ack(&upto)) {
                     tracing::warn!(owner = mailbox.owner(), "cannot mark mail read: {err}");
                 }
                 let mut handed = handed.lock();

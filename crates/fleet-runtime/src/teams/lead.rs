@@ -41,7 +41,7 @@ impl Spawner {
             let mut consumed: HashSet<String> = HashSet::new();
             loop {
                 let mut seen_upto = None;
-                match team.lead_mailbox.unread() {
+                match team.lead_mailbox.unread_async().await {
                     Ok(unread) => {
                         seen_upto = Some(unread.upto);
                         for warning in &unread.warnings {
@@ -63,7 +63,7 @@ impl Spawner {
                         // Only mail already read, or lines that are not mail: consumed now, or
                         // they would count as unread forever.
                         if nothing_handed {
-                            if let Err(err) = team.lead_mailbox.ack(&unread.upto) {
+                            if let Err(err) = team.lead_mailbox.ack_async(unread.upto).await {
                                 tracing::warn!("cannot mark the lead's mail read: {err}");
                             }
                             consumed.clear();

@@ -301,7 +301,7 @@ impl Mate {
             super::clock::new_msg_id(),
         )
         .with_color(Some(self.color.clone()));
-        if let Err(err) = team.post(LEAD_NAME, &entry) {
+        if let Err(err) = team.post_async(LEAD_NAME, &entry).await {
             tracing::warn!(teammate = %self.name, "idle notification not delivered: {err}");
         }
         self.set_state(team, MateState::Idle);
@@ -323,7 +323,7 @@ impl Mate {
         life: &CancellationToken,
     ) -> Option<Message> {
         loop {
-            let mut unread = match self.mailbox.unread_at_most(MAIL_BATCH) {
+            let mut unread = match self.mailbox.unread_at_most_async(MAIL_BATCH).await {
                 Ok(unread) => unread,
                 Err(err) => {
                     tracing::error!(teammate = %self.name, "cannot read its inbox: {err}");
@@ -347,7 +347,7 @@ impl Mate {
                 let upto = unread.upto;
                 if entries.is_empty() {
                     // Only stale frames: consumed, nothing for the model.
-                    if let Err(err) = mailbox.ack(&upto) {
+                    if let Err(err) = mailbox.ack_async(upto).await {
                         tracing::warn!(teammate = %self.name, "cannot mark mail read: {err}");
                     }
                     continue;
@@ -356,14 +356,14 @@ impl Mate {
                 agent.set_prompt_mail_ids(entries.iter().map(|e| e.msg_id.clone()).collect());
                 let name = self.name.clone();
                 agent.on_prompt_committed(move || {
-                    if let Err(err) = mailbox.ack(&upto) {
+                    if let Err(err) = super::roster::off_worker(|| mailbox.ack(&upto)) {
                         tracing::warn!(teammate = %name, "cannot mark mail read: {err}");
                     }
                 });
                 return Some(Message::user_text(render::for_teammate(&entries)));
             }
             // Consume corrupt lines too, or they would wake the wait below forever.
-            if let Err(err) = self.mailbox.ack(&unread.upto) {
+            if let Err(err) = self.mailbox.ack_async(unread.upto).await {
                 tracing::warn!(teammate = %self.name, "cannot mark mail read: {err}");
             }
             tokio::select! {

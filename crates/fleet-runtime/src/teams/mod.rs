@@ -16,7 +16,8 @@
 //! - [`lead`]: the lead's side of the mailbox: mail into the main agent's conversation.
 //! - [`tools`]: TeamCreate, TeamDelete, the shared task list's tools, and a teammate's
 //!   ExitPlanMode.
-//! - [`uds`]: the Unix socket each session listens on, for messages from other sessions.
+//! - [`uds`]: the Unix socket each session listens on, for messages from other sessions
+//!   ([`accept`]: its accept loop, which backs off on errors and ends with the session).
 //! - [`pane`]: pane teammates, the lead's side: each its own `fleet` process in a terminal
 //!   pane, watched, restarted on the next message, closed with the lead (`pane_mail`: their
 //!   frames in the lead's inbox).
@@ -25,6 +26,7 @@
 //! - [`signing`]: the lead's Ed25519 signatures on what it writes to pane teammates.
 //! - `enlist`: what every new teammate goes through, wherever it runs.
 
+pub mod accept;
 pub mod clock;
 mod enlist;
 mod handed;

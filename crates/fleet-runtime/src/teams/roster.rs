@@ -26,6 +26,15 @@ pub struct Teams {
     /// The socket this session listens on, written into its team's file.
     socket: Mutex<Option<String>>,
     ledger: Arc<crate::ledger::Ledger>,
+    /// Ends the socket's accept loop: fired by [`Teams::stop_listening`], and when the
+    /// session's teams are dropped.
+    pub(crate) listening: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for Teams {
+    fn drop(&mut self) {
+        self.listening.cancel();
+    }
 }
 
 impl Teams {
@@ -41,7 +50,14 @@ impl Teams {
             sink,
             socket: Mutex::new(None),
             ledger,
+            listening: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// Stops taking messages from other sessions (the session is ending): the socket's
+    /// accept loop ends and the listener closes.
+    pub fn stop_listening(&self) {
+        self.listening.cancel();
     }
 
     /// Records the socket this session listens on, in the team file too.
@@ -299,8 +315,35 @@ impl Team {
     }
 
     /// Writes `entry` into `to`'s inbox (durably) and says so on the event stream. What the
-    /// lead writes to a pane teammate is signed with that teammate's key.
+    /// lead writes to a pane teammate is signed with that teammate's key. For sync code: the
+    /// locked, fsynced append runs with the async worker's other tasks moved elsewhere
+    /// ([`off_worker`]); async code calls [`post_async`](Self::post_async).
     pub(crate) fn post(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
+        let (mailbox, entry, pane_mate) = self.addressed(to, entry)?;
+        off_worker(|| mailbox.append(&entry))
+            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        self.posted(to, &entry, pane_mate);
+        Ok(())
+    }
+
+    /// [`post`](Self::post) with the append on tokio's blocking pool.
+    pub(crate) async fn post_async(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
+        let (mailbox, entry, pane_mate) = self.addressed(to, entry)?;
+        mailbox
+            .append_async(entry.clone())
+            .await
+            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        self.posted(to, &entry, pane_mate);
+        Ok(())
+    }
+
+    /// The inbox `entry` goes to, the entry as written (signed for a pane teammate), and the
+    /// pane teammate it is for, if it is for one.
+    fn addressed(
+        &self,
+        to: &str,
+        entry: &MailEntry,
+    ) -> Result<(Mailbox, MailEntry, Option<Arc<Mate>>), String> {
         let mailbox = if to == LEAD_NAME {
             self.lead_mailbox.clone()
         } else {
@@ -310,19 +353,18 @@ impl Team {
             .then(|| self.mate(to))
             .flatten()
             .filter(|m| m.pane.is_some());
-        let signed;
-        let entry = match pane_mate.as_ref().and_then(|m| m.pane.as_ref()) {
-            Some(link) if super::signing::needs_signature(&entry.from) => {
-                let mut copy = entry.clone();
-                link.key.sign(&mut copy);
-                signed = copy;
-                &signed
+        let mut entry = entry.clone();
+        if let Some(link) = pane_mate.as_ref().and_then(|m| m.pane.as_ref()) {
+            if super::signing::needs_signature(&entry.from) {
+                link.key.sign(&mut entry);
             }
-            _ => entry,
-        };
-        mailbox
-            .append(entry)
-            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        }
+        Ok((mailbox, entry, pane_mate))
+    }
+
+    /// What follows a delivered entry: the pane teammate's state, the team's activity, the
+    /// event.
+    fn posted(&self, to: &str, entry: &MailEntry, pane_mate: Option<Arc<Mate>>) {
         // A pane teammate reads it in a turn of its own, and says when that turn is over.
         if let Some(mate) = pane_mate.filter(|m| m.state() == MateState::Idle) {
             mate.set_state(self, MateState::Busy);
@@ -339,7 +381,6 @@ impl Team {
             summary: entry.summary.clone(),
             text,
         });
-        Ok(())
     }
 
     /// Updates one member's record in the team file; a failure is logged, since the file is
@@ -395,4 +436,17 @@ impl Team {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs a blocking call (a mailbox's locked, fsynced write) from sync code. On a worker
+/// thread of a multi-threaded runtime, the worker's other tasks move to another thread
+/// meanwhile (`block_in_place`), so a slow disk or a lock held by another process stalls only
+/// the caller; anywhere else (a current-thread runtime, a plain thread) it just runs.
+pub(crate) fn off_worker<T>(call: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(call)
+        }
+        _ => call(),
+    }
 }

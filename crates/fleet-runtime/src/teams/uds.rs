@@ -15,6 +15,8 @@
 //!   protocol frame is refused, so no other session can approve a plan or a shutdown.
 //! - A connection can send at most [`MAX_CONNECTION_BYTES`]; a line longer than [`MAX_LINE`] is
 //!   refused, so a local process cannot make the session hold unbounded input.
+//! - Running out of file descriptors (a flood of connections) does not make the accept loop
+//!   spin: it backs off, and ends when the session does ([`super::accept`]).
 
 use super::{clock, LEAD_NAME};
 use crate::subagent::Spawner;
@@ -123,16 +125,17 @@ impl Spawner {
             .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
         teams.set_socket(&path);
         let spawner = Arc::downgrade(self);
+        let (stop, what) = (teams.listening.clone(), path.display().to_string());
         tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
+            let stats = super::accept::AcceptStats::default();
+            super::accept::accept_loop(listener, &what, stop, &stats, |stream| {
                 let Some(spawner) = spawner.upgrade() else {
-                    return;
+                    return super::accept::Next::Stop;
                 };
                 tokio::spawn(async move { spawner.serve(stream).await });
-            }
+                super::accept::Next::Continue
+            })
+            .await;
         });
         Ok(path)
     }
@@ -141,7 +144,7 @@ impl Spawner {
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read.take(MAX_CONNECTION_BYTES)).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            let answer = match self.accept_line(&line) {
+            let answer = match self.accept_line(&line).await {
                 Ok(msg_id) => Answer {
                     ok: true,
                     msg_id: Some(msg_id),
@@ -161,7 +164,7 @@ impl Spawner {
         }
     }
 
-    fn accept_line(self: &Arc<Self>, line: &str) -> Result<String, String> {
+    async fn accept_line(self: &Arc<Self>, line: &str) -> Result<String, String> {
         if line.len() > MAX_LINE {
             return Err(format!("message over {MAX_LINE} bytes"));
         }
@@ -195,7 +198,7 @@ impl Spawner {
             clock::new_msg_id(),
         )
         .with_summary(request.summary);
-        team.post(LEAD_NAME, &entry)?;
+        team.post_async(LEAD_NAME, &entry).await?;
         Ok(entry.msg_id)
     }
 }

@@ -75,7 +75,13 @@ pub fn agent(
 pub async fn run(agent: Agent, prompt: &str) -> (Vec<AgentEvent>, Agent) {
     let mut handle = Session::spawn_one(agent, Message::user_text(prompt));
     let mut events = Vec::new();
-    while let Some(event) = handle.events.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.events.recv(),
+    )
+    .await
+    {
         events.push(event);
     }
     (events, handle.task.await.unwrap())

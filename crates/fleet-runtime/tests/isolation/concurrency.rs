@@ -65,7 +65,8 @@ async fn two_processes_of_ten_share_one_repository() {
         })
         .collect();
     for mut child in children {
-        assert!(child.wait().unwrap().success(), "a child process failed");
+        let status = fleet_testkit::wait_child(&mut child, fleet_testkit::WAIT, "a child process");
+        assert!(status.success(), "a child process failed");
     }
     let listed = fx.manager.list().await.unwrap();
     assert_eq!(listed.len(), 20, "{listed:#?}");

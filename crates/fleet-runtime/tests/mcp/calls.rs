@@ -112,7 +112,10 @@ async fn streamable_http_lists_and_calls() {
         .unwrap();
     let stdout = server.stdout.take().unwrap();
     let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let first = lines.next_line().await.unwrap().expect("a listening line");
+    let first = fleet_testkit::within(fleet_testkit::WAIT, "the listening line", lines.next_line())
+        .await
+        .unwrap()
+        .expect("a listening line");
     let url = first
         .strip_prefix("listening ")
         .expect("listening URL")

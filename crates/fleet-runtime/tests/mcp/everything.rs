@@ -154,15 +154,12 @@ async fn the_reference_server_over_stdio() {
 
     let pid = conn.server_pid().await.expect("a stdio server has a pid");
     drop(conn);
-    let mut gone = false;
-    for _ in 0..100 {
-        if is_gone(pid) {
-            gone = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(gone, "the server's process is gone after the connection");
+    fleet_testkit::wait_until_async(
+        fleet_testkit::WAIT,
+        "the server's process to be gone after the connection",
+        || is_gone(pid),
+    )
+    .await;
 }
 
 /// `node <entry> streamableHttp` on a free loopback port, in its own process group.

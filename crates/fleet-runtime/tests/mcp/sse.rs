@@ -42,11 +42,13 @@ impl SseServer {
             .spawn()
             .expect("start fleet-mcp-fault");
         let stdout = child.stdout.take().expect("stdout");
-        let first = BufReader::new(stdout)
-            .lines()
-            .next_line()
-            .await
-            .expect("read stdout");
+        let first = fleet_testkit::within(
+            fleet_testkit::WAIT,
+            "the fault server's listening line",
+            BufReader::new(stdout).lines().next_line(),
+        )
+        .await
+        .expect("read stdout");
         let Some(first) = first else {
             // Say why: a fault server built from a tree without `--sse` says so here.
             let mut stderr = String::new();
@@ -77,7 +79,9 @@ impl SseServer {
 
     /// Waits until the process has exited (the `crash` tool ends it).
     async fn exited(&mut self) {
-        self.child.wait().await.expect("wait for the server");
+        fleet_testkit::within(fleet_testkit::WAIT, "the server to exit", self.child.wait())
+            .await
+            .expect("wait for the server");
     }
 }
 
@@ -417,7 +421,12 @@ async fn sse_the_reference_server() {
         .expect("start server-everything");
     let mut stderr = BufReader::new(server.stderr.take().expect("stderr")).lines();
     loop {
-        match stderr.next_line().await {
+        let line = fleet_testkit::within(
+            fleet_testkit::WAIT,
+            "server-everything's start line",
+            stderr.next_line(),
+        );
+        match line.await {
             Ok(Some(line)) if line.contains("Server is running on port") => break,
             Ok(Some(_)) => {}
             other => panic!("server-everything did not start: {other:?}"),

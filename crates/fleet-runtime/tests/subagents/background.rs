@@ -105,7 +105,13 @@ async fn interrupting_the_parent_does_not_stop_a_background_child() {
             .await
     });
     let mut task_id = None;
-    while let Some(event) = events.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        events.recv(),
+    )
+    .await
+    {
         if let EventKind::TaskStarted(t) = &event.kind {
             task_id = Some(t.task_id.clone());
             cancel.cancel();
@@ -210,14 +216,11 @@ async fn task_output_shows_progress_and_waits_for_the_result() {
     let tree = tree(&server, dir.path(), home.path(), Setup::default());
     let spawner = tree.spawner.clone();
     let session = tokio::spawn(run(tree, "go"));
-    let mut running = Vec::new();
-    for _ in 0..400 {
-        running = spawner.tasks().running();
-        if !running.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let running =
+        fleet_testkit::wait_for_async(fleet_testkit::WAIT, "the background task to run", || {
+            Some(spawner.tasks().running()).filter(|r| !r.is_empty())
+        })
+        .await;
     let task_id = running[0].task_id.clone();
     let output = fleet_runtime::TaskOutputTool::new(spawner.tasks().clone());
     let ctx = ToolContext::new(

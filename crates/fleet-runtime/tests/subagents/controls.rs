@@ -44,7 +44,13 @@ async fn stop_task_stops_a_background_agent_and_its_parent_hears_of_it() {
     let mut handle =
         Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
     let mut events = Vec::new();
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         if let EventKind::TaskStarted(started) = &event.kind {
             let unknown = controls.stop_task("no-such-task").await.unwrap_err();
             assert!(matches!(unknown, ControlError::Task(_)), "{unknown}");
@@ -95,7 +101,13 @@ async fn an_interrupt_while_settling_leaves_the_background_agent_running() {
         Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
     let mut events = Vec::new();
     let mut interrupted = false;
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         let main_finished = event.agent.is_main() && matches!(event.kind, EventKind::Finished(_));
         let notified = matches!(event.kind, EventKind::TaskNotified(_));
         events.push(event);
@@ -104,9 +116,12 @@ async fn an_interrupt_while_settling_leaves_the_background_agent_running() {
             assert!(controls.is_running());
             assert!(controls.interrupt());
             interrupted = true;
-            while controls.is_running() {
-                tokio::task::yield_now().await;
-            }
+            fleet_testkit::wait_until_async(
+                fleet_testkit::WAIT,
+                "the interrupted turn to stop running",
+                || !controls.is_running(),
+            )
+            .await;
             std::fs::write(&gate, "").unwrap();
         }
         if notified {
@@ -117,7 +132,13 @@ async fn an_interrupt_while_settling_leaves_the_background_agent_running() {
         }
     }
     drop(tx);
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         events.push(event);
     }
     assert_eq!(task_statuses(&events), [TaskStatus::Completed]);

@@ -41,6 +41,8 @@ pub(crate) struct Setup<'a> {
     pub controls: Option<fleet_runtime::SessionControls>,
     /// Remote workers for `isolation: "remote"`.
     pub remote: Option<Arc<dyn fleet_runtime::remote::RemoteLauncher>>,
+    /// The event stream's depth (the session's default unless set).
+    pub event_buffer: Option<usize>,
 }
 
 impl Default for Setup<'_> {
@@ -57,6 +59,7 @@ impl Default for Setup<'_> {
             teams: false,
             controls: None,
             remote: None,
+            event_buffer: None,
         }
     }
 }
@@ -75,7 +78,7 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
         base.insert(tool);
     }
     let catalog = Arc::new(Catalog::builtin());
-    let (sink, events) = EventSink::channel(EVENT_BUFFER);
+    let (sink, events) = EventSink::channel(setup.event_buffer.unwrap_or(EVENT_BUFFER));
     let spawner = Spawner::new(
         SpawnerConfig {
             base_tools: base,
@@ -143,7 +146,13 @@ pub(crate) async fn run(tree: Tree, prompt: &str) -> (Vec<AgentEvent>, Arc<Spawn
     let mut handle =
         Session::spawn_with(tree.agent, rx, tree.sink, tree.events, Some(tree.spawner));
     let mut events = Vec::new();
-    while let Some(event) = handle.recv().await {
+    while let Some(event) = fleet_testkit::within(
+        fleet_testkit::WAIT,
+        "the session's next event",
+        handle.recv(),
+    )
+    .await
+    {
         events.push(event);
     }
     (events, spawner)

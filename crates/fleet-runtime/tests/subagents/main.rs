@@ -10,6 +10,7 @@ mod harness;
 mod background;
 mod controls;
 mod coordinator;
+mod crowded_stream;
 mod foreground;
 mod fork;
 mod limits;

@@ -44,9 +44,13 @@ pub(super) fn compact(paths: &Paths, cursor: &Cursor) -> Result<Cursor> {
     };
     let new = paths.segment(next.segment);
     let mut file = std::fs::File::create(&new).map_err(|e| MailboxError::io("create", &new, e))?;
-    file.write_all(&tail)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| MailboxError::io("write", &new, e))?;
+    if let Err(e) = file.write_all(&tail).and_then(|()| file.sync_all()) {
+        // Nobody reads it yet (the cursor still names the old segment, which keeps every
+        // line): removing the part written gives its space back to a disk that is full.
+        drop(file);
+        let _ = std::fs::remove_file(&new);
+        return Err(MailboxError::io("write", &new, e));
+    }
     sync_dir(&paths.dir)?;
 
     write_cursor(paths, &next, Durability::Switch)?;

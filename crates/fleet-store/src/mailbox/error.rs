@@ -9,8 +9,8 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum MailboxError {
     /// A filesystem call failed. `action` is a verb phrase ("append to", "lock") so the message
-    /// reads as a sentence: `cannot append to /…/alpha.0.jsonl: No space left on device`.
-    #[error("cannot {action} {}: {source}", path.display())]
+    /// reads as a sentence: `cannot append to /…/alpha.0.jsonl: No space left on device (ENOSPC)`.
+    #[error("cannot {action} {}: {}", path.display(), crate::io_reason::IoReason(source))]
     Io {
         action: &'static str,
         path: PathBuf,

@@ -126,9 +126,12 @@ pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor, durability: Durabilit
     })?;
     let mut file = File::create(&paths.cursor_tmp)
         .map_err(|e| MailboxError::io("create", &paths.cursor_tmp, e))?;
-    file.write_all(&text)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| MailboxError::io("write", &paths.cursor_tmp, e))?;
+    if let Err(e) = file.write_all(&text).and_then(|()| file.sync_all()) {
+        // The old cursor stands; the half-written copy only takes room on a disk that is full.
+        drop(file);
+        let _ = std::fs::remove_file(&paths.cursor_tmp);
+        return Err(MailboxError::io("write", &paths.cursor_tmp, e));
+    }
     std::fs::rename(&paths.cursor_tmp, &paths.cursor)
         .map_err(|e| MailboxError::io("replace", &paths.cursor, e))?;
     if durability == Durability::Switch {

@@ -26,6 +26,9 @@
 //!   that crashes between the two gets the same entries again.
 //! - **Bounded.** When an ack leaves more than [`DEFAULT_COMPACT_AFTER`] bytes consumed and
 //!   that is over half the segment, the unconsumed tail moves to a new segment.
+//! - **Off the async threads.** Async code calls the `*_async` twins ([`Mailbox::append_async`],
+//!   [`Mailbox::unread_async`], [`Mailbox::ack_async`], …), which run the locked, fsynced call
+//!   on tokio's blocking pool; see `off_thread.rs`.
 //! - **Waiting without a timer.** [`Mailbox::wait`] sleeps until an append here or in another
 //!   process (inotify) may have brought mail; see `wake.rs`.
 //!
@@ -61,6 +64,7 @@
 mod compact;
 mod error;
 mod files;
+mod off_thread;
 mod wake;
 
 #[cfg(test)]
@@ -245,8 +249,14 @@ impl Mailbox {
             let len = files::cut_torn_tail(&mut file, &path, len)?;
             let io = |e| MailboxError::io("append to", &path, e);
             file.seek(SeekFrom::Start(len)).map_err(io)?;
-            file.write_all(&text).map_err(io)?;
-            file.sync_data().map_err(io)?;
+            let written = file.write_all(&text).and_then(|()| file.sync_data());
+            if let Err(e) = written {
+                // Not acknowledged, so taken back whole (a full disk stops a write mid-line):
+                // readers then see no torn line, and the caller's retry starts clean. If this
+                // fails too, the next append cuts the torn tail anyway.
+                let _ = file.set_len(len);
+                return Err(io(e));
+            }
             if len == 0 {
                 // A new (or emptied) file: make its name durable too.
                 files::sync_dir(&paths.dir)?;

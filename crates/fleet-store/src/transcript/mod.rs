@@ -7,7 +7,9 @@
 //! crash, and also skips (and reports) corrupt lines elsewhere instead of refusing the session.
 
 mod entry;
+mod launches;
 mod lines;
+mod progress;
 mod repair;
 mod sidechain;
 mod writer;
@@ -20,7 +22,9 @@ use std::path::{Path, PathBuf};
 use fleet_protocol::Message;
 
 pub use entry::{EntryKind, TranscriptEntry, COMPACT_BOUNDARY};
+pub use launches::{LaunchKind, LaunchedTask};
 pub(crate) use lines::Lines;
+pub use progress::TranscriptProgress;
 pub use repair::INTERRUPTED_TOOL_RESULT;
 pub use sidechain::SidechainWriter;
 pub use writer::TranscriptWriter;

@@ -27,6 +27,18 @@ pub enum Fault {
     /// An HTTP 200 `text/event-stream` response with no event at all (what llama-cpp-python
     /// sends for a prompt longer than its context), streaming or not.
     EmptyStream,
+    /// The stream sends `after_events` events, then nothing for `ms` milliseconds (`None`:
+    /// a day, i.e. for ever as far as a client is concerned), then the rest: the overloaded
+    /// server or proxy that holds a connection open without a byte. On a non-streaming
+    /// request, the pause falls between the two halves of the JSON body.
+    Stall {
+        after_events: usize,
+        ms: Option<u64>,
+    },
+    /// After this many SSE events the connection is reset (`SO_LINGER` 0, then closed: the
+    /// client reads `ECONNRESET`, not an end of file), as a crashed proxy or load balancer
+    /// does. On a non-streaming request, after half of the JSON body.
+    ResetAfterEvents(usize),
 }
 
 /// An HTTP error status with the API's error body.
@@ -102,6 +114,9 @@ struct RawFault {
     malformed_tool_json: bool,
     #[serde(default)]
     empty_stream: bool,
+    stall_after_events: Option<usize>,
+    stall_ms: Option<u64>,
+    reset_after_events: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -131,12 +146,17 @@ impl TryFrom<RawFault> for Fault {
             raw.drop_after_events.is_some(),
             raw.malformed_tool_json,
             raw.empty_stream,
+            raw.stall_after_events.is_some(),
+            raw.reset_after_events.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(
-                "a fault names exactly one of `status`, `sse_error`, `drop_after_events`, `malformed_tool_json: true`, `empty_stream: true`"
+                "a fault names exactly one of `status`, `sse_error`, `drop_after_events`, `malformed_tool_json: true`, `empty_stream: true`, `stall_after_events`, `reset_after_events`"
                     .into(),
             );
+        }
+        if raw.stall_ms.is_some() && raw.stall_after_events.is_none() {
+            return Err("`stall_ms` goes with `stall_after_events`".into());
         }
         let status_only = raw.error_type.is_some()
             || raw.message.is_some()
@@ -166,6 +186,13 @@ impl TryFrom<RawFault> for Fault {
             }
         } else if let Some(k) = raw.drop_after_events {
             Self::DropAfterEvents(k)
+        } else if let Some(after_events) = raw.stall_after_events {
+            Self::Stall {
+                after_events,
+                ms: raw.stall_ms,
+            }
+        } else if let Some(k) = raw.reset_after_events {
+            Self::ResetAfterEvents(k)
         } else if raw.malformed_tool_json {
             Self::MalformedToolJson
         } else {

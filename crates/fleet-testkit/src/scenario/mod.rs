@@ -15,7 +15,7 @@ pub use rule::{Rule, When};
 
 use crate::error::TestkitError;
 use serde::Deserialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The whole script: streaming behaviour, protocol quirks, and the rules.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -52,6 +52,10 @@ pub struct Scenario {
     /// What the server keeps of each request: everything (the default) or only the count.
     #[serde(default)]
     pub request_log: RequestLog,
+    /// Append one JSON line per request event (received, first byte, finished and how) to
+    /// this file; see the `event_log` module. Absent: no such log (the default).
+    #[serde(default)]
+    pub request_log_file: Option<PathBuf>,
     /// The model's context window in (estimated) tokens: a request whose input is larger is
     /// refused with the API's 400 "prompt is too long" before any rule is consulted, as the
     /// real API does. Absent: any size is accepted.
@@ -131,6 +135,10 @@ pub struct OpenAiOptions {
     /// asked for (a server serving one model under its own name).
     #[serde(default)]
     pub served_model: Option<String>,
+    /// Refuse with a 400 a request in which two `user` messages follow each other, as the
+    /// chat templates of llama.cpp and of vLLM with some models do ("roles must alternate").
+    #[serde(default)]
+    pub reject_consecutive_user: bool,
 }
 
 /// What an OpenAI-compatible server does when a request does not fit its context window;
@@ -175,6 +183,7 @@ impl Default for Scenario {
             cache: CacheConfig::default(),
             openai: OpenAiOptions::default(),
             request_log: RequestLog::default(),
+            request_log_file: None,
             context_window: None,
             rules: Vec::new(),
         }
@@ -267,6 +276,12 @@ impl Scenario {
     /// What the server keeps of each request (see [`RequestLog`]).
     pub fn request_log(mut self, log: RequestLog) -> Self {
         self.request_log = log;
+        self
+    }
+
+    /// Appends the request event log to `path` (see [`Scenario::request_log_file`]).
+    pub fn request_log_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.request_log_file = Some(path.into());
         self
     }
 

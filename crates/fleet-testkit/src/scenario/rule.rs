@@ -298,6 +298,28 @@ impl Rule {
         self.with_fault(Fault::DropAfterEvents(events))
     }
 
+    /// Send `events` SSE events, then nothing for `ms` milliseconds, then the rest.
+    pub fn stall_after_events(self, events: usize, ms: u64) -> Self {
+        self.with_fault(Fault::Stall {
+            after_events: events,
+            ms: Some(ms),
+        })
+    }
+
+    /// Send `events` SSE events, then nothing, for ever (a day): only the client's own
+    /// idle limit ends the request.
+    pub fn stall_forever_after_events(self, events: usize) -> Self {
+        self.with_fault(Fault::Stall {
+            after_events: events,
+            ms: None,
+        })
+    }
+
+    /// Reset the connection (TCP RST) after `events` SSE events.
+    pub fn reset_after_events(self, events: usize) -> Self {
+        self.with_fault(Fault::ResetAfterEvents(events))
+    }
+
     /// Tool inputs are streamed as fragments that do not join into valid JSON.
     pub fn malformed_tool_json(self) -> Self {
         self.with_fault(Fault::MalformedToolJson)

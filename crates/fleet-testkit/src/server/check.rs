@@ -107,6 +107,9 @@ pub(super) fn check(
         Protocol::OpenAi => {
             validate::openai(body, scenario.validate_requests)
                 .map_err(ApiError::invalid_request)?;
+            if scenario.openai.reject_consecutive_user {
+                validate::roles_alternate(body).map_err(ApiError::invalid_request)?;
+            }
             let input = openai_input(body);
             if let Some(window) = scenario.context_window.filter(|w| input.input_tokens > *w) {
                 return Err(ApiError::invalid_request(format!(

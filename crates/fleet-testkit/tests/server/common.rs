@@ -6,8 +6,13 @@ use fleet_testkit::FakeModelServer;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
+/// A client whose every request (body included) ends within [`fleet_testkit::WAIT`]: a server
+/// that stops answering fails the test with a timeout error instead of hanging it.
 pub fn client() -> reqwest::Client {
-    reqwest::Client::new()
+    reqwest::Client::builder()
+        .timeout(fleet_testkit::WAIT)
+        .build()
+        .expect("a reqwest client")
 }
 
 /// A minimal Messages API body with one user turn.

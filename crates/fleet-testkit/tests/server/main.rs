@@ -5,6 +5,7 @@ mod cache;
 mod chunking;
 mod common;
 mod faults;
+mod liveness;
 mod load;
 mod openai;
 mod record;

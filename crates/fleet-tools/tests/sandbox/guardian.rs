@@ -33,9 +33,18 @@ fn closing_the_pipe_kills_registered_groups_and_marked_processes() {
     let mut pipe = guardian.stdin.take().unwrap();
     writeln!(pipe, "+{}", registered.id()).unwrap();
     drop(pipe);
-    assert!(guardian.wait().unwrap().success());
-    assert_eq!(registered.wait().unwrap().signal(), Some(9));
-    assert_eq!(marked.wait().unwrap().signal(), Some(9));
+    let wait = |child: &mut std::process::Child, what: &str| {
+        fleet_testkit::wait_child(child, fleet_testkit::WAIT, what)
+    };
+    assert!(wait(&mut guardian, "the guardian to exit").success());
+    assert_eq!(
+        wait(&mut registered, "the registered process to be killed").signal(),
+        Some(9)
+    );
+    assert_eq!(
+        wait(&mut marked, "the marked process to be killed").signal(),
+        Some(9)
+    );
     assert!(
         bystander.try_wait().unwrap().is_none(),
         "another fleet's process is left alone"

@@ -100,6 +100,15 @@ impl Transcript {
                 );
                 self.push(&owner, CellKind::Warning(text));
             }
+            EventKind::Waiting(report) => {
+                let owner = self.owner_of(agent);
+                let text = format!(
+                    "Still waiting after {} s for {}",
+                    report.waited_ms / 1000,
+                    first_line(&report.waiting_for)
+                );
+                self.push(&owner, CellKind::Warning(text));
+            }
             EventKind::ModelFallback { from, to, reason } => {
                 let owner = self.owner_of(agent);
                 let text = format!("Switched from {from} to {to}: {}", first_line(reason));

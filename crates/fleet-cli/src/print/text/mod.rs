@@ -7,8 +7,10 @@
 //! A run that ended in an error has no answer: what went wrong goes to stderr, never to
 //! stdout where `$(fleet -p …)` would take it for one (the exit code says it failed too).
 //!
+//! Every retry of a model request gets one line on stderr as it happens, in every mode.
+//!
 //! With `--verbose` it narrates the run as it happens: the main agent's text streams live,
-//! each tool call and retry gets one line, a subagent's calls appear indented and tagged with
+//! each tool call gets one line, a subagent's calls appear indented and tagged with
 //! who made them, background tasks are announced when they start and end, and the last line
 //! sums up the agent tree when subagents ran.
 //!
@@ -170,22 +172,6 @@ impl TextPrinter {
                 _ => Ok(()),
             },
             EventKind::ToolResult(result) => self.note(&format!("  ⎿ {}", outcome(result))),
-            EventKind::Retry {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-                scope,
-            } => {
-                self.streamed.clear();
-                self.note(&retry_line(
-                    *attempt,
-                    *max_attempts,
-                    *delay_ms,
-                    reason,
-                    *scope,
-                ))
-            }
             EventKind::Finished(result) => {
                 if result.tree.is_some() {
                     self.tree.clone_from(&result.tree);
@@ -203,7 +189,40 @@ impl TextPrinter {
         }
     }
 
-    /// A subagent's calls, failures, texts and retries; its streamed text and its result stay
+    /// A retry, as it happens, on stderr in every mode (`fleet: ↻ …`, a subagent's tagged
+    /// with who it is): a run that waits on a failing server must not look idle, and stdout
+    /// stays the answer's. In the narrated trace, what was streamed of the failed reply is
+    /// closed off first, so that the next reply starts on a line of its own.
+    fn retry(&mut self, agent: &AgentRef, kind: &EventKind) -> io::Result<()> {
+        let EventKind::Retry {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+            scope,
+            ..
+        } = kind
+        else {
+            return Ok(());
+        };
+        if self.verbose && agent.is_main() {
+            self.streamed.clear();
+            self.last_text = None;
+            self.end_line()?;
+        }
+        let tag = if agent.is_main() {
+            String::new()
+        } else {
+            self.tag(agent).trim_start().to_owned()
+        };
+        let line = retry_line(*attempt, *max_attempts, *delay_ms, reason, *scope);
+        self.err
+            .write_all(format!("fleet: {tag}{line}\n").as_bytes())?;
+        self.err.flush()
+    }
+
+    /// A subagent's calls, failures and texts (its retries go to stderr, see [`Self::retry`]);
+    /// its streamed text and its result stay
     /// out (the result reaches the parent as a tool result or a task notification).
     fn subagent_event(&mut self, agent: &AgentRef, kind: &EventKind) -> io::Result<()> {
         let line = match kind {
@@ -222,13 +241,6 @@ impl TextPrinter {
             EventKind::ToolResult(result) if result.is_error => {
                 format!("⎿ {}", outcome(result))
             }
-            EventKind::Retry {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-                scope,
-            } => retry_line(*attempt, *max_attempts, *delay_ms, reason, *scope),
             _ => return Ok(()),
         };
         if line.is_empty() {
@@ -365,6 +377,24 @@ impl Printer for TextPrinter {
                 visible_line(&crate::headless::flags::fallback_notice(from, to))
             );
             return Ok(());
+        }
+        if let EventKind::Retry { .. } = &event.kind {
+            return self.retry(&event.agent, &event.kind);
+        }
+        if let EventKind::Waiting(report) = &event.kind {
+            // Said in every mode, on stderr: a run that waits long must say on what.
+            let tag = if event.agent.is_main() {
+                String::new()
+            } else {
+                self.tag(&event.agent).trim_start().to_owned()
+            };
+            let line = format!(
+                "fleet: {tag}still waiting after {} s for {}\n",
+                report.waited_ms / 1000,
+                visible_line(&report.waiting_for)
+            );
+            self.err.write_all(line.as_bytes())?;
+            return self.err.flush();
         }
         if let (EventKind::Finished(result), true) = (&event.kind, event.agent.is_main()) {
             // Said in every mode: the answer printed is not the whole answer.

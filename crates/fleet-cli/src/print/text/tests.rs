@@ -110,6 +110,7 @@ fn verbose_shows_unstreamed_text_errors_and_retries() {
             delay_ms: 1500,
             reason: "529 Overloaded\nbody follows".into(),
             scope: fleet_protocol::RetryScope::Request,
+            error_status: None,
         }),
         main_event(block("m1", ContentBlock::text("Looking."), 10)),
         main_event(block(
@@ -129,11 +130,12 @@ fn verbose_shows_unstreamed_text_errors_and_retries() {
     assert_eq!(
         run_split(&events, true),
         (
-            "↻ 529 Overloaded: retrying in 1s 500ms (retry 1 of 8)\n\
-             Looking.\n\
+            "Looking.\n\
              ● Read(/nope)\n  ⎿ error: File does not exist: /nope.\n"
                 .into(),
-            "fleet: Reached the turn limit (1).\n".into()
+            "fleet: ↻ 529 Overloaded: retrying in 1s 500ms (retry 1 of 8)\n\
+             fleet: Reached the turn limit (1).\n"
+                .into()
         )
     );
 }
@@ -147,16 +149,40 @@ fn retries_count_from_one_and_a_whole_turn_retry_says_so() {
             delay_ms: 2000,
             reason: "the reply broke off".into(),
             scope,
+            error_status: None,
         })
     };
     let events = [
         retry(2, fleet_protocol::RetryScope::Request),
         retry(3, fleet_protocol::RetryScope::Turn),
     ];
-    assert_eq!(
-        run(&events, true),
-        "↻ the reply broke off: retrying in 2s (retry 1 of 2)\n\
-         ↻ the reply broke off: asking for the whole turn again in 2s (retry 2 of 2)\n"
+    let said = "fleet: ↻ the reply broke off: retrying in 2s (retry 1 of 2)\n\
+                fleet: ↻ the reply broke off: asking for the whole turn again in 2s (retry 2 of 2)\n";
+    // On stderr as they happen, quiet or verbose; stdout stays the answer's.
+    assert_eq!(run_split(&events, true), (String::new(), said.into()));
+    assert_eq!(run_split(&events, false), (String::new(), said.into()));
+}
+
+#[test]
+fn a_quiet_run_shows_a_subagents_retry_tagged_and_still_prints_the_answer() {
+    let child = sub_event(EventKind::Retry {
+        attempt: 2,
+        max_attempts: 2,
+        delay_ms: 1000,
+        reason: "cannot resolve the host `x.invalid`".into(),
+        scope: fleet_protocol::RetryScope::Request,
+        error_status: None,
+    });
+    let mut events = vec![child];
+    events.extend(basic_session());
+    let (out, err) = run_split(&events, false);
+    assert_eq!(out, "DONE: hello fleet\n");
+    assert!(
+        err.starts_with("fleet: ↳ [general-purpose ")
+            && err.contains(
+                "] ↻ cannot resolve the host `x.invalid`: retrying in 1s (retry 1 of 1)\n"
+            ),
+        "{err}"
     );
 }
 

@@ -101,10 +101,17 @@ fn a_huge_block_index_is_an_error_not_an_abort() {
     );
     let err = decode(&stream).expect_err("refused");
     assert!(err.to_string().contains("18446744073709551000"), "{err}");
-    let big = format!(
-        "{START}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":\
-         4096,\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n{}",
-        end("end_turn", 1)
-    );
-    assert!(decode(&big).is_err());
+    let at = |index: usize| {
+        format!(
+            "{START}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":\
+             {index},\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n{}",
+            end("end_turn", 1)
+        )
+    };
+    assert!(decode(&at(super::MAX_BLOCKS)).is_err());
+    // A fan-out of 10,000 agents is one reply of 10,000 blocks: the bound must let it pass
+    // (this lone block may fail for other reasons, never for its index).
+    if let Err(err) = decode(&at(10_000)) {
+        assert!(!err.to_string().contains("at most"), "{err}");
+    }
 }

@@ -138,10 +138,12 @@ fn multi_turn_conversation_maps_to_chat_completions() {
                 {"id": "toolu_3", "type": "function", "function": {"name": "Read", "arguments": "{\"path\":\"logo.png\"}"}}
             ]},
             {"role": "tool", "tool_call_id": "toolu_3", "content": "logo.png (12 KB)\n[image attached in the next message]"},
+            // The assistant turn that only thought is not sent, so the two user turns around
+            // it become one.
             {"role": "user", "content": [
-                {"type": "image_url", "image_url": {"url": "https://example.com/logo.png"}}
-            ]},
-            {"role": "user", "content": "Thanks. Summarise."}
+                {"type": "image_url", "image_url": {"url": "https://example.com/logo.png"}},
+                {"type": "text", "text": "Thanks. Summarise."}
+            ]}
         ],
         "tools": [
             {"type": "function", "function": {"name": "Read", "description": "Reads a file.",
@@ -180,9 +182,86 @@ fn tool_messages_keep_their_order_and_come_before_the_user_text() {
             "user",
             "assistant",
             "tool",
-            "user",
             "user"
         ]
+    );
+}
+
+fn roles(sent: &Value) -> Vec<&str> {
+    sent["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["role"].as_str())
+        .collect()
+}
+
+/// A resumed session: the prompt of a run that failed before any reply, two task
+/// notifications, then the new prompt — four user turns in a row, sent as one.
+#[test]
+fn user_turns_in_a_row_are_sent_as_one_in_their_order() {
+    let messages = vec![
+        Message::user_text("first prompt"),
+        Message::user_text("<task-notification>a</task-notification>"),
+        Message::with_blocks(
+            Role::User,
+            vec![ContentBlock::text(
+                "<task-notification>b</task-notification>",
+            )],
+        ),
+        Message::user_text("the prompt"),
+    ];
+    let sent = body(&MessagesRequest::new("m", 64, messages));
+    assert_eq!(roles(&sent), ["user"]);
+    assert_eq!(
+        sent["messages"][0]["content"],
+        "first prompt\n\n<task-notification>a</task-notification>\n\n\
+         <task-notification>b</task-notification>\n\nthe prompt"
+    );
+}
+
+/// Tool results that arrive in a later user turn than some text still come right after the
+/// calls they answer; the texts follow them as one turn.
+#[test]
+fn tool_results_stay_right_after_their_calls_when_user_turns_are_merged() {
+    let messages = vec![
+        Message::user_text("go"),
+        Message::with_blocks(
+            Role::Assistant,
+            vec![ContentBlock::tool_use(
+                "call_1",
+                "Read",
+                json!({"path": "a"}),
+            )],
+        ),
+        Message::with_blocks(
+            Role::User,
+            vec![ContentBlock::tool_result("call_1", "A", false)],
+        ),
+        Message::user_text("<task-notification>done</task-notification>"),
+        Message::with_blocks(
+            Role::User,
+            vec![
+                ContentBlock::text("and now?"),
+                ContentBlock::Image {
+                    source: ImageSource::Url {
+                        url: "https://example.com/x.png".into(),
+                    },
+                    cache_control: None,
+                },
+            ],
+        ),
+    ];
+    let sent = body(&MessagesRequest::new("m", 64, messages));
+    assert_eq!(roles(&sent), ["user", "assistant", "tool", "user"]);
+    assert_eq!(sent["messages"][2]["tool_call_id"], "call_1");
+    assert_eq!(
+        sent["messages"][3]["content"],
+        json!([
+            {"type": "text", "text": "<task-notification>done</task-notification>"},
+            {"type": "text", "text": "and now?"},
+            {"type": "image_url", "image_url": {"url": "https://example.com/x.png"}}
+        ])
     );
 }
 

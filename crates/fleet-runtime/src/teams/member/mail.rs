@@ -14,7 +14,7 @@ pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::
     // Mail handed to the session but not yet committed: not handed over twice.
     let handed = Handed::default();
     loop {
-        let unread = match member.mailbox.unread_at_most(MAIL_BATCH) {
+        let unread = match member.mailbox.unread_at_most_async(MAIL_BATCH).await {
             Ok(unread) => unread,
             Err(err) => {
                 tracing::error!("cannot read the inbox: {err}");
@@ -38,7 +38,7 @@ pub(super) async fn read_mail(member: Arc<Membership>, inbox: Arc<crate::inbox::
         if deliver.is_empty() {
             if handed.is_empty() {
                 // Refused, answered or stale entries only: consumed now.
-                if let Err(err) = member.mailbox.ack(&upto) {
+                if let Err(err) = member.mailbox.ack_async(upto).await {
                     tracing::warn!("cannot mark mail read: {err}");
                 }
             }

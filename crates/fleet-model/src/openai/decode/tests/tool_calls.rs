@@ -256,11 +256,12 @@ fn a_call_that_never_names_its_function_is_a_protocol_error() {
 /// bound, not held in memory call by call.
 #[test]
 fn more_tool_calls_than_any_model_makes_is_a_protocol_error() {
-    let flood: Vec<serde_json::Value> = (0..1100u64)
+    let bound = crate::openai::decode::MAX_TOOL_CALLS as u64;
+    let flood: Vec<serde_json::Value> = (0..bound + 10)
         .map(|i| json!({"index": i * 1_000_003, "id": format!("c{i}"), "function": {"name": "Read"}}))
         .collect();
     let stream = sse(&[delta(json!({ "tool_calls": flood })), finish("tool_calls")]);
     assert!(
-        matches!(failure(&stream), ModelError::Protocol(m) if m.contains("more than 1024 tool calls"))
+        matches!(failure(&stream), ModelError::Protocol(m) if m.contains(&format!("more than {bound} tool calls")))
     );
 }
