@@ -111,6 +111,9 @@ impl EventSink {
             tap.observe(&event);
         }
         // The reader is usually ahead; when it is not, the wait is the watchdog's to see.
+        // The budget is spent as a waiting send would: an agent whose reader keeps up must
+        // still yield now and then, or thousands of them race ahead of their reader at once.
+        tokio::task::consume_budget().await;
         let event = match self.tx.try_send(event) {
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => return,
             Err(mpsc::error::TrySendError::Full(event)) => event,

@@ -460,7 +460,10 @@ pub(super) async fn run_guarded(
 ) -> ChildOutcome {
     use futures::FutureExt;
     let session_id = child.agent.session_id().to_string();
-    match std::panic::AssertUnwindSafe(run_to_end(spawner, child, record))
+    // Boxed: moved into the guard unboxed, the child's whole run would be laid out twice in
+    // the task (the future before it starts, and again inside the guard) — tens of KB per
+    // agent, which a fan-out of thousands multiplies.
+    match std::panic::AssertUnwindSafe(Box::pin(run_to_end(spawner, child, record)))
         .catch_unwind()
         .await
     {

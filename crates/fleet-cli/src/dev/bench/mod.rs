@@ -203,8 +203,14 @@ fn child_rules(latency_ms: u64, work: Option<&Path>) -> Vec<Value> {
 }
 
 /// Runs `fleet dev fake-model` and reads the URL it prints.
+///
+/// `FLEET_BENCH_FAKE_MODEL` names another `fleet` binary to serve the model instead, so that
+/// one client can be measured against two versions of the fake server.
 fn start_server(scenario: &Path) -> anyhow::Result<(Child, String)> {
-    let exe = std::env::current_exe().context("finding the fleet binary")?;
+    let exe = match std::env::var_os("FLEET_BENCH_FAKE_MODEL") {
+        Some(exe) => PathBuf::from(exe),
+        None => std::env::current_exe().context("finding the fleet binary")?,
+    };
     let mut child = Command::new(exe)
         .args(["dev", "fake-model", "--scenario"])
         .arg(scenario)
