@@ -134,9 +134,21 @@ pub(super) fn exit_and_result(outcome: &Outcome, want: &str) -> Vec<Problem> {
     }
 }
 
-/// Every `*.jsonl` line under the fleet home parses; a torn last line (no newline) is
-/// tolerated only where a kill -9 may have cut it (`torn_ok`).
-pub(super) fn transcripts(fleet_home: &Path, torn_ok: bool) -> Vec<Problem> {
+/// Where a torn last line (no newline) is tolerated: only where a kill -9 may have cut it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Torn {
+    /// No kill: every line must be whole.
+    Nowhere,
+    /// Just after the kill, before the resume: any file.
+    Anywhere,
+    /// After the resume: a killed subagent's own transcript (`subagents/`), which nothing
+    /// writes again, may keep the line the kill cut; the session's transcript may not.
+    InSubagentFiles,
+}
+
+/// Every `*.jsonl` line under the fleet home parses; a torn last line is tolerated as `torn`
+/// says.
+pub(super) fn transcripts(fleet_home: &Path, torn: Torn) -> Vec<Problem> {
     let mut problems = Vec::new();
     for path in files_under(fleet_home) {
         let name = path.to_string_lossy();
@@ -160,6 +172,11 @@ pub(super) fn transcripts(fleet_home: &Path, torn_ok: bool) -> Vec<Problem> {
             if line.trim().is_empty() || serde_json::from_str::<Value>(line).is_ok() {
                 continue;
             }
+            let torn_ok = match torn {
+                Torn::Nowhere => false,
+                Torn::Anywhere => true,
+                Torn::InSubagentFiles => path.parent().is_some_and(|p| p.ends_with("subagents")),
+            };
             if last && !complete && torn_ok {
                 continue;
             }

@@ -2,7 +2,7 @@
 //! the session (killed at a random moment and resumed, for the kill scenarios), then every
 //! invariant.
 
-use super::checks::{self, Kind, Problem};
+use super::checks::{self, Kind, Problem, Torn};
 use super::child::{self, Ended, FakeServer, KillTrigger, Session};
 use super::hang;
 use super::scenarios::{Spec, RESUME_MARK};
@@ -136,7 +136,7 @@ fn run_inner(
             }
             child::kill_marked(&marker);
         }
-        problems.extend(checks::transcripts(&dir.join("fleet-home"), true));
+        problems.extend(checks::transcripts(&dir.join("fleet-home"), Torn::Anywhere));
         let mut resume = vec![
             "-p".to_owned(),
             format!("{RESUME_MARK}: carry on."),
@@ -157,7 +157,10 @@ fn run_inner(
         )?;
         wall += second.wall;
         problems.extend(checks::exit_and_result(&second, ""));
-        problems.extend(checks::transcripts(&dir.join("fleet-home"), false));
+        problems.extend(checks::transcripts(
+            &dir.join("fleet-home"),
+            Torn::InSubagentFiles,
+        ));
         if let Ok(requests) = server.requests() {
             problems.extend(checks::resumed_requests_valid(&requests, RESUME_MARK));
         }
@@ -167,7 +170,7 @@ fn run_inner(
             problems.extend(checks::rule_counts(&request_log, &spec.rule_counts));
             problems.extend(checks::persisted(&dir.join("fleet-home"), &spec.persisted));
         }
-        problems.extend(checks::transcripts(&dir.join("fleet-home"), false));
+        problems.extend(checks::transcripts(&dir.join("fleet-home"), Torn::Nowhere));
     }
     if spec.tasks_report && !problems.iter().any(|p| p.kind == Kind::Hang) {
         match server.requests() {

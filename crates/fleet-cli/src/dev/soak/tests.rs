@@ -2,7 +2,7 @@
 //! nothing is reported where all is well.
 #![allow(clippy::unwrap_used)]
 
-use super::checks::{self, Kind};
+use super::checks::{self, Kind, Torn};
 use super::child::{Ended, Outcome};
 use serde_json::json;
 use std::os::unix::process::ExitStatusExt;
@@ -50,13 +50,35 @@ fn a_torn_last_line_is_tolerated_only_after_a_kill() {
     let path = home.path().join("projects/p/s.jsonl");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
-    assert_eq!(kinds(&checks::transcripts(home.path(), true)), []);
+    assert_eq!(kinds(&checks::transcripts(home.path(), Torn::Anywhere)), []);
     assert_eq!(
-        kinds(&checks::transcripts(home.path(), false)),
+        kinds(&checks::transcripts(home.path(), Torn::Nowhere)),
+        [Kind::Lost]
+    );
+    // After the resume, the session's own transcript must be whole again...
+    assert_eq!(
+        kinds(&checks::transcripts(home.path(), Torn::InSubagentFiles)),
         [Kind::Lost]
     );
     std::fs::write(&path, "{\"a\":1}\n{\"b\":\n{\"c\":3}\n").unwrap();
-    assert_eq!(kinds(&checks::transcripts(home.path(), true)), [Kind::Lost]);
+    assert_eq!(
+        kinds(&checks::transcripts(home.path(), Torn::Anywhere)),
+        [Kind::Lost]
+    );
+    // ...while a killed subagent's file, which nothing writes again, may keep its cut line.
+    std::fs::write(&path, "{\"a\":1}\n").unwrap();
+    let child = home.path().join("projects/p/s/subagents/agent-a1.jsonl");
+    std::fs::create_dir_all(child.parent().unwrap()).unwrap();
+    std::fs::write(&child, "{\"a\":1}\n{\"b\":").unwrap();
+    assert_eq!(
+        kinds(&checks::transcripts(home.path(), Torn::InSubagentFiles)),
+        []
+    );
+    std::fs::write(&child, "{\"a\":1}\n{\"b\":\n{\"c\":3}\n").unwrap();
+    assert_eq!(
+        kinds(&checks::transcripts(home.path(), Torn::InSubagentFiles)),
+        [Kind::Lost]
+    );
 }
 
 #[test]
