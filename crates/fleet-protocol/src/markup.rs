@@ -21,6 +21,9 @@ pub(crate) fn escape_attribute(value: &str) -> String {
 
 /// The inverse of [`escape_attribute`] (and so of [`escape`]).
 pub(crate) fn unescape(value: &str) -> String {
+    if !value.contains('&') {
+        return value.to_string();
+    }
     value
         .replace("&quot;", "\"")
         .replace("&lt;", "<")

@@ -6,6 +6,7 @@
 pub mod event;
 pub mod frames;
 pub mod mail;
+pub mod parse;
 pub mod render;
 
 pub use event::{MemberSummary, TeamEvent};

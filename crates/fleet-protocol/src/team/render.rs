@@ -24,7 +24,7 @@
 //! the batch sits between a preamble line and a paragraph saying the messages are not from the
 //! user and grant no permission ([`for_lead`]).
 
-use crate::markup::{attribute, escape, escape_attribute, unescape};
+use crate::markup::{escape, escape_attribute};
 use crate::team::frames::{Frame, PlanApprovalResponse, ShutdownRequest};
 use crate::team::mail::MailEntry;
 
@@ -103,31 +103,25 @@ impl TeammateMessage {
     }
 
     /// Every block in `text`, in order (the inverse of [`render`](Self::render) and of the
-    /// batch functions); text around and between blocks is ignored.
+    /// batch functions); text around and between blocks is ignored. Each block is read by
+    /// [`super::parse::block`], the parser the terminal UI uses too: a body ends at the first
+    /// line that is exactly the closing tag.
     pub fn parse_all(text: &str) -> Vec<Self> {
         let mut found = Vec::new();
         let mut rest = text;
         while let Some(start) = rest.find(OPEN_TAG) {
-            let after = &rest[start + OPEN_TAG.len()..];
-            let Some(head_end) = after.find(">\n") else {
-                break;
-            };
-            let head = &after[..head_end];
-            let body_start = head_end + 2;
-            let Some(body_len) = after[body_start..].find(CLOSE_TAG) else {
-                break;
-            };
-            let raw = &after[body_start..body_start + body_len];
-            let body = raw.strip_suffix('\n').unwrap_or(raw);
-            if let Some(teammate_id) = attribute(head, "teammate_id") {
-                found.push(Self {
-                    teammate_id,
-                    color: attribute(head, "color"),
-                    summary: attribute(head, "summary"),
-                    body: unescape(body),
-                });
+            match super::parse::block(&rest[start..]) {
+                Some((letter, after)) => {
+                    found.push(Self {
+                        teammate_id: letter.from,
+                        color: letter.color,
+                        summary: letter.summary,
+                        body: letter.body,
+                    });
+                    rest = after;
+                }
+                None => rest = &rest[start + OPEN_TAG.len()..],
             }
-            rest = &after[body_start + body_len + CLOSE_TAG.len()..];
         }
         found
     }

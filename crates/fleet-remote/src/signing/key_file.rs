@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use ed25519_dalek::{Signer, SigningKey, SECRET_KEY_LENGTH};
-use rand::TryRngCore;
+use rand::TryRng;
 use zeroize::Zeroize;
 
 use super::{PublicKey, SigningError};
@@ -156,9 +156,9 @@ fn decode_seed(text: &str) -> Option<[u8; SECRET_KEY_LENGTH]> {
 
 fn random_seed() -> [u8; SECRET_KEY_LENGTH] {
     let mut seed = [0u8; SECRET_KEY_LENGTH];
-    if rand::rngs::OsRng.try_fill_bytes(&mut seed).is_err() {
+    if rand::rngs::SysRng.try_fill_bytes(&mut seed).is_err() {
         // The thread generator is a CSPRNG seeded from the OS too.
-        rand::RngCore::fill_bytes(&mut rand::rng(), &mut seed);
+        rand::Rng::fill_bytes(&mut rand::rng(), &mut seed);
     }
     seed
 }

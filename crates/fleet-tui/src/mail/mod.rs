@@ -2,12 +2,11 @@
 //! user messages made of `<teammate-message>` blocks; the transcript shows one cell per
 //! message instead of the XML.
 //!
-//! - `parse`: a user message into its letters (strict; anything unclear stays plain text).
-//! - `view`: a letter's body into prose or one readable line per protocol frame.
-//!
-//! Drawing is the transcript's (`transcript::mail_cell`).
+//! Splitting a message into its letters is `fleet_protocol::team::parse`, the parser the model
+//! path uses too, so the screen and the model agree on where a letter ends (strict; anything
+//! unclear stays plain text). `view` turns a letter's body into prose or one readable line per
+//! protocol frame. Drawing is the transcript's (`transcript::mail_cell`).
 
-pub(crate) mod parse;
 pub(crate) mod view;
 
-pub(crate) use parse::{is_reminders_only, parse_delivery, Letter};
+pub(crate) use fleet_protocol::team::parse::{is_reminders_only, parse_delivery, Letter};

@@ -3,7 +3,7 @@
 //! assigned: …" — with a plan folded under it. JSON that is not a frame fleet knows, or a
 //! frame missing fields, stays text: nothing is guessed.
 
-use super::parse::Letter;
+use super::Letter;
 use fleet_protocol::team::frames::{Frame, PlanApprovalResponse};
 
 /// The sentence a teammate's copy of a shutdown request carries after its JSON.

@@ -23,7 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use fleet_protocol::MailEntry;
-use rand::TryRngCore;
+use rand::TryRng;
 use zeroize::Zeroize;
 
 pub use payload::{signed_payload, SIGNED_ENTRY_TAG};
@@ -61,11 +61,11 @@ impl LeadKey {
     /// A fresh key pair from the OS's randomness.
     pub fn generate() -> Self {
         let mut seed = [0u8; ed25519_dalek::SECRET_KEY_LENGTH];
-        if rand::rngs::OsRng.try_fill_bytes(&mut seed).is_err() {
+        if rand::rngs::SysRng.try_fill_bytes(&mut seed).is_err() {
             // The OS refused once; the thread generator is a CSPRNG seeded from the OS too
             // (and panics, like every other user of randomness in the process, if the OS
             // has none to give at all).
-            rand::RngCore::fill_bytes(&mut rand::rng(), &mut seed);
+            rand::Rng::fill_bytes(&mut rand::rng(), &mut seed);
         }
         let signing = SigningKey::from_bytes(&seed);
         seed.zeroize();

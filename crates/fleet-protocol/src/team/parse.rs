@@ -1,6 +1,7 @@
-//! A user message that is delivered team mail, split into its letters.
+//! Reading `<teammate-message>` blocks back: the one parser the model path, the fuzz targets
+//! and the terminal UI share, so they agree on where a letter's body ends.
 //!
-//! The shape (`fleet_protocol::team::render`, and Claude Code's):
+//! The shape ([`super::render`], and Claude Code's):
 //!
 //! ```text
 //! [Messages arrived from your teammates:]        ← the lead's side only
@@ -27,7 +28,8 @@
 //! head. That is what the model reads too, so the screen shows the same; `verified="false"`,
 //! which a pane teammate adds to an unsigned "lead" letter, is shown beside the sender.
 
-use fleet_protocol::team::render::{CLOSE_TAG, LEAD_PREAMBLE, LEAD_TRAILER, OPEN_TAG};
+use super::render::{CLOSE_TAG, LEAD_PREAMBLE, LEAD_TRAILER, OPEN_TAG};
+use crate::markup::unescape;
 
 const REMINDER_OPEN: &str = "<system-reminder>";
 const REMINDER_CLOSE: &str = "</system-reminder>";
@@ -47,7 +49,7 @@ const TRAILER_OPENINGS: [&str; 2] = [
 
 /// One delivered message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Letter {
+pub struct Letter {
     /// The sender's member name (`team-lead`, `alpha`, `system`).
     pub from: String,
     pub color: Option<String>,
@@ -60,7 +62,7 @@ pub(crate) struct Letter {
 
 /// The letters of `text` when it is a delivery (at least one letter, nothing unexplained
 /// around them); `None` for anything else, which is then shown as the plain text it is.
-pub(crate) fn parse_delivery(text: &str) -> Option<Vec<Letter>> {
+pub fn parse_delivery(text: &str) -> Option<Vec<Letter>> {
     let mut rest = text.trim_start();
     let mut lead_side = false;
     for preamble in PREAMBLES {
@@ -98,7 +100,7 @@ pub(crate) fn parse_delivery(text: &str) -> Option<Vec<Letter>> {
 }
 
 /// Whether a text block holds nothing but `<system-reminder>`s (hidden beside a delivery).
-pub(crate) fn is_reminders_only(text: &str) -> bool {
+pub fn is_reminders_only(text: &str) -> bool {
     let mut rest = text.trim_start();
     if rest.is_empty() {
         return false;
@@ -126,8 +128,9 @@ fn is_trailer(rest: &str) -> bool {
             && !rest.contains(REMINDER_OPEN))
 }
 
-/// One block at the start of `text`, and what follows it.
-fn block(text: &str) -> Option<(Letter, &str)> {
+/// One block at the start of `text`, and what follows it; `None` unless `text` starts with a
+/// well-formed block.
+pub fn block(text: &str) -> Option<(Letter, &str)> {
     let after = text.strip_prefix(OPEN_TAG)?;
     let (attributes, after) = head(after)?;
     let after = after.strip_prefix('\n')?;
@@ -184,18 +187,6 @@ fn head(mut text: &str) -> Option<(Vec<(&str, String)>, &str)> {
         attributes.push((name, unescape(value)));
         text = &text[end + 1..];
     }
-}
-
-/// fleet's escaping undone (`&quot;`, `&lt;`, `&gt;`, then `&amp;`).
-fn unescape(value: &str) -> String {
-    if !value.contains('&') {
-        return value.to_string();
-    }
-    value
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
@@ -317,5 +308,25 @@ mod tests {
         ));
         assert!(!is_reminders_only("plain"));
         assert!(!is_reminders_only(""));
+    }
+
+    /// The model path (`TeammateMessage::parse_all`) and the screen (`parse_delivery`) read
+    /// the same letters, even from unescaped text whose body holds the closing tag mid-line:
+    /// before they shared this parser, the model path ended the body there.
+    #[test]
+    fn the_model_path_and_the_screen_agree_on_where_a_body_ends() {
+        use crate::team::TeammateMessage;
+        let text = "<teammate-message teammate_id=\"beta\">\nok</teammate-message> still beta\n\
+                    </teammate-message>\n\n<teammate-message teammate_id=\"gamma\">\nhi\n\
+                    </teammate-message>";
+        let letters = parse_delivery(text).expect("a delivery");
+        let blocks = TeammateMessage::parse_all(text);
+        assert_eq!(letters.len(), 2);
+        assert_eq!(blocks.len(), 2);
+        for (letter, block) in letters.iter().zip(&blocks) {
+            assert_eq!(letter.from, block.teammate_id);
+            assert_eq!(letter.body, block.body);
+        }
+        assert_eq!(blocks[0].body, "ok</teammate-message> still beta");
     }
 }
