@@ -151,6 +151,17 @@ fn is_private(ip: IpAddr) -> bool {
 mod tests {
     use super::*;
 
+    /// reqwest accepts a preconfigured TLS backend only of the rustls version it was built
+    /// with; a mismatch is an error at build time, which this catches before a user does.
+    #[test]
+    fn the_http_client_takes_the_ring_tls_configuration() {
+        let config = tls_config().expect("a TLS configuration");
+        assert!(!config.alpn_protocols.is_empty());
+        HttpOptions::default()
+            .build_client()
+            .expect("reqwest accepts the rustls configuration");
+    }
+
     #[test]
     fn hosts_are_told_apart_by_address() {
         let cases = [
