@@ -2,13 +2,11 @@
 //! a definition of the same name), and a checker that reports every problem in agent files
 //! with its file and line, so a broken file is found before a run silently skips it.
 
-use crate::settings::repo_root;
 use anyhow::Context;
 use fleet_runtime::definitions::{
     scan_file, scan_folder, AgentCatalog, AgentDefinition, AgentFolder, AgentSource, AgentSources,
     FolderScope, Isolation, ModelSetting, ScannedFile,
 };
-use fleet_store::FleetHome;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,15 +64,7 @@ fn sources(cwd: Option<PathBuf>, command_line: Option<String>) -> anyhow::Result
     let cwd = cwd
         .canonicalize()
         .with_context(|| format!("{}: no such folder", cwd.display()))?;
-    Ok(AgentSources {
-        repo_root: repo_root(&cwd),
-        fleet_home: FleetHome::from_env().ok().map(|h| h.root().to_path_buf()),
-        user_home: std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from),
-        command_line,
-        cwd,
-    })
+    Ok(fleet_session::config::locations(&cwd).agent_sources(command_line))
 }
 
 fn list(args: ListArgs) -> anyhow::Result<()> {

@@ -16,6 +16,7 @@ use crate::control::init::InitRequest;
 use crate::control::wire::{self, Incoming};
 use crate::input;
 use crate::settings::{self, SettingSource, SettingsFlags};
+use fleet_protocol::control::{ControlRequest, RequestBody};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Bytes that tend to matter to JSON and line parsers; mutations splice them in.
@@ -178,7 +179,10 @@ fn control_lines_and_initialize_never_panic() {
                 continue;
             }
             match wire::parse(text, n + 1) {
-                Ok(Incoming::Request { body, .. }) => {
+                Ok(Incoming::Request {
+                    request: RequestBody::Known(ControlRequest::Initialize(body)),
+                    ..
+                }) => {
                     let _ = InitRequest::read(&body, &mut PrintArgs::default());
                 }
                 Ok(_) => {}

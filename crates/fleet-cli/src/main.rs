@@ -18,7 +18,6 @@ mod print;
 mod remote_cmd;
 mod sessions;
 mod settings;
-mod settings_flags;
 mod team_cmd;
 mod trust;
 mod ultraplan_cmd;

@@ -137,9 +137,12 @@ fn add(cwd: &Path, args: AddArgs) -> anyhow::Result<ExitCode> {
     if args.scope == Scope::Project {
         let folder = file.parent().unwrap_or(cwd);
         let root = fleet_runtime::tracked::repository_root(folder);
-        let files =
-            fleet_runtime::mcp::config::McpConfigSources::discover(folder, Vec::new(), false)
-                .project_files;
+        let files = fleet_runtime::mcp::config::McpConfigSources::discover(
+            &fleet_session::config::locations(folder),
+            Vec::new(),
+            false,
+        )
+        .project_files;
         let hash = fleet_runtime::mcp::config::approval::project_server_hash(&files, &args.name)
             .unwrap_or_default();
         let approved = fleet_store::trust::TrustStore::from_env().and_then(|store| {
@@ -228,7 +231,8 @@ fn spec_of(args: &AddArgs) -> anyhow::Result<ServerSpec> {
 
 fn remove(cwd: &Path, args: RemoveArgs) -> anyhow::Result<ExitCode> {
     // The project's .mcp.json files, nearest first: the one that has the name is the one meant.
-    let discovered = McpConfigSources::discover(cwd, Vec::new(), false);
+    let discovered =
+        McpConfigSources::discover(&fleet_session::config::locations(cwd), Vec::new(), false);
     let mut project_files = discovered.project_files.clone();
     project_files.reverse();
     let project_hit = project_files

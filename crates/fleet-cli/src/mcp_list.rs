@@ -102,7 +102,7 @@ pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
 
 async fn start() -> anyhow::Result<(McpConfig, McpServers)> {
     let cwd = std::env::current_dir()?;
-    let config = McpConfig::load(&cwd, Vec::new(), false);
+    let config = McpConfig::load(&fleet_session::config::locations(&cwd), Vec::new(), false);
     let servers = McpServers::start(&config, McpTimeouts::from_env()).await;
     Ok((config, servers))
 }

@@ -12,13 +12,11 @@
 
 use crate::headless::setup::{permission_sources, sandbox_from_settings};
 use crate::settings::{self, repo_root};
-use anyhow::{bail, Context};
-use fleet_tools::permissions::{
-    split_rule_list, Behavior, CommandLinePermissions, Decision, DecisionReason, PermissionMode,
-    Permissions,
-};
-use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
-use fleet_tools::{Tool, ToolContext, ToolError, ToolOutput, ToolPool, Workspace};
+use anyhow::Context;
+use fleet_session::build::ToolHost;
+use fleet_session::SessionOptions;
+use fleet_tools::permissions::{Behavior, Decision, DecisionReason, PermissionMode, Permissions};
+use fleet_tools::{Tool, ToolContext, ToolError, ToolOutput, ToolPool};
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -106,44 +104,22 @@ struct FleetServer {
 
 impl FleetServer {
     fn new(args: &ServeArgs, cwd: &Path) -> anyhow::Result<Self> {
-        for dir in &args.add_dir {
-            if !cwd.join(dir).is_dir() {
-                bail!("--add-dir {}: no such folder", dir.display());
-            }
-        }
         let settings = settings::load(cwd)?;
-        let root = repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-        let cli = CommandLinePermissions {
+        let options = SessionOptions {
+            repo_root: repo_root(cwd),
             allowed_tools: args.allowed_tools.clone(),
             disallowed_tools: args.disallowed_tools.clone(),
-            mode: args.mode(),
+            permission_mode: args.mode(),
             add_dirs: args.add_dir.clone(),
+            permission_sources: permission_sources(&settings),
+            sandbox: sandbox_from_settings(&settings, args.sandbox())?,
+            ..SessionOptions::new(cwd.to_path_buf())
         };
-        let mut permissions = Permissions::from_sources(
-            Workspace::new(&root),
-            &permission_sources(&settings),
-            &cli,
-            cwd,
-        )?;
-        let sandbox = Arc::new(sandbox_from_settings(&settings, args.sandbox())?);
-        permissions.rules.allow.extend(sandbox.allow_read_rules()?);
-        let permissions = Arc::new(permissions);
-        let kind = AgentSandbox::kind_for_mode(permissions.mode(), SandboxKind::Standard);
-        let agent_sandbox = AgentSandbox::new(kind, sandbox, Some(permissions.clone()));
-        let guard = agent_sandbox.read_guard(cwd);
-        let ctx = ToolContext::new(cwd.to_path_buf(), permissions.workspace.clone())
-            .with_sandbox(Arc::new(agent_sandbox))
-            .with_read_guard(Arc::new(guard));
-
-        // A bare tool name in --disallowedTools takes the tool away, as it does for an agent.
-        let removed: Vec<String> = args
-            .disallowed_tools
-            .iter()
-            .flat_map(|list| split_rule_list(list))
-            .filter(|rule| !rule.contains('('))
-            .collect();
-        let mut tools = ToolPool::builtin();
-        tools.retain(|tool| !removed.iter().any(|name| name == tool.name()));
+        let ToolHost {
+            tools,
+            permissions,
+            ctx,
+        } = fleet_session::build::tool_host(&options)?;
         Ok(Self {
             tools,
             permissions,

@@ -114,7 +114,13 @@ async fn a_529_then_success_shows_the_retry_on_stderr_and_as_api_retry() {
     assert_eq!(line["max_retries"], 2);
     assert_eq!(line["retry_scope"], "request");
     assert!(line["retry_delay_ms"].is_u64(), "{line}");
-    assert!(line["error"].as_str().unwrap().contains("529"), "{line}");
+    // Claude Code's category, and fleet's words beside it.
+    assert_eq!(line["error"], "overloaded", "{line}");
+    assert_eq!(line["error_status"], 529, "{line}");
+    assert!(
+        line["error_message"].as_str().unwrap().contains("529"),
+        "{line}"
+    );
     assert_eq!(line["session_id"], lines[0]["session_id"]);
     let answer = lines.iter().position(|l| l["type"] == "assistant").unwrap();
     assert!(

@@ -574,8 +574,13 @@ async fn tools_flag_chooses_what_the_model_is_offered() {
             )
             .await;
         assert!(out.status.success(), "{}", stderr(&out));
+        // `init` lists the Agent tool as `Task`, as Claude Code does; requests name it `Agent`.
+        let listed: Vec<&str> = expected
+            .iter()
+            .map(|t| if *t == "Agent" { "Task" } else { t })
+            .collect();
         let init = &json_lines(&out)[0];
-        assert_eq!(init["tools"], json!(expected), "--tools {list:?}");
+        assert_eq!(init["tools"], json!(listed), "--tools {list:?}");
         let offered: Vec<_> = server.last_request().unwrap().body["tools"]
             .as_array()
             .map(|tools| tools.iter().map(|t| t["name"].clone()).collect())

@@ -101,7 +101,7 @@ async fn a_tool_call_cut_by_the_output_limit_is_asked_again_with_more_room() {
     let lines = json_lines(&out);
     let retry = lines.iter().find(|l| l["subtype"] == "api_retry").unwrap();
     assert_eq!(retry["retry_scope"], "turn");
-    let reason = retry["error"].as_str().unwrap();
+    let reason = retry["error_message"].as_str().unwrap();
     assert!(
         reason.contains("output limit (2048 tokens)") && reason.contains("4096"),
         "{reason}"
@@ -161,7 +161,7 @@ async fn garbled_tool_input_is_named_as_such_and_asked_again_with_the_same_limit
     assert_eq!(asked[0], asked[1]);
     let lines = json_lines(&out);
     let retry = lines.iter().find(|l| l["subtype"] == "api_retry").unwrap();
-    let reason = retry["error"].as_str().unwrap();
+    let reason = retry["error_message"].as_str().unwrap();
     assert!(
         reason.contains("came to its end") && reason.contains("not valid JSON"),
         "{reason}"

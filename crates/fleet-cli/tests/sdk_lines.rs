@@ -71,10 +71,15 @@ async fn a_foreground_subagent_reports_its_task_like_a_background_one() {
     let text = std::fs::read_to_string(output).unwrap();
     assert!(text.contains("hello from greeter"), "{text}");
 
-    // Started before the child speaks; over before its answer reaches the main agent.
+    // Started before the child's first line (its prompt, as Claude Code prints it); over
+    // before its answer reaches the main agent.
     let child_says = position(&lines, |l| {
-        l["type"] == "assistant" && !l["parent_tool_use_id"].is_null()
+        l["type"] == "user" && !l["parent_tool_use_id"].is_null()
     });
+    assert_eq!(
+        lines[child_says]["message"]["content"][0]["text"], "say hi",
+        "{lines:#?}"
+    );
     let answer = position(&lines, |l| {
         l["type"] == "user" && l["parent_tool_use_id"].is_null()
     });

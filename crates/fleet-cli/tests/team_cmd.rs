@@ -479,3 +479,40 @@ fn control_characters_from_mail_are_shown_not_obeyed() {
     assert!(!text.contains('\u{1b}'), "{text:?}");
     assert!(text.contains("clear\\e[2Jscreen"), "{text}");
 }
+
+#[test]
+fn a_claude_code_team_with_names_fleet_does_not_know_is_listed_and_its_frames_shown() {
+    let home = Home::new();
+    // As a newer Claude Code might write it: a backend and a mode this build has never seen.
+    let dir = home.teams().dir("session-1a2b3c4d");
+    std::fs::create_dir_all(dir.join("inboxes")).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"name":"session-1a2b3c4d","createdAt":1764608400000,
+            "leadAgentId":"team-lead@session-1a2b3c4d","leadSessionId":"1a2b3c4d-0000-4000-8000-000000000000",
+            "members":[
+              {"agentId":"team-lead@session-1a2b3c4d","name":"team-lead","agentType":"team-lead",
+               "joinedAt":1764608400000,"tmuxPaneId":"leader","cwd":"/src/app","subscriptions":[],
+               "backendType":"in-process"},
+              {"agentId":"alpha@session-1a2b3c4d","name":"alpha","color":"blue","joinedAt":1764608401000,
+               "tmuxPaneId":"w2","subscriptions":[],"planModeRequired":true,"cwd":"/src/app",
+               "backendType":"wezterm","mode":"auto"}]}"#,
+    )
+    .unwrap();
+    let approved = r#"{"type":"shutdown_approved","requestId":"shutdown-1@alpha","from":"alpha","timestamp":"2026-12-01T17:00:00.000Z","paneId":"w2","backendType":"wezterm"}"#;
+    home.inbox("session-1a2b3c4d", "team-lead")
+        .append(&mail("alpha", approved, "f1"))
+        .unwrap();
+
+    let all = json(&home.fleet(&["team", "list", "--json"]));
+    assert_eq!(all["problems"], Value::Array(vec![]), "{all:#}");
+    assert_eq!(all["teams"][0]["members"][1]["name"], "alpha");
+
+    let text = ok(&home.fleet(&["team", "inbox", "session-1a2b3c4d", "team-lead"]));
+    assert!(
+        text.contains(
+            "    frame shutdown_approved  requestId=\"shutdown-1@alpha\"  backendType=\"wezterm\"\n"
+        ),
+        "{text}"
+    );
+}

@@ -16,6 +16,7 @@ pub mod openai;
 pub mod provider;
 pub mod retry;
 pub mod sse;
+pub mod tls;
 mod transport;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig, Auth};

@@ -257,6 +257,9 @@ pub const FLEET_MAX_CONCURRENT_SUBAGENTS: CountVar =
 pub const FLEET_FORK_SUBAGENT: FlagVar = FlagVar::new("FLEET_FORK_SUBAGENT");
 /// Run the main agent as a coordinator.
 pub const FLEET_COORDINATOR_MODE: FlagVar = FlagVar::new("FLEET_COORDINATOR_MODE");
+/// The JSON printers also print what foreground subagents say (their `assistant` lines and
+/// tool results), which Claude Code's line set leaves out.
+pub const FLEET_SUBAGENT_MESSAGES: FlagVar = FlagVar::new("FLEET_SUBAGENT_MESSAGES");
 /// Write no session transcript.
 pub const FLEET_NO_SESSION_PERSISTENCE: FlagVar = FlagVar::new("FLEET_NO_SESSION_PERSISTENCE");
 /// Trust the repository for this run, as `--trust-project` (for CI).
@@ -321,6 +324,7 @@ pub const ALL: &[Var] = &[
     Var::Flag(FLEET_FORK_SUBAGENT),
     Var::Flag(FLEET_COORDINATOR_MODE),
     Var::Flag(FLEET_NO_SESSION_PERSISTENCE),
+    Var::Flag(FLEET_SUBAGENT_MESSAGES),
     Var::Flag(FLEET_TRUST_PROJECT),
     Var::Flag(FLEET_AGENT_TEAMS),
     Var::Flag(FLEET_TEAM_AUTO_APPROVE_PLANS),

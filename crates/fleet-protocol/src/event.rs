@@ -201,7 +201,7 @@ pub struct DeniedCall {
     /// The refusal the model was given as the call's result.
     pub message: String,
     /// What refused it: `rule`, `mode`, `workspace`, `user`, `hook`…
-    pub reason_type: String,
+    pub reason_type: crate::PermissionReasonType,
 }
 
 /// Whether the session is busy, as `system/session_state_changed` reports it (an approver's
@@ -220,7 +220,7 @@ pub struct SessionInfo {
     pub cwd: String,
     pub model: String,
     pub tools: Vec<String>,
-    pub permission_mode: String,
+    pub permission_mode: crate::PermissionMode,
     pub additional_directories: Vec<String>,
     /// The agent types the Agent tool can start (empty without subagents).
     #[serde(default)]
@@ -237,7 +237,7 @@ pub struct SessionInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct McpServerStatus {
     pub name: String,
-    pub status: String,
+    pub status: crate::McpServerState,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -257,9 +257,9 @@ pub struct ToolResultEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PermissionNote {
     /// `accept` or `reject`.
-    pub decision: String,
-    /// `mode`, `rule` or `workspace`, and the rule text when a rule decided.
-    pub reason_type: String,
+    pub decision: crate::PermissionDecision,
+    /// `mode`, `rule`, `workspace`, … and the rule text when a rule decided.
+    pub reason_type: crate::PermissionReasonType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
 }
@@ -281,7 +281,7 @@ pub struct ReplyMeta {
     pub id: String,
     pub model: String,
     pub usage: Usage,
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<crate::StopReason>,
 }
 
 /// How a run ended, in the result event's words.
@@ -334,7 +334,7 @@ pub struct RunResult {
     pub model_usage: BTreeMap<String, ModelUsage>,
     pub permission_denials: Vec<PermissionDenial>,
     /// The model's last stop reason (`end_turn`, `tool_use`, `max_tokens`…).
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<crate::StopReason>,
     /// The HTTP status of the API error that ended the run, if one did.
     pub api_error_status: Option<u16>,
     pub session_id: String,
@@ -346,7 +346,7 @@ pub struct RunResult {
     pub tree: Option<TreeReport>,
     /// Why the loop stopped, when the subtype does not say it: `hook_stopped` for a run a
     /// hook's `continue: false` ended (a success, as in Claude Code).
-    pub terminal_reason: Option<String>,
+    pub terminal_reason: Option<crate::TerminalReason>,
     /// `--json-schema`: the value the model gave through the StructuredOutput tool, already
     /// checked against the schema.
     pub structured_output: Option<Value>,

@@ -6,6 +6,7 @@
 
 pub mod agent_message;
 pub mod compact;
+pub mod control;
 pub mod env;
 pub mod error;
 pub mod event;
@@ -23,6 +24,8 @@ pub mod task;
 pub mod team;
 pub mod tree;
 pub mod usage;
+pub mod vocab;
+pub mod wire;
 
 pub use agent_message::AgentMessage;
 pub use compact::{CompactBoundary, CompactTrigger};
@@ -52,6 +55,10 @@ pub use tree::{
     AgentUsage, KilledCounts, RefusedCounts, RequestedModes, SubagentStats, TreeReport,
 };
 pub use usage::{Usage, UsageDelta};
+pub use vocab::{
+    BackendType, HookDecision, HookPermissionDecision, McpServerState, PermissionDecision,
+    PermissionMode, PermissionReasonType, TerminalReason, UnknownValue,
+};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ mod follow;
 use crate::client::Remote;
 use crate::job::{AgentSpec, Job, JobKind, DEFAULT_MAX_DELIVER};
 use crate::signing::UserKey;
-use fleet_runtime::remote::{RemoteLaunched, RemoteLauncher, RemoteRequest};
+use fleet_runtime::remote::{LaunchError, RemoteLaunched, RemoteLauncher, RemoteRequest};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use tokio::sync::{mpsc, OnceCell};
@@ -39,17 +39,16 @@ impl NatsLauncher {
     }
 
     /// The connection, made by the first launch and shared by the later ones.
-    async fn remote(&self) -> Result<&Remote, String> {
+    async fn remote(&self) -> Result<&Remote, crate::RemoteError> {
         self.remote
             .get_or_try_init(|| async {
                 let remote = Remote::connect(&self.url).await?;
-                Ok::<_, crate::RemoteError>(match &self.signer {
+                Ok(match &self.signer {
                     Some(key) => remote.with_signer(key.clone()),
                     None => remote,
                 })
             })
             .await
-            .map_err(|e| e.to_string())
     }
 }
 
@@ -58,16 +57,23 @@ impl RemoteLauncher for NatsLauncher {
         &self,
         request: RemoteRequest,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<RemoteLaunched, String>> {
+    ) -> BoxFuture<'_, Result<RemoteLaunched, LaunchError>> {
         Box::pin(async move {
-            let remote = self.remote().await?.clone();
+            let remote = self
+                .remote()
+                .await
+                .map_err(|e| LaunchError::Connect(Box::new(e)))?
+                .clone();
             let repo = remote
                 .snapshot_repo(&request.cwd)
                 .await
-                .map_err(|e| format!("cannot send the repository to the workers: {e}"))?;
+                .map_err(|e| LaunchError::Repository(Box::new(e)))?;
             let in_repo = repo.is_some();
             let job = job_for(&request, repo);
-            let submitted = remote.submit(job).await.map_err(|e| e.to_string())?;
+            let submitted = remote
+                .submit(job)
+                .await
+                .map_err(|e| LaunchError::Submit(Box::new(e)))?;
             let (updates, receiver) = mpsc::channel(64);
             let follower = follow::Follower {
                 remote,
@@ -99,7 +105,9 @@ pub fn job_for(request: &RemoteRequest, repo: Option<crate::job::RepoRef>) -> Jo
             append_system_prompt: None,
         },
         model: Some(request.model.clone()).filter(|m| !m.trim().is_empty()),
-        permission_mode: request.permission_mode.clone(),
+        // The job keeps the name: a worker must read a job with a mode it does not know, to
+        // refuse it by name.
+        permission_mode: request.permission_mode.as_str().to_string(),
         allowed_tools: request.allow.clone(),
         disallowed_tools: request.deny.clone(),
         repo,

@@ -7,7 +7,7 @@
 //! | what | JetStream piece | module |
 //! |---|---|---|
 //! | jobs waiting for a worker | `FLEET_JOBS`, a work-queue stream with one shared pull consumer | [`broker`], [`job`] |
-//! | what a job's agent did (replayable) | `FLEET_EVENTS`, subject `fleet.events.<task>` | [`worker`], [`client`] |
+//! | what a job's agent did (replayable) | `FLEET_EVENTS`, subject `fleet.events.<task>` | [`worker`], [`client`], [`event`] |
 //! | stop, approve, reject, teleport | `FLEET_CONTROL`, subject `fleet.control.<task>` | [`record::Control`] |
 //! | task state, workers' heartbeats | KV buckets `fleet_tasks`, `fleet_workers` | [`record`] |
 //! | repository snapshots and result branches | object store `fleet_bundles` | [`bundle`] |
@@ -24,6 +24,7 @@ pub mod broker;
 pub mod bundle;
 pub mod client;
 pub mod error;
+pub mod event;
 pub mod job;
 pub mod launcher;
 pub mod names;
@@ -35,6 +36,7 @@ pub mod worker;
 pub use broker::Broker;
 pub use client::Remote;
 pub use error::RemoteError;
+pub use event::{EventLine, RemoteState, WorkerEvent};
 pub use job::{AgentSpec, Job, JobKind, RepoRef};
 pub use record::{Control, TaskRecord, TaskState, WorkerRecord};
 

@@ -23,6 +23,10 @@ pub enum TaskState {
     Killed,
     /// Stopped and put away (an Ultraplan session that was teleported, stopped or gave up).
     Archived,
+    /// A state this fleet does not know (a newer worker's): the record stays readable, and
+    /// the task counts as neither ended nor failed.
+    #[serde(other)]
+    Unknown,
 }
 
 impl TaskState {
@@ -31,6 +35,24 @@ impl TaskState {
             self,
             Self::Completed | Self::Failed | Self::Killed | Self::Archived
         )
+    }
+
+    /// Every state this fleet knows, as written.
+    pub const KNOWN: [TaskState; 9] = [
+        Self::Queued,
+        Self::Running,
+        Self::Idle,
+        Self::PlanReady,
+        Self::Executing,
+        Self::Completed,
+        Self::Failed,
+        Self::Killed,
+        Self::Archived,
+    ];
+
+    /// The state named `name`; `None` for a name this fleet does not know.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::KNOWN.into_iter().find(|state| state.as_str() == name)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -44,6 +66,7 @@ impl TaskState {
             Self::Failed => "failed",
             Self::Killed => "killed",
             Self::Archived => "archived",
+            Self::Unknown => "unknown",
         }
     }
 }
@@ -164,4 +187,27 @@ pub enum Control {
     Teleport,
     /// A message to a session waiting for input.
     Reply { text: String },
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_record_in_a_state_this_fleet_does_not_know_stays_readable_and_not_ended() {
+        let text = r#"{"task_id": "t1", "kind": "agent", "description": "d",
+                       "state": "reviewing", "queued_ms": 1, "updated_ms": 2}"#;
+        let record: TaskRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(record.state, TaskState::Unknown);
+        assert!(!record.state.is_terminal());
+        for state in TaskState::KNOWN {
+            let written = serde_json::to_string(&state).unwrap();
+            assert_eq!(written, format!("\"{}\"", state.as_str()));
+            assert_eq!(serde_json::from_str::<TaskState>(&written).unwrap(), state);
+            assert_eq!(TaskState::from_name(state.as_str()), Some(state));
+        }
+        assert_eq!(TaskState::from_name("reviewing"), None);
+    }
 }

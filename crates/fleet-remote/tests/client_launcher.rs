@@ -38,7 +38,7 @@ fn request(task_id: &str, cwd: &Path) -> RemoteRequest {
         agent_type: "general-purpose".into(),
         definition: json!({"description": "d", "prompt": "p"}),
         model: "claude-sonnet-4-5".into(),
-        permission_mode: "acceptEdits".into(),
+        permission_mode: fleet_protocol::PermissionMode::AcceptEdits,
         allow: vec!["Bash(git:*)".into()],
         deny: vec!["Bash(rm *)".into()],
         cwd: cwd.to_path_buf(),

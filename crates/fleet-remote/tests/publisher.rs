@@ -98,9 +98,13 @@ async fn a_broker_outage_holds_the_output_back_in_a_bounded_queue_and_loses_none
         limits.lines
     );
     assert!(!producer.is_finished(), "the writer is held back");
-    // Held back once, and said once, while the broker stays away.
-    assert_eq!((gauge.pauses(), gauge.reported()), (1, 1));
-    assert_eq!(written.load(Ordering::Acquire), held_at);
+    // Said once while the broker stays away. It may be held back more than once: a line in
+    // flight when the broker died can still be stored after the queue filled up (under load),
+    // giving its room back to the writer, who fills it and waits again — within the bound.
+    assert_eq!(gauge.reported(), 1);
+    assert!(gauge.pauses() >= 1);
+    assert_within(&gauge, limits);
+    assert!(!producer.is_finished(), "the writer is still held back");
 
     server.restart();
     let events = tokio::time::timeout(WAIT, producer)

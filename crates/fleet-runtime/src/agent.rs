@@ -5,30 +5,38 @@
 //! for no tools, or a limit (turns, budget), an API error or cancellation stops it. Whatever
 //! stops it, the conversation is left valid for the API: a reply's tool calls are always
 //! answered before the loop looks at its limits.
+//!
+//! [`Agent::run`] is the whole run in one screen: `start.rs` opens it (`/compact`, the
+//! prompt's hooks, the prompt committed), `turn.rs` is one turn, `finish.rs` makes the result.
+//! Each concern a turn touches has its own file: `request.rs` (the request and its retries),
+//! `context_fit.rs` (compaction), `hooks.rs`, `calls.rs` (tool calls, skills, the fork point,
+//! the inbox, MCP refresh), `live.rs` (the session's controls), `stop.rs` (limits, structured
+//! output and what else ends a run).
 
 mod calls;
 mod context_fit;
+mod finish;
+mod hooks;
 mod live;
 mod partial;
 mod request;
+mod start;
+mod stop;
+mod turn;
 
-use crate::accounting::Accounting;
+use self::start::Opening;
+use self::stop::Stop;
+use self::turn::{RunState, Step};
 use crate::config::AgentConfig;
-use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
-use crate::dispatch::{Call, Dispatcher};
 use crate::sink::EventSink;
-use crate::subagent::{ForkBase, ForkPoint};
-use fleet_model::{Catalog, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
+use crate::subagent::ForkBase;
+use fleet_model::{Catalog, ModelClient};
 use fleet_protocol::{
-    CommittedMessage, ContentBlock, EventKind, Message, MessagesRequest, PermissionDenial,
-    ReplyMeta, ResultSubtype, Role, RunOrigin, RunResult, SessionInfo, SystemBlock, SystemPrompt,
-    ToolDefinition,
+    CommittedMessage, ContentBlock, EventKind, Message, ReplyMeta, Role, RunOrigin, RunResult,
+    SessionInfo, Shared, ToolDefinition,
 };
-use fleet_protocol::{Shared, TaskStatus};
 use fleet_tools::ToolContext;
-use futures::StreamExt;
 use std::sync::Arc;
-use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub struct Agent {
@@ -61,34 +69,11 @@ pub struct Agent {
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Agent")
-            .field("model", &self.config.model)
+            .field("model", &self.config.model.id)
             .field("session_id", &self.session_id)
             .field("messages", &self.messages.len())
             .finish_non_exhaustive()
     }
-}
-
-/// How often one turn's request is made when its reply breaks off, and the pause before the
-/// next try (growing with each).
-const TURN_ATTEMPTS: u32 = 3;
-const TURN_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// Why one request produced no reply.
-enum Failure {
-    Interrupted,
-    /// The error, and whether part of the reply reached the agent's readers (with the reply's
-    /// id when it was known).
-    Model(ModelError, Option<Option<String>>),
-}
-
-/// Why a run stopped early, before it is turned into a result.
-struct Stop {
-    subtype: ResultSubtype,
-    message: String,
-    /// The HTTP status of the API error that stopped it, if one did.
-    status: Option<u16>,
-    /// The API refused the request as longer than the model's window.
-    too_long: Option<crate::compact::TooLong>,
 }
 
 impl Agent {
@@ -104,16 +89,17 @@ impl Agent {
             ctx.background = Some(controls.move_signal());
         }
         let tool_definitions = config
-            .tool_definitions
+            .tools
+            .definitions
             .clone()
-            .unwrap_or_else(|| Arc::new(config.tools.definitions()));
-        let fork_base = config.fork_source.as_ref().map(|_| {
+            .unwrap_or_else(|| Arc::new(config.tools.pool.definitions()));
+        let fork_base = config.fork_source().map(|_| {
             Arc::new(ForkBase {
-                model: config.model.clone(),
-                max_tokens: config.max_tokens,
-                system: config.system.clone(),
+                model: config.model.id.clone(),
+                max_tokens: config.model.max_tokens,
+                system: config.context.system.clone(),
                 tools: tool_definitions.clone(),
-                thinking: config.thinking.clone(),
+                thinking: config.model.thinking.clone(),
             })
         });
         let agent = Self {
@@ -152,7 +138,7 @@ impl Agent {
     /// Ends each run right after a tool call that sets `flag` (a pane teammate that agreed
     /// to shut down makes no further request).
     pub fn end_after_tools(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
-        self.config.end_after_tools = Some(flag);
+        self.config.stop.end_after_tools = flag;
     }
 
     /// Marks the next run as started by something other than a prompt (task notifications).
@@ -175,7 +161,7 @@ impl Agent {
     /// cache holds.
     pub fn set_permission_mode(&mut self, mode: fleet_tools::permissions::PermissionMode) {
         let mut permissions =
-            fleet_tools::permissions::Permissions::clone(&self.config.permissions);
+            fleet_tools::permissions::Permissions::clone(&self.config.tools.permissions);
         permissions.set_own_mode(mode);
         let permissions = Arc::new(permissions);
         let kind = fleet_tools::sandbox::AgentSandbox::kind_for_mode(
@@ -184,7 +170,7 @@ impl Agent {
         );
         let sandbox = self.ctx.sandbox.with_kind(kind, Some(permissions.clone()));
         self.ctx = self.ctx.clone().with_sandbox(Arc::new(sandbox));
-        self.config.permissions = permissions;
+        self.config.tools.permissions = permissions;
     }
 
     pub fn session_id(&self) -> &str {
@@ -195,15 +181,16 @@ impl Agent {
         SessionInfo {
             session_id: self.session_id.clone(),
             cwd: self.ctx.cwd.display().to_string(),
-            model: self.config.model.clone(),
+            model: self.config.model.id.clone(),
             tools: self
                 .config
                 .tools
+                .pool
                 .names()
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            permission_mode: self.config.permissions.mode().as_str().to_string(),
+            permission_mode: self.config.tools.permissions.mode(),
             additional_directories: self
                 .ctx
                 .workspace
@@ -212,7 +199,7 @@ impl Agent {
                 .map(|p| p.display().to_string())
                 .collect(),
             agents: Vec::new(),
-            mcp_servers: self.config.mcp_servers.clone(),
+            mcp_servers: self.config.tools.mcp_servers.clone(),
             skills: Vec::new(),
         }
     }
@@ -228,279 +215,23 @@ impl Agent {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> RunResult {
-        let started = Instant::now();
-        let mut totals = Accounting::default();
-        let mut denials = Vec::new();
-        let mut turns = 0u32;
-        let mut last_stop_reason = None;
-        let origin = self.origin.take();
-        let mail_ids = std::mem::take(&mut self.prompt_mail_ids);
-        if let Some(hooks) = self.config.hooks.clone() {
-            let slot = crate::hooks::turn::pre_compact_slot(
-                hooks,
-                self.hook_caller(),
-                sink.clone(),
-                cancel.clone(),
-            );
-            self.config.compact.pre_compact = Some(slot);
-        }
-        // `/compact [focus]` is a command to the session, never sent to the model (nor to the
-        // UserPromptSubmit hooks, which see prompts).
-        let mut manual_compact = crate::compact::manual_command(&prompt.text()).map(str::to_owned);
-        let mut prompt = prompt;
-        let mut refused = match (self.config.hooks.clone(), &manual_compact) {
-            (Some(hooks), None) => {
-                let typed = origin.is_none() && mail_ids.is_empty();
-                let caller = self.hook_caller();
-                Box::pin(crate::hooks::turn::on_run_start(
-                    &hooks,
-                    &caller,
-                    &mut prompt,
-                    typed,
-                    sink,
-                    cancel,
-                ))
-                .await
+        let mut run = RunState::new(self.origin.take());
+        let prompted = run.origin.is_none();
+        let outcome = match Box::pin(self.open_run(prompt, prompted, sink, cancel)).await {
+            Opening::Refused(reason) => Err(Stop::error(format!(
+                "UserPromptSubmit hook blocked the prompt: {reason}"
+            ))),
+            Opening::Compact(focus) => {
+                Box::pin(self.compact_now(&focus, sink, cancel, &mut run.totals)).await
             }
-            _ => None,
-        };
-        if manual_compact.is_none() && refused.is_none() {
-            self.commit_mail(sink, prompt, mail_ids).await;
-        }
-        if let Some(ack) = self.prompt_ack.take() {
-            ack();
-        }
-        self.sync_controls_for_run();
-        let mut stop_hook_active = false;
-        let mut terminal_reason = None;
-        let mut recovering: Option<(crate::compact::TooLong, Stop)> = None;
-
-        let outcome = loop {
-            if let Some(reason) = refused.take() {
-                break Err(Stop {
-                    subtype: ResultSubtype::ErrorDuringExecution,
-                    message: format!("UserPromptSubmit hook blocked the prompt: {reason}"),
-                    status: None,
-                    too_long: None,
-                });
-            }
-            if let Some(focus) = manual_compact.take() {
-                break Box::pin(self.compact_now(&focus, sink, cancel, &mut totals)).await;
-            }
-            if cancel.is_cancelled() {
-                break Err(interrupted());
-            }
-            Box::pin(self.deliver_inbox(sink)).await;
-            self.sync_controls();
-            Box::pin(self.refresh_mcp_tools()).await;
-            let need = match &recovering {
-                Some((refusal, _)) => crate::compact::Need::TooLong(*refusal),
-                None => crate::compact::Need::Check,
-            };
-            let fitted = Box::pin(self.fit_context(need, sink, cancel, &mut totals)).await;
-            if let Err(stop) = fitted {
-                // After a refusal, the API's error is what the user needs to see.
-                break Err(match recovering.take() {
-                    Some((_, refused)) if stop.status.is_none() => Stop {
-                        message: format!("{} ({})", refused.message, stop.message),
-                        ..refused
-                    },
-                    _ => stop,
-                });
-            }
-            let response =
-                match Box::pin(self.request_with_retries(sink, cancel, &mut totals)).await {
-                    Ok(response) => response,
-                    // Once per turn: make room and ask again rather than fail the run.
-                    Err(stop) if recovering.is_none() && stop.too_long.is_some() => {
-                        recovering = stop.too_long.map(|refusal| (refusal, stop));
-                        continue;
-                    }
-                    Err(stop) => break Err(stop),
-                };
-            recovering = None;
-            turns += 1;
-            self.account(&response, sink, &mut totals);
-            let reply = response.message;
-            let request_id = response.request_id.clone();
-            last_stop_reason = reply.stop_reason.as_ref().map(|r| r.as_str().to_string());
-            let final_text = reply.text();
-            let calls: Vec<Call> = reply
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::ToolUse {
-                        id, name, input, ..
-                    } => Some(Call {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                    }),
-                    _ => None,
-                })
-                .collect();
-            let meta = ReplyMeta {
-                id: reply.id.clone(),
-                model: reply.model.clone(),
-                usage: reply.usage.clone(),
-                stop_reason: last_stop_reason.clone(),
-            };
-            let usage = reply.usage.clone();
-            self.commit(sink, sendable(reply.content), Some(meta), Vec::new())
-                .await;
-            self.context.observe(&usage, self.messages.len());
-            self.publish_context(Some(&usage));
-            if calls.is_empty() {
-                match crate::structured::next(self.config.structured.as_deref(), false) {
-                    crate::structured::Next::Remind(reminder) => {
-                        if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
-                            break Err(stop);
-                        }
-                        self.commit(sink, reminder, None, Vec::new()).await;
-                        continue;
-                    }
-                    crate::structured::Next::GiveUp(message) => {
-                        break Err(structured_stop(message))
-                    }
-                    _ => {}
+            Opening::Turns => loop {
+                match Box::pin(self.turn(&mut run, sink, cancel)).await {
+                    Step::Next => {}
+                    Step::End(outcome) => break outcome,
                 }
-                if let Some(hooks) = self.config.hooks.clone() {
-                    let caller = self.hook_caller();
-                    let active = &mut stop_hook_active;
-                    let more = Box::pin(crate::hooks::turn::on_stop(
-                        &hooks,
-                        &caller,
-                        active,
-                        &final_text,
-                        sink,
-                        cancel,
-                    ))
-                    .await;
-                    if let Some(more) = more {
-                        if let Some(stop) = self.limit_reached(turns, totals.cost_usd) {
-                            break Err(stop);
-                        }
-                        self.commit(sink, more, None, Vec::new()).await;
-                        continue;
-                    }
-                }
-                break Ok(final_text);
-            }
-
-            if let Some(ledger) = &self.config.ledger {
-                ledger.record_tool_uses(&sink.agent().agent_id, calls.len() as u64);
-            }
-            self.publish_fork_point(&calls);
-            // The reply's calls are committed and unanswered: the worst moment to crash.
-            crate::failpoint::hit("before-tool-calls");
-            let hook_stop =
-                Box::pin(self.answer(calls, request_id.as_deref(), sink, cancel, &mut denials))
-                    .await;
-            if cancel.is_cancelled() {
-                break Err(interrupted());
-            }
-            // A tool hook said `continue: false`: the results are in, no further request.
-            if hook_stop.is_some() {
-                terminal_reason = Some("hook_stopped".to_string());
-                break Ok(final_text);
-            }
-            if self
-                .config
-                .end_after_tools
-                .as_ref()
-                .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Acquire))
-            {
-                break Ok(final_text);
-            }
-            match crate::structured::next(self.config.structured.as_deref(), true) {
-                crate::structured::Next::Delivered => break Ok(final_text),
-                crate::structured::Next::GiveUp(message) => break Err(structured_stop(message)),
-                _ => {}
-            }
-            let spent = match &self.config.ledger {
-                Some(ledger) => ledger.total_cost_usd(),
-                None => totals.cost_usd,
-            };
-            if let Some(stop) = self.limit_reached(turns, spent) {
-                break Err(stop);
-            }
+            },
         };
-
-        self.skills.revert(&mut self.config);
-        let (subtype, result, api_error_status) = match outcome {
-            Ok(text) => (ResultSubtype::Success, text, None),
-            Err(stop) => {
-                // A run cut short while it waited past the watchdog's bound says on what.
-                let waited = sink.watchdog().overdue_for(&sink.agent().agent_id);
-                let message = match waited {
-                    Some(waited) => format!("{} ({waited})", stop.message),
-                    None => stop.message,
-                };
-                (stop.subtype, message, stop.status)
-            }
-        };
-        let mut result = RunResult {
-            subtype,
-            result,
-            num_turns: turns,
-            duration_ms: millis(started.elapsed()),
-            duration_api_ms: millis(totals.api_time),
-            total_cost_usd: totals.cost_usd,
-            usage: totals.usage,
-            model_usage: totals.per_model,
-            permission_denials: denials,
-            stop_reason: last_stop_reason,
-            api_error_status,
-            session_id: self.session_id.clone(),
-            origin,
-            tree: None,
-            terminal_reason,
-            structured_output: self.config.structured.as_ref().and_then(|s| s.take()),
-        };
-        // The main agent's result reports the whole tree; its own entry says how it ended.
-        if let (Some(ledger), true) = (&self.config.ledger, sink.agent().is_main()) {
-            let status = if result.is_error() {
-                TaskStatus::Failed
-            } else {
-                TaskStatus::Completed
-            };
-            ledger.finish(&sink.agent().agent_id, status, None);
-            result.tree = Some(ledger.report());
-        }
-        sink.emit(EventKind::Finished(result.clone())).await;
-        result
-    }
-
-    /// The limit the run has reached after `turns` replies costing `spent`, checked once a
-    /// turn's calls are answered so the conversation stays valid.
-    fn limit_reached(&self, turns: u32, spent: f64) -> Option<Stop> {
-        if let Some(max) = self.config.max_turns.filter(|max| turns >= *max) {
-            return Some(Stop {
-                subtype: ResultSubtype::ErrorMaxTurns,
-                message: format!("Reached the maximum number of turns ({max})."),
-                status: None,
-                too_long: None,
-            });
-        }
-        let budget = self
-            .config
-            .max_budget_usd
-            .filter(|budget| spent >= *budget)?;
-        Some(Stop {
-            subtype: ResultSubtype::ErrorMaxBudgetUsd,
-            message: format!("Reached the budget of ${budget:.4} (spent ${spent:.4})."),
-            status: None,
-            too_long: None,
-        })
-    }
-
-    /// This agent as hook inputs describe it.
-    pub(crate) fn hook_caller(&self) -> crate::hooks::Caller {
-        crate::hooks::Caller::current(
-            &self.session_id,
-            self.ctx.cwd.clone(),
-            self.config.permissions.mode().as_str(),
-        )
+        Box::pin(self.finish(run, outcome, sink)).await
     }
 
     async fn commit(
@@ -545,34 +276,6 @@ fn sendable(content: Vec<ContentBlock>) -> Message {
 
 fn is_empty_text(block: &ContentBlock) -> bool {
     matches!(block, ContentBlock::Text { text, .. } if text.is_empty())
-}
-
-fn interrupted() -> Stop {
-    Stop {
-        subtype: ResultSubtype::ErrorDuringExecution,
-        message: "Interrupted: the run was cancelled.".into(),
-        status: None,
-        too_long: None,
-    }
-}
-
-/// The model gave no valid structured output within the retries (`--json-schema`).
-fn structured_stop(message: String) -> Stop {
-    Stop {
-        subtype: ResultSubtype::ErrorMaxStructuredOutputRetries,
-        message,
-        status: None,
-        too_long: None,
-    }
-}
-
-fn api_error(err: &ModelError) -> Stop {
-    Stop {
-        subtype: ResultSubtype::ErrorDuringExecution,
-        message: format!("API error: {err}"),
-        status: err.status(),
-        too_long: crate::compact::TooLong::from_error(err),
-    }
 }
 
 fn millis(duration: std::time::Duration) -> u64 {

@@ -55,7 +55,7 @@ impl Session {
                 };
                 sink.emit(EventKind::SessionState(SessionState::Running))
                     .await;
-                let member = spawner.membership().cloned();
+                let member = crate::teams::membership(&spawner);
                 if let Some(member) = &member {
                     member.turn_started();
                 }

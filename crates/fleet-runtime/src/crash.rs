@@ -67,7 +67,7 @@ pub(crate) fn error_result(session_id: &str, text: String) -> RunResult {
         session_id: session_id.to_string(),
         origin: None,
         tree: None,
-        terminal_reason: Some("crashed".into()),
+        terminal_reason: Some(fleet_protocol::TerminalReason::Crashed),
         structured_output: None,
     }
 }

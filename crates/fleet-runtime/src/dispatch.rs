@@ -6,8 +6,11 @@
 //! the API rejects a conversation with a tool_use left unanswered.
 
 use crate::approval::{Approval, ApprovalRequest, Approver};
+use crate::hooks::tool::HookAnswer;
 use crate::sink::EventSink;
 use crate::watchdog::WaitingFor;
+use fleet_protocol::PermissionDecision::{self, Accept, Reject};
+use fleet_protocol::PermissionReasonType as ReasonType;
 use fleet_protocol::{ContentBlock, EventKind, PermissionDenial, PermissionNote, ToolResultEvent};
 use fleet_tools::permissions::{Behavior, Decision, DecisionReason, Permissions};
 use fleet_tools::{Parallelism, Tool, ToolContext, ToolError, ToolPool};
@@ -24,6 +27,17 @@ pub(crate) struct Call {
     pub id: String,
     pub name: String,
     pub input: Value,
+}
+
+impl Call {
+    /// The call as its tool hooks see it.
+    fn hook_ref(&self) -> crate::hooks::ToolCallRef<'_> {
+        crate::hooks::ToolCallRef {
+            name: &self.name,
+            input: &self.input,
+            id: &self.id,
+        }
+    }
 }
 
 /// The answer to one call: the block for the conversation, and what went wrong with
@@ -103,12 +117,15 @@ impl Dispatcher<'_> {
         drop(wait);
         let (result, note, denied) = guarded.unwrap_or_else(|_| {
             (
-                Err(ToolError::failed(format!(
-                    "{} failed unexpectedly (internal error while checking or running the \
-                     call). Try a different approach.",
-                    call.name
-                ))),
-                self::note("reject", "internal_error", None),
+                Err(ToolError::Internal {
+                    message: format!(
+                        "{} failed unexpectedly (internal error while checking or running the \
+                         call). Try a different approach.",
+                        call.name
+                    ),
+                    source: None,
+                }),
+                self::note(Reject, ReasonType::InternalError, None),
                 false,
             )
         });
@@ -162,31 +179,30 @@ impl Dispatcher<'_> {
         bool,
     ) {
         let Some(tool) = self.tools.get(&call.name) else {
-            let names = self.tools.names().join(", ");
-            let err = ToolError::failed(format!(
-                "No such tool available: {}. The tools you can use are: {names}.",
-                call.name
-            ));
-            return (Err(err), note("reject", "unknown_tool", None), false);
+            let err = ToolError::UnknownTool {
+                name: call.name.clone(),
+                available: self.tools.names().join(", "),
+            };
+            return (Err(err), note(Reject, ReasonType::UnknownTool, None), false);
         };
         if self.cancel.is_cancelled() {
             return (
                 Err(ToolError::Cancelled),
-                note("reject", "cancelled", None),
+                note(Reject, ReasonType::Cancelled, None),
                 false,
             );
         }
         let hooked = match &self.hooks {
-            Some(hooks) => Some(
-                hooks
-                    .before(&call.name, &call.input, &call.id, self.sink, self.cancel)
-                    .await,
-            ),
+            Some(hooks) => Some(hooks.before(call.hook_ref(), self.sink, self.cancel).await),
             None => None,
         };
         if let Some(reason) = hooked.as_ref().and_then(|v| v.refusal()) {
-            let err = ToolError::Failed(format!("PreToolUse hook refused this call: {reason}"));
-            return (Err(err), note("reject", "hook", None), true);
+            let err = ToolError::HookRefused {
+                hook: "PreToolUse",
+                message: format!("PreToolUse hook refused this call: {reason}"),
+                reason: reason.to_string(),
+            };
+            return (Err(err), note(Reject, ReasonType::Hook, None), true);
         }
         // A hook's `updatedInput` replaces the model's input for the check and the call.
         let rewritten = hooked
@@ -214,7 +230,7 @@ impl Dispatcher<'_> {
         // question became a refusal); it never lifts a deny rule, plan mode or the workspace
         // boundary, and the call still runs in the agent's sandbox.
         if hook_allows && decision.is_approvable() {
-            return (run(call).await, note("accept", "hook", None), false);
+            return (run(call).await, note(Accept, ReasonType::Hook, None), false);
         }
         let hook_answer = match (&self.hooks, decision.behavior) {
             (Some(hooks), Behavior::Ask) => {
@@ -226,15 +242,21 @@ impl Dispatcher<'_> {
             _ => None,
         };
         match hook_answer {
-            Some(Ok(())) => return (run(call).await, note("accept", "hook", None), false),
-            Some(Err(why)) => {
-                let err = ToolError::Failed(format!("PermissionRequest hook refused: {why}"));
-                return (Err(err), note("reject", "hook", None), true);
+            Some(HookAnswer::Allow) => {
+                return (run(call).await, note(Accept, ReasonType::Hook, None), false)
+            }
+            Some(HookAnswer::Refuse(why)) => {
+                let err = ToolError::HookRefused {
+                    hook: "PermissionRequest",
+                    message: format!("PermissionRequest hook refused: {why}"),
+                    reason: why,
+                };
+                return (Err(err), note(Reject, ReasonType::Hook, None), true);
             }
             None => {}
         }
         match decision.behavior {
-            Behavior::Allow => (run(call).await, reason("accept"), false),
+            Behavior::Allow => (run(call).await, reason(Accept), false),
             Behavior::Ask => match self.ask(call, &decision).await {
                 Some(Approval::Allow { updated_input }) => {
                     let corrected = updated_input.map(|input| Call {
@@ -242,27 +264,31 @@ impl Dispatcher<'_> {
                         ..call.clone()
                     });
                     let call = corrected.as_ref().unwrap_or(call);
-                    (run(call).await, note("accept", "user", None), false)
+                    (run(call).await, note(Accept, ReasonType::User, None), false)
                 }
                 Some(Approval::Deny { message }) => {
-                    let err = ToolError::Failed(message.unwrap_or_else(|| {
-                        format!(
-                            "The user refused this {} call. Do not retry it; ask the user what to do instead.",
-                            call.name
-                        )
-                    }));
-                    (Err(err), note("reject", "user", None), true)
+                    let err = ToolError::UserRefused {
+                        tool: call.name.clone(),
+                        message: message.unwrap_or_else(|| {
+                            format!(
+                                "The user refused this {} call. Do not retry it; ask the user \
+                                 what to do instead.",
+                                call.name
+                            )
+                        }),
+                    };
+                    (Err(err), note(Reject, ReasonType::User, None), true)
                 }
                 // Nobody to ask: "ask" is a refusal the caller sees in `permission_denials`
                 // and can lift with an allow rule.
                 None => {
-                    let err = ToolError::Failed(decision.message());
-                    (Err(err), reason("reject"), true)
+                    let err = ToolError::denied(decision.clone());
+                    (Err(err), reason(Reject), true)
                 }
             },
             Behavior::Deny => {
-                let err = ToolError::Failed(decision.message());
-                (Err(err), reason("reject"), true)
+                let err = ToolError::denied(decision.clone());
+                (Err(err), reason(Reject), true)
             }
         }
     }
@@ -306,24 +332,18 @@ impl Dispatcher<'_> {
                 .task_gate(&call.name, &call.input, self.sink, self.cancel)
                 .await;
             if let Some(reason) = refused {
-                return Err(ToolError::Failed(format!(
-                    "A task hook refused this change: {reason}"
-                )));
+                return Err(ToolError::HookRefused {
+                    hook: "TaskCreated/TaskCompleted",
+                    message: format!("A task hook refused this change: {reason}"),
+                    reason,
+                });
             }
         }
         let result = self.call_tool(tool, call).await;
         match &self.hooks {
             Some(hooks) => {
                 hooks
-                    .after(
-                        &call.name,
-                        &call.input,
-                        &call.id,
-                        result,
-                        pre_context,
-                        self.sink,
-                        self.cancel,
-                    )
+                    .after(call.hook_ref(), result, pre_context, self.sink, self.cancel)
                     .await
             }
             None => result,
@@ -346,10 +366,13 @@ impl Dispatcher<'_> {
             _ = self.cancel.cancelled() => Err(ToolError::Cancelled),
             result = run => match result {
                 Ok(result) => result,
-                Err(_) => Err(ToolError::failed(format!(
-                    "{} failed unexpectedly (internal error). Try a different approach.",
-                    call.name
-                ))),
+                Err(_) => Err(ToolError::Internal {
+                    message: format!(
+                        "{} failed unexpectedly (internal error). Try a different approach.",
+                        call.name
+                    ),
+                    source: None,
+                }),
             },
         }
     }
@@ -409,23 +432,27 @@ fn denied(result: &ToolResultEvent) -> EventKind {
     })
 }
 
-fn note(decision: &str, reason_type: &str, rule: Option<String>) -> PermissionNote {
+fn note(
+    decision: PermissionDecision,
+    reason_type: ReasonType,
+    rule: Option<String>,
+) -> PermissionNote {
     PermissionNote {
-        decision: decision.into(),
-        reason_type: reason_type.into(),
+        decision,
+        reason_type,
         rule,
     }
 }
 
 /// The printer's view of why a call was decided: `mode`, `rule` (with its text) or
 /// `workspace`.
-fn note_for(reason: &DecisionReason) -> impl Fn(&str) -> PermissionNote + '_ {
+fn note_for(reason: &DecisionReason) -> impl Fn(PermissionDecision) -> PermissionNote + '_ {
     move |decision| match reason {
-        DecisionReason::Rule(rule) => note(decision, "rule", Some(rule.to_string())),
-        DecisionReason::Mode(_) => note(decision, "mode", None),
-        DecisionReason::OutsideWorkspace(_) => note(decision, "workspace", None),
-        DecisionReason::Protected(_) => note(decision, "protected", None),
-        DecisionReason::Sandboxed => note(decision, "sandbox", None),
+        DecisionReason::Rule(rule) => note(decision, ReasonType::Rule, Some(rule.to_string())),
+        DecisionReason::Mode(_) => note(decision, ReasonType::Mode, None),
+        DecisionReason::OutsideWorkspace(_) => note(decision, ReasonType::Workspace, None),
+        DecisionReason::Protected(_) => note(decision, ReasonType::Protected, None),
+        DecisionReason::Sandboxed => note(decision, ReasonType::Sandbox, None),
     }
 }
 

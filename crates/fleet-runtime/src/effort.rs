@@ -35,18 +35,25 @@ pub const MIN_BUDGET: u32 = 1_024;
 /// Tokens kept for the answer after the thinking, when the output limit allows.
 pub const ANSWER_ROOM: u32 = 8_192;
 
+/// An effort that is neither a level nor a whole number of tokens; `given` as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("effort must be low, medium, high, xhigh, max or a whole number of tokens, not {given:?}")]
+pub struct EffortError {
+    pub given: String,
+}
+
 /// Reads `low`, `medium`, `high`, `xhigh`, `max` (any case) or a whole number of tokens.
-pub fn parse_effort(text: &str) -> Result<Effort, String> {
+pub fn parse_effort(text: &str) -> Result<Effort, EffortError> {
     let level = text.trim().to_ascii_lowercase();
     if LEVELS.contains(&level.as_str()) {
         return Ok(Effort::Level(level));
     }
-    level.parse::<u32>().map(Effort::Tokens).map_err(|_| {
-        format!(
-            "effort must be low, medium, high, xhigh, max or a whole number of tokens, not \
-             {text:?}"
-        )
-    })
+    level
+        .parse::<u32>()
+        .map(Effort::Tokens)
+        .map_err(|_| EffortError {
+            given: text.to_string(),
+        })
 }
 
 /// The effort as a person would write it: `high`, `20000`.
@@ -102,14 +109,14 @@ pub fn apply(config: &mut AgentConfig, effort: Option<&Effort>, catalog: &Catalo
     let Some(effort) = effort else {
         return;
     };
-    let info = catalog.info(&config.model);
-    match thinking_for(effort, &info, config.max_tokens) {
+    let info = catalog.info(&config.model.id);
+    match thinking_for(effort, &info, config.model.max_tokens) {
         Some((thinking, max_tokens)) => {
-            config.thinking = Some(thinking);
-            config.max_tokens = max_tokens;
+            config.model.thinking = Some(thinking);
+            config.model.max_tokens = max_tokens;
         }
         None => tracing::debug!(
-            model = %config.model,
+            model = %config.model.id,
             "effort {} dropped: the model does not take extended thinking",
             effort_label(effort)
         ),
@@ -155,6 +162,8 @@ mod tests {
     fn parsing_names_the_bad_value() {
         assert_eq!(parse_effort("MAX").unwrap(), Effort::Level("max".into()));
         assert_eq!(parse_effort("2048").unwrap(), Effort::Tokens(2048));
-        assert!(parse_effort("lots").unwrap_err().contains("\"lots\""));
+        let err = parse_effort("lots").unwrap_err();
+        assert_eq!(err.given, "lots");
+        assert!(err.to_string().contains("\"lots\""));
     }
 }

@@ -4,10 +4,17 @@
 //! plugs in (`fleet-remote`, over NATS JetStream), so nothing below the binary links a broker.
 
 use fleet_protocol::{TaskStatus, TaskUsage};
+use fleet_tools::error::BoxedSource;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// What a call with `isolation: "remote"` is told when the session has no workers.
+pub(crate) const NO_WORKERS: &str = "`isolation: remote` runs the agent on a remote worker, \
+     and this session has no broker to reach one: set FLEET_NATS_URL (or the `remote.natsUrl` \
+     setting) to the URL of a NATS server where `fleet worker` processes run, or use \
+     \"worktree\" to isolate the agent on this machine.";
 
 /// Everything a worker needs to run the agent; credentials are never part of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +33,7 @@ pub struct RemoteRequest {
     /// definition and `FLEET_SUBAGENT_MODEL`).
     pub model: String,
     /// The caller's permission mode (`default`, `acceptEdits`, `plan`, …), never more than it.
-    pub permission_mode: String,
+    pub permission_mode: fleet_protocol::PermissionMode,
     /// The caller's allow and deny rules, in settings syntax (`Bash(git:*)`).
     pub allow: Vec<String>,
     pub deny: Vec<String>,
@@ -77,5 +84,20 @@ pub trait RemoteLauncher: Send + Sync + std::fmt::Debug {
         &self,
         request: RemoteRequest,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<RemoteLaunched, String>>;
+    ) -> BoxFuture<'_, Result<RemoteLaunched, LaunchError>>;
+}
+
+/// Why a remote agent could not be launched. The text follows "Cannot start the remote
+/// agent: " in what the model reads; the transport's own error is kept as the source.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The workers' broker could not be reached.
+    #[error(transparent)]
+    Connect(BoxedSource),
+    /// The caller's repository could not be sent to the workers.
+    #[error("cannot send the repository to the workers: {0}")]
+    Repository(#[source] BoxedSource),
+    /// The broker did not take the job.
+    #[error(transparent)]
+    Submit(BoxedSource),
 }

@@ -231,7 +231,7 @@ pub(crate) fn info(agent: &Agent, spawner: Option<&Spawner>) -> fleet_protocol::
                 .map(str::to_string)
                 .collect();
         }
-        info.skills = spawner.skill_names();
+        info.skills = spawner.settings().skill_names();
     }
     info
 }

@@ -17,7 +17,7 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
                 serde_json::to_value(&reply.usage).unwrap_or(Value::Null),
             );
         if let Some(stop) = &reply.stop_reason {
-            entry = entry.with_extra("stopReason", stop.clone());
+            entry = entry.with_extra("stopReason", stop.as_str());
         }
     }
     match committed.tool_results.as_slice() {
@@ -73,4 +73,36 @@ pub fn delivered_mail(loaded: &fleet_store::LoadedTranscript) -> std::collection
         .flatten()
         .filter_map(|id| id.as_str().map(str::to_string))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fleet_protocol::{ContentBlock, Message, ReplyMeta, Role, StopReason};
+
+    fn stop_of(stop: StopReason) -> Option<Value> {
+        let committed = CommittedMessage {
+            message: Message::with_blocks(Role::Assistant, vec![ContentBlock::text("done")]),
+            reply: Some(ReplyMeta {
+                id: "msg_1".into(),
+                model: "m".into(),
+                usage: Default::default(),
+                stop_reason: Some(stop),
+            }),
+            tool_results: Vec::new(),
+            mail_ids: Vec::new(),
+        };
+        entry(&committed).extra.get("stopReason").cloned()
+    }
+
+    /// `stopReason` stays the bare wire name it was as a string, a reason this build does not
+    /// know included.
+    #[test]
+    fn the_stop_reason_is_written_as_its_wire_name() {
+        assert_eq!(stop_of(StopReason::EndTurn), Some(json!("end_turn")));
+        assert_eq!(
+            stop_of(StopReason::Other("newer_reason".into())),
+            Some(json!("newer_reason"))
+        );
+    }
 }

@@ -118,7 +118,7 @@ async fn max_turns_stops_after_answering_the_last_calls() {
         vec![Arc::new(Counter)],
         PermissionMode::BypassPermissions,
     );
-    config.max_turns = Some(2);
+    config.stop.max_turns = Some(2);
     let agent = agent_with(&server, dir.path(), config);
     let (events, agent) = run(agent, "loop forever").await;
     let result = result(&events);
@@ -304,7 +304,7 @@ async fn ask_decisions_go_to_the_approver_when_there_is_one() {
         asked: Default::default(),
     });
     let mut config = config(dir.path(), vec![Arc::new(Counter)], PermissionMode::Default);
-    config.approver = Some(approver.clone());
+    config.tools.approver = Some(approver.clone());
     let agent = agent_with(&server, dir.path(), config);
     let (events, _) = run(agent, "count").await;
 
@@ -336,7 +336,7 @@ async fn approvals_and_refusals_are_events_and_the_session_frames_its_run() {
     .await;
     let dir = tempfile::tempdir().unwrap();
     let mut config = config(dir.path(), vec![Arc::new(Counter)], PermissionMode::Default);
-    config.approver = Some(Arc::new(OnlyOnes {
+    config.tools.approver = Some(Arc::new(OnlyOnes {
         asked: Default::default(),
     }));
     let agent = agent_with(&server, dir.path(), config);
@@ -351,7 +351,7 @@ async fn approvals_and_refusals_are_events_and_the_session_frames_its_run() {
             } => Some(format!("{tool_name} waiting={waiting}")),
             EventKind::PermissionDenied(d) => {
                 assert!(d.message.contains("refused"), "{}", d.message);
-                assert_eq!(d.reason_type, "user");
+                assert_eq!(d.reason_type, fleet_protocol::PermissionReasonType::User);
                 Some(format!("denied {}", d.tool_name))
             }
             EventKind::ToolResult(r) => Some(format!("result error={}", r.is_error)),

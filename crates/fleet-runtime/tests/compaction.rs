@@ -73,11 +73,11 @@ fn agent_hooked(
         thinking: false,
     });
     let mut config = config(dir, vec![Arc::new(Blob)], PermissionMode::Default);
-    config.model = MODEL.into();
-    config.max_tokens = 4_000;
-    config.system = vec![system];
+    config.model.id = MODEL.into();
+    config.model.max_tokens = 4_000;
+    config.context.system = vec![system];
     // Whatever the environment running the tests says.
-    config.compact = CompactSettings {
+    config.context.compact = CompactSettings {
         pre_compact: hook,
         ..CompactSettings::default()
     };

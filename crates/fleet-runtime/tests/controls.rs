@@ -345,8 +345,8 @@ async fn a_rule_granted_while_answering_covers_the_next_call_of_the_same_reply()
         asked: Default::default(),
     });
     let mut config = config(dir.path(), Vec::new(), PermissionMode::Default);
-    config.tools = ToolPool::builtin();
-    config.approver = Some(approver.clone());
+    config.tools.pool = ToolPool::builtin();
+    config.tools.approver = Some(approver.clone());
     config.controls = Some(controls);
     let (events, _) = run(agent_with(&server, dir.path(), config), "write both").await;
     assert_eq!(result(&events).result, "DONE");

@@ -19,6 +19,9 @@ pub enum SessionError {
         #[source]
         source: BoxError,
     },
+    /// No model client could be made (boxed: the model's errors are large).
+    #[error(transparent)]
+    Model(Box<fleet_model::ModelError>),
     #[error(transparent)]
     Store(#[from] fleet_store::StoreError),
     #[error(transparent)]
@@ -27,6 +30,12 @@ pub enum SessionError {
     Rule(#[from] fleet_tools::permissions::RuleError),
     #[error(transparent)]
     Hooks(#[from] fleet_runtime::hooks::HookConfigError),
+}
+
+impl From<fleet_model::ModelError> for SessionError {
+    fn from(err: fleet_model::ModelError) -> Self {
+        Self::Model(Box::new(err))
+    }
 }
 
 impl SessionError {

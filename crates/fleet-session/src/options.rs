@@ -136,3 +136,39 @@ pub struct Conversation {
     pub session_id: Option<String>,
     pub fork: bool,
 }
+
+/// Every settings file's `permissions` object, lowest precedence first, as the rules want
+/// them ([`SessionOptions::permission_sources`]).
+pub fn permission_sources(settings: &crate::config::Settings) -> Vec<SettingsSource> {
+    settings
+        .permissions
+        .iter()
+        .map(|source| SettingsSource {
+            settings: source.settings.clone(),
+            base: source.base.clone(),
+            name: source.file.display().to_string(),
+        })
+        .collect()
+}
+
+/// The sandbox the settings files describe (every file's `sandbox` object and
+/// `shellEnvironmentPolicy`), switched on or off by `enabled` when given (`--sandbox` /
+/// `--no-sandbox`) ([`SessionOptions::sandbox`]).
+pub fn sandbox(
+    settings: &crate::config::Settings,
+    enabled: Option<bool>,
+) -> crate::error::Result<SandboxConfig> {
+    let mut config = SandboxConfig::default();
+    for source in &settings.sandbox {
+        config.add_settings(
+            &source.settings,
+            &source.base,
+            &source.file.display().to_string(),
+        )?;
+    }
+    config.env = settings.env_policy.clone();
+    if let Some(enabled) = enabled {
+        config.enabled = enabled;
+    }
+    Ok(config)
+}

@@ -67,19 +67,19 @@ impl Thinking {
     /// Sets the main agent's thinking (and `max_tokens`) for its model.
     pub fn apply(&self, config: &mut AgentConfig, catalog: &Catalog) {
         if self.off {
-            config.thinking = None;
+            config.model.thinking = None;
             return;
         }
         if self.adaptive {
-            if catalog.info(&config.model).thinking {
-                config.thinking = Some(ThinkingConfig::Adaptive {
+            if catalog.info(&config.model.id).thinking {
+                config.model.thinking = Some(ThinkingConfig::Adaptive {
                     display: self.display.clone(),
                 });
             }
             return;
         }
         fleet_runtime::effort::apply(config, self.effort.as_ref(), catalog);
-        if let Some(ThinkingConfig::Enabled { display, .. }) = &mut config.thinking {
+        if let Some(ThinkingConfig::Enabled { display, .. }) = &mut config.model.thinking {
             display.clone_from(&self.display);
         }
     }

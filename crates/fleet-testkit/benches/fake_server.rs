@@ -12,6 +12,7 @@ const CONCURRENCY: usize = 1_000;
 const TOTAL: usize = 5_000;
 
 async fn run(server: &FakeModelServer, total: usize) -> Duration {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(CONCURRENCY)
         .build()

@@ -29,6 +29,16 @@ pub enum TestkitError {
     #[error("scenario {origin}: {message}")]
     InvalidScenario { origin: String, message: String },
 
+    /// A rule of the scenario fails a check the types cannot make; `rule` is its name or
+    /// `rules[i]`.
+    #[error("scenario {origin}: rule {rule}: {problem}")]
+    InvalidRule {
+        origin: String,
+        rule: String,
+        #[source]
+        problem: Box<crate::scenario::ScenarioProblem>,
+    },
+
     /// The request event log file (`request_log_file`) could not be opened.
     #[error("fake model server: cannot open the request log {}: {source}", path.display())]
     RequestLogFile {

@@ -160,13 +160,13 @@ pub mod wait;
 mod window;
 
 pub use error::TestkitError;
-pub use mcp_fault::{mcp_everything_entry, mcp_fault_server};
+pub use mcp_fault::{mcp_everything_entry, mcp_fault_server, BuildError};
 pub use mcp_sse::{serve_mcp_sse, McpSseOptions};
 pub use nats::{nats_server_binary, NatsServer};
 pub use record::{RecordedRequest, REDACTED};
 pub use scenario::{
     CacheConfig, Fault, OpenAiOptions, Overflow, ReplyBlock, RequestLog, Rule, Scenario,
-    StatusFault, UsageOverride, When,
+    ScenarioProblem, StatusFault, UsageOverride, When,
 };
 pub use server::FakeModelServer;
 pub use view::Protocol;

@@ -3,25 +3,43 @@
 //! process) into the same target folder and profile as the running test.
 
 use std::path::PathBuf;
-use std::process::Command;
-use std::sync::OnceLock;
+use std::process::{Command, ExitStatus};
+use std::sync::{Arc, OnceLock};
+use thiserror::Error;
+
+/// Why `fleet-mcp-fault` could not be built. `Clone` because the one answer is handed to every
+/// test of the process; the I/O errors are shared.
+#[derive(Debug, Clone, Error)]
+pub enum BuildError {
+    #[error("current_exe: {0}")]
+    CurrentExe(#[source] Arc<std::io::Error>),
+    /// The test binary is not at `<target>/<profile>/deps/<name>`.
+    #[error("unexpected test path {}", .0.display())]
+    UnexpectedPath(PathBuf),
+    #[error("running cargo build: {0}")]
+    Cargo(#[source] Arc<std::io::Error>),
+    #[error("cargo build of fleet-mcp-fault failed: {0}")]
+    Failed(ExitStatus),
+    #[error("{} was not built", .0.display())]
+    Missing(PathBuf),
+}
 
 /// The path of a freshly built `fleet-mcp-fault`, or why it could not be built.
-pub fn mcp_fault_server() -> Result<PathBuf, String> {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+pub fn mcp_fault_server() -> Result<PathBuf, BuildError> {
+    static BUILT: OnceLock<Result<PathBuf, BuildError>> = OnceLock::new();
     BUILT.get_or_init(build).clone()
 }
 
-fn build() -> Result<PathBuf, String> {
+fn build() -> Result<PathBuf, BuildError> {
     // A test runs as <target>/<profile>/deps/<name>-<hash>.
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| BuildError::CurrentExe(Arc::new(e)))?;
     let profile_dir = exe
         .parent()
         .and_then(|deps| deps.parent())
-        .ok_or_else(|| format!("unexpected test path {}", exe.display()))?;
+        .ok_or_else(|| BuildError::UnexpectedPath(exe.clone()))?;
     let target_dir = profile_dir
         .parent()
-        .ok_or_else(|| format!("unexpected test path {}", exe.display()))?;
+        .ok_or_else(|| BuildError::UnexpectedPath(exe.clone()))?;
     let profile = profile_dir
         .file_name()
         .and_then(|p| p.to_str())
@@ -47,17 +65,15 @@ fn build() -> Result<PathBuf, String> {
             cmd.args(["--profile", other]);
         }
     }
-    let status = cmd
-        .status()
-        .map_err(|e| format!("running cargo build: {e}"))?;
+    let status = cmd.status().map_err(|e| BuildError::Cargo(Arc::new(e)))?;
     if !status.success() {
-        return Err(format!("cargo build of fleet-mcp-fault failed: {status}"));
+        return Err(BuildError::Failed(status));
     }
     let path = profile_dir.join("fleet-mcp-fault");
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!("{} was not built", path.display()))
+        Err(BuildError::Missing(path))
     }
 }
 

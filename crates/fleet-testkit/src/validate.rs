@@ -9,24 +9,92 @@ use fleet_protocol::{
 };
 use serde_json::Value;
 use std::collections::HashSet;
+use thiserror::Error;
+
+/// Why a request is refused, in the words the real API uses for it: the message of the 400
+/// `invalid_request_error` the fake server answers with.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub(crate) enum InvalidRequest {
+    #[error("messages: at least one message is required")]
+    NoMessages,
+    #[error("max_tokens: Input should be greater than or equal to 1")]
+    NoMaxTokens,
+    #[error("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")]
+    ThinkingBudgetTooSmall,
+    #[error("`max_tokens` must be greater than `thinking.budget_tokens`")]
+    MaxTokensWithinBudget,
+    #[error("tools.{index}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'")]
+    ToolName { index: usize },
+    #[error("tools: Tool names must be unique.")]
+    DuplicateToolName,
+    #[error("A maximum of {max} blocks with cache_control may be provided. Found {found}.")]
+    TooManyBreakpoints { max: usize, found: usize },
+    #[error("system: text content blocks must be non-empty")]
+    EmptySystemText,
+    #[error(
+        "messages.{index}: all messages must have non-empty content except for the optional \
+         final assistant message"
+    )]
+    EmptyMessage { index: usize },
+    #[error("messages.{message}.content.{block}: text content blocks must be non-empty")]
+    EmptyTextBlock { message: usize, block: usize },
+    #[error("messages.{message}.content.{block}: Invalid `signature` in `thinking` block")]
+    ThinkingSignature { message: usize, block: usize },
+    #[error(
+        "messages.{index}.content: unexpected `tool_use_id` found in `tool_result` blocks: \
+         {id}. Each `tool_result` block must have a corresponding `tool_use` block in the \
+         previous message."
+    )]
+    StrayToolResult { index: usize, id: String },
+    #[error(
+        "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately \
+         after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in \
+         the next message."
+    )]
+    UnansweredToolUse { index: usize, ids: String },
+    #[error("you must provide a model parameter")]
+    NoModel,
+    #[error("Missing required parameter: 'messages'.")]
+    MissingMessages,
+    #[error(
+        "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an \
+         empty array instead."
+    )]
+    EmptyMessages,
+    #[error("Missing required parameter: 'messages[{index}].role'.")]
+    MissingRole { index: usize },
+    #[error(
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding \
+         message with 'tool_calls'. (messages[{index}], tool_call_id '{id}')"
+    )]
+    StrayToolMessage { index: usize, id: String },
+    #[error(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding \
+         to each 'tool_call_id'. The following tool_call_ids did not have response messages: \
+         {ids}"
+    )]
+    UnansweredToolCalls { ids: String },
+    #[error(
+        "Conversation roles must alternate user/assistant/user/assistant/... (messages[{index}] \
+         is a second user message in a row)"
+    )]
+    RolesNotAlternating { index: usize },
+}
 
 /// Checks a Messages API request; the error is the message for a 400 `invalid_request_error`.
-pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
+pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), InvalidRequest> {
     if req.messages.is_empty() {
-        return Err("messages: at least one message is required".into());
+        return Err(InvalidRequest::NoMessages);
     }
     if req.max_tokens == 0 {
-        return Err("max_tokens: Input should be greater than or equal to 1".into());
+        return Err(InvalidRequest::NoMaxTokens);
     }
     if let Some(ThinkingConfig::Enabled { budget_tokens, .. }) = req.thinking {
         if budget_tokens < 1024 {
-            return Err(
-                "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
-                    .into(),
-            );
+            return Err(InvalidRequest::ThinkingBudgetTooSmall);
         }
         if req.max_tokens <= budget_tokens {
-            return Err("`max_tokens` must be greater than `thinking.budget_tokens`".into());
+            return Err(InvalidRequest::MaxTokensWithinBudget);
         }
     }
     let mut names = HashSet::new();
@@ -37,24 +105,23 @@ pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
                 .bytes()
                 .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
         if !valid {
-            return Err(format!(
-                "tools.{i}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
-            ));
+            return Err(InvalidRequest::ToolName { index: i });
         }
         if !names.insert(tool.name.as_str()) {
-            return Err("tools: Tool names must be unique.".into());
+            return Err(InvalidRequest::DuplicateToolName);
         }
     }
     let breakpoints = count_breakpoints(req);
     if breakpoints > MAX_BREAKPOINTS {
-        return Err(format!(
-            "A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {breakpoints}."
-        ));
+        return Err(InvalidRequest::TooManyBreakpoints {
+            max: MAX_BREAKPOINTS,
+            found: breakpoints,
+        });
     }
     // The API refuses an empty text block in the system prompt as in messages.
     if let Some(SystemPrompt::Blocks(blocks)) = &req.system {
         if blocks.iter().any(|block| block.text.is_empty()) {
-            return Err("system: text content blocks must be non-empty".into());
+            return Err(InvalidRequest::EmptySystemText);
         }
     }
     let last = req.messages.len() - 1;
@@ -64,29 +131,32 @@ pub(crate) fn anthropic(req: &MessagesRequest) -> Result<(), String> {
             MessageContent::Blocks(b) => b.is_empty(),
         };
         if empty && !(i == last && message.role == Role::Assistant) {
-            return Err(format!(
-                "messages.{i}: all messages must have non-empty content except for the optional final assistant message"
-            ));
+            return Err(InvalidRequest::EmptyMessage { index: i });
         }
         if let MessageContent::Blocks(blocks) = &message.content {
             for (j, block) in blocks.iter().enumerate() {
-                check_block(block).map_err(|e| format!("messages.{i}.content.{j}: {e}"))?;
+                check_block(block, i, j)?;
             }
         }
     }
     check_tool_pairing(req)
 }
 
-fn check_block(block: &ContentBlock) -> Result<(), String> {
+/// Block `index` of message `message`.
+fn check_block(block: &ContentBlock, message: usize, index: usize) -> Result<(), InvalidRequest> {
     match block {
-        ContentBlock::Text { text, .. } if text.is_empty() => {
-            Err("text content blocks must be non-empty".into())
-        }
+        ContentBlock::Text { text, .. } if text.is_empty() => Err(InvalidRequest::EmptyTextBlock {
+            message,
+            block: index,
+        }),
         ContentBlock::Thinking {
             thinking,
             signature,
         } if !is_generated_signature_valid(thinking, signature) => {
-            Err("Invalid `signature` in `thinking` block".into())
+            Err(InvalidRequest::ThinkingSignature {
+                message,
+                block: index,
+            })
         }
         _ => Ok(()),
     }
@@ -94,7 +164,7 @@ fn check_block(block: &ContentBlock) -> Result<(), String> {
 
 /// Every `tool_use` must be answered by a `tool_result` in the very next message, and every
 /// `tool_result` must answer a `tool_use` of the message just before.
-fn check_tool_pairing(req: &MessagesRequest) -> Result<(), String> {
+fn check_tool_pairing(req: &MessagesRequest) -> Result<(), InvalidRequest> {
     let mut pending: Vec<String> = Vec::new();
     for (i, message) in req.messages.iter().enumerate() {
         let results: Vec<&str> = match &message.content {
@@ -109,9 +179,10 @@ fn check_tool_pairing(req: &MessagesRequest) -> Result<(), String> {
         };
         if message.role == Role::User {
             if let Some(stray) = results.iter().find(|id| !pending.iter().any(|p| p == *id)) {
-                return Err(format!(
-                    "messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: {stray}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-                ));
+                return Err(InvalidRequest::StrayToolResult {
+                    index: i,
+                    id: (*stray).to_string(),
+                });
             }
         }
         let unanswered: Vec<&str> = pending
@@ -120,10 +191,10 @@ fn check_tool_pairing(req: &MessagesRequest) -> Result<(), String> {
             .filter(|p| message.role != Role::User || !results.contains(p))
             .collect();
         if !unanswered.is_empty() {
-            return Err(format!(
-                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
-                unanswered.join(", ")
-            ));
+            return Err(InvalidRequest::UnansweredToolUse {
+                index: i,
+                ids: unanswered.join(", "),
+            });
         }
         pending = match message.role {
             Role::Assistant => message.tool_uses().map(|t| t.id.to_owned()).collect(),
@@ -135,19 +206,19 @@ fn check_tool_pairing(req: &MessagesRequest) -> Result<(), String> {
 
 /// Checks a Chat Completions request: a non-empty `messages` array of objects with a role,
 /// and tool calls answered by `tool` messages (as OpenAI requires).
-pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), String> {
+pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), InvalidRequest> {
     if !body.get("model").is_some_and(Value::is_string) {
-        return Err("you must provide a model parameter".into());
+        return Err(InvalidRequest::NoModel);
     }
     let Some(messages) = body.get("messages").and_then(Value::as_array) else {
-        return Err("Missing required parameter: 'messages'.".into());
+        return Err(InvalidRequest::MissingMessages);
     };
     if messages.is_empty() {
-        return Err("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.".into());
+        return Err(InvalidRequest::EmptyMessages);
     }
     for (i, m) in messages.iter().enumerate() {
         if !m.get("role").is_some_and(Value::is_string) {
-            return Err(format!("Missing required parameter: 'messages[{i}].role'."));
+            return Err(InvalidRequest::MissingRole { index: i });
         }
     }
     if !strict {
@@ -165,15 +236,15 @@ pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), String> {
                 pending.remove(pos);
                 continue;
             }
-            return Err(format!(
-                "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. (messages[{i}], tool_call_id '{id}')"
-            ));
+            return Err(InvalidRequest::StrayToolMessage {
+                index: i,
+                id: id.to_string(),
+            });
         }
         if !pending.is_empty() {
-            return Err(format!(
-                "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
-                pending.join(", ")
-            ));
+            return Err(InvalidRequest::UnansweredToolCalls {
+                ids: pending.join(", "),
+            });
         }
         if role == "assistant" {
             pending = m
@@ -192,7 +263,7 @@ pub(crate) fn openai(body: &Value, strict: bool) -> Result<(), String> {
 }
 
 /// Two `user` messages in a row, refused in the words of the chat templates that refuse them.
-pub(crate) fn roles_alternate(body: &Value) -> Result<(), String> {
+pub(crate) fn roles_alternate(body: &Value) -> Result<(), InvalidRequest> {
     let roles = body
         .get("messages")
         .and_then(Value::as_array)
@@ -202,9 +273,7 @@ pub(crate) fn roles_alternate(body: &Value) -> Result<(), String> {
     let mut previous = "";
     for (i, role) in roles.enumerate() {
         if role == "user" && previous == "user" {
-            return Err(format!(
-                "Conversation roles must alternate user/assistant/user/assistant/... (messages[{i}] is a second user message in a row)"
-            ));
+            return Err(InvalidRequest::RolesNotAlternating { index: i });
         }
         previous = role;
     }
@@ -213,7 +282,7 @@ pub(crate) fn roles_alternate(body: &Value) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::roles_alternate;
+    use super::{roles_alternate, InvalidRequest};
     use serde_json::json;
 
     #[test]
@@ -231,9 +300,11 @@ mod tests {
             {"role": "user", "content": "b"}
         ]});
         let err = roles_alternate(&twice).expect_err("two users in a row");
+        assert_eq!(err, InvalidRequest::RolesNotAlternating { index: 1 });
+        let shown = err.to_string();
         assert!(
-            err.contains("roles must alternate") && err.contains("messages[1]"),
-            "{err}"
+            shown.contains("roles must alternate") && shown.contains("messages[1]"),
+            "{shown}"
         );
     }
 }

@@ -203,7 +203,21 @@ pub enum ShellStatus {
     Killed,
 }
 
-pub type AdoptFuture<'a> = Pin<Box<dyn Future<Output = Result<AdoptedShell, String>> + Send + 'a>>;
+pub type AdoptFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<AdoptedShell, AdoptError>> + Send + 'a>>;
+
+/// Why a moved Bash command could not become a background task (it then stays in the
+/// foreground; the reason is only logged).
+#[derive(Debug, thiserror::Error)]
+pub enum AdoptError {
+    #[error("the session is ending: no task can be started")]
+    SessionEnding,
+    #[error("the main agent's tools are not set up")]
+    NoMainAgent,
+    /// The task registry refused the new task; its error is the source.
+    #[error(transparent)]
+    Registry(crate::error::BoxedSource),
+}
 
 /// Turns a moved Bash command into a background task (the runtime's task registry).
 pub trait ShellTasks: Send + Sync {

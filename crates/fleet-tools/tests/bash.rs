@@ -392,11 +392,12 @@ async fn a_missing_cwd_is_a_clear_error() {
         .call(json!({"command": "true"}), &context(&gone))
         .await;
     match result {
-        Err(ToolError::Failed(message)) => {
+        Err(ToolError::NotFound { path, message }) => {
+            assert_eq!(path, gone);
             assert!(message.contains("does not exist"), "{message}");
             assert!(message.contains(&gone.display().to_string()), "{message}");
         }
-        other => panic!("expected a failure, got {other:?}"),
+        other => panic!("expected a not-found error, got {other:?}"),
     }
 }
 

@@ -484,10 +484,20 @@ async fn read_only_bash_refuses_without_running_and_runs_what_it_allows() {
         !project.path().join("marker").exists(),
         "a refused command must not run at all"
     );
-    let ToolError::PermissionDenied { tool: name, reason } = &refused else {
-        panic!("expected a permission error, got {refused:?}");
+    let ToolError::Policy {
+        tool: name,
+        refusal,
+        ..
+    } = &refused
+    else {
+        panic!("expected a policy refusal, got {refused:?}");
     };
+    assert!(
+        matches!(**refusal, PolicyRefusal::ReadOnly { .. }),
+        "{refusal:?}"
+    );
     assert_eq!(name, "Bash");
+    let reason = refused.to_string();
     assert!(reason.contains("`touch marker`"), "{reason}");
     assert!(
         reason.contains("read-only") && reason.contains("ls, cat"),
@@ -517,7 +527,10 @@ async fn temp_only_bash_refuses_project_writes_and_allows_scratch_writes() {
         .await
         .unwrap_err();
     assert!(
-        matches!(refused, ToolError::PermissionDenied { .. }),
+        matches!(
+            &refused,
+            ToolError::Policy { refusal, .. } if matches!(**refusal, PolicyRefusal::Outside { .. })
+        ),
         "{refused:?}"
     );
     assert!(!project.path().join("marker").exists());

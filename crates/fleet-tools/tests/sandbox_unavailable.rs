@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used)]
 
 use fleet_tools::builtin::BashTool;
-use fleet_tools::sandbox::{set_warning_handler, AgentSandbox, SandboxConfig, SandboxKind};
+use fleet_tools::sandbox::{
+    set_warning_handler, AgentSandbox, SandboxConfig, SandboxKind, SandboxRefusal,
+};
 use fleet_tools::{Tool, ToolContext, ToolError, Workspace};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -37,7 +39,15 @@ async fn without_landlock_bash_warns_once_and_runs_as_before_or_refuses() {
             .call(json!({"command": "touch refused"}), &refused)
             .await
             .unwrap_err();
-        assert!(matches!(err, ToolError::PermissionDenied { .. }), "{err}");
+        assert!(
+            matches!(
+                &err,
+                ToolError::Sandbox { refusal, .. }
+                    if matches!(**refusal, SandboxRefusal::ReadOnlyUnsandboxed(_))
+            ),
+            "{err}"
+        );
+        assert!(err.is_refusal());
         let why = err.to_string();
         assert!(
             why.contains("read-only") && why.contains("unavailable"),
@@ -92,7 +102,13 @@ async fn without_landlock_bash_warns_once_and_runs_as_before_or_refuses() {
         .call(json!({"command": "touch c"}), &strict)
         .await
         .unwrap_err();
-    assert!(matches!(err, ToolError::PermissionDenied { .. }), "{err}");
+    assert!(
+        matches!(
+            &err,
+            ToolError::Sandbox { refusal, .. } if matches!(**refusal, SandboxRefusal::Unavailable(_))
+        ),
+        "{err}"
+    );
     assert!(err.to_string().contains("failIfUnavailable"), "{err}");
     assert!(!root.join("c").exists());
 }

@@ -4,7 +4,7 @@
 //! Both travel on tokio channels, so the UI can be tested with no session at all, and the
 //! driver with no terminal.
 
-use fleet_protocol::{AgentEvent, AgentRef, Message};
+use fleet_protocol::{AgentEvent, AgentRef, Message, PermissionMode};
 use serde_json::Value;
 
 /// What the driver tells the UI. Agent events dominate and are moved, never stored in
@@ -71,7 +71,7 @@ pub enum NoticeLevel {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatusUpdate {
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// Share of the context window in use, 0–100.
     pub context_percent: Option<u8>,
     pub session_id: Option<String>,
@@ -143,7 +143,7 @@ pub enum UiCommand {
     /// `/model <name>`; `None` asks for the choices.
     SetModel(Option<String>),
     /// Shift+Tab or `/permissions mode …`.
-    SetPermissionMode(String),
+    SetPermissionMode(PermissionMode),
     /// `/permissions allow|deny|ask <rule>`; `None` lists the rules.
     EditRule(Option<RuleEdit>),
     StopTask(String),

@@ -23,7 +23,7 @@ fn app() -> (App, mpsc::UnboundedReceiver<UiCommand>) {
             theme: Theme::mono(),
             status: StatusUpdate {
                 model: Some("claude-sonnet-4-5".into()),
-                permission_mode: Some("default".into()),
+                permission_mode: Some(fleet_protocol::PermissionMode::Default),
                 context_percent: Some(12),
                 session_id: None,
             },

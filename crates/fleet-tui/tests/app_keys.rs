@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use fleet_protocol::{AgentEvent, AgentRef, EventKind, SessionState, TaskStarted};
+use fleet_protocol::{AgentEvent, AgentRef, EventKind, PermissionMode, SessionState, TaskStarted};
 use fleet_tui::app::{App, UiExit, UiOptions};
 use fleet_tui::port::{
     Choice, PermissionAnswer, PermissionAsk, PickerKind, RuleEdit, StatusUpdate, UiCommand, UiEvent,
@@ -31,7 +31,7 @@ fn harness() -> Harness {
     harness_with(UiOptions {
         status: StatusUpdate {
             model: Some("claude-test".into()),
-            permission_mode: Some("default".into()),
+            permission_mode: Some(PermissionMode::Default),
             ..Default::default()
         },
         ..Default::default()
@@ -123,7 +123,7 @@ fn esc_interrupts_only_a_running_turn() {
         cwd: "/r".into(),
         model: "m".into(),
         tools: Vec::new(),
-        permission_mode: "default".into(),
+        permission_mode: PermissionMode::Default,
         additional_directories: Vec::new(),
         agents: Vec::new(),
         mcp_servers: Vec::new(),
@@ -239,16 +239,16 @@ fn shift_tab_asks_for_the_next_permission_mode() {
     h.app.handle_terminal_event(key(KeyCode::BackTab));
     assert_eq!(
         h.sent(),
-        vec![UiCommand::SetPermissionMode("acceptEdits".into())]
+        vec![UiCommand::SetPermissionMode(PermissionMode::AcceptEdits)]
     );
     h.app.handle_ui_event(UiEvent::Status(StatusUpdate {
-        permission_mode: Some("plan".into()),
+        permission_mode: Some(PermissionMode::Plan),
         ..Default::default()
     }));
     h.app.handle_terminal_event(key(KeyCode::BackTab));
     assert_eq!(
         h.sent(),
-        vec![UiCommand::SetPermissionMode("default".into())]
+        vec![UiCommand::SetPermissionMode(PermissionMode::Default)]
     );
 }
 
@@ -331,6 +331,31 @@ fn a_custom_command_sends_its_file_with_the_arguments() {
     };
     assert!(prompt.contains("Review src/lib.rs carefully."), "{prompt}");
     assert!(!prompt.contains("description:"), "{prompt}");
+}
+
+#[test]
+fn permissions_mode_sends_the_mode_and_an_unknown_one_names_the_valid_ones() {
+    let mut h = harness();
+    h.enter("/permissions mode acceptEdits");
+    h.enter("/permissions mode PLAN");
+    assert_eq!(
+        h.sent(),
+        vec![
+            UiCommand::SetPermissionMode(PermissionMode::AcceptEdits),
+            UiCommand::SetPermissionMode(PermissionMode::Plan),
+        ]
+    );
+    h.enter("/permissions mode auto");
+    assert!(h.sent().is_empty(), "an unknown mode is not sent");
+    let screen = h.screen(120, 24);
+    assert!(
+        screen.contains("unknown permission mode `auto`"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("default, acceptEdits, plan, bypassPermissions, dontAsk"),
+        "{screen}"
+    );
 }
 
 #[test]

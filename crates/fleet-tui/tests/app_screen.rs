@@ -22,7 +22,7 @@ fn app() -> (App, mpsc::UnboundedReceiver<fleet_tui::UiCommand>) {
             theme: Theme::mono(),
             status: StatusUpdate {
                 model: Some("claude-sonnet-4-5".into()),
-                permission_mode: Some("default".into()),
+                permission_mode: Some(fleet_protocol::PermissionMode::Default),
                 context_percent: Some(12),
                 session_id: None,
             },
@@ -62,8 +62,8 @@ fn result(id: &str, name: &str, content: &str) -> EventKind {
         is_error: false,
         structured: None,
         permission: PermissionNote {
-            decision: "accept".into(),
-            reason_type: "mode".into(),
+            decision: fleet_protocol::PermissionDecision::Accept,
+            reason_type: fleet_protocol::PermissionReasonType::Mode,
             rule: None,
         },
     })

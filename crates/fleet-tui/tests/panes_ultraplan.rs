@@ -22,7 +22,7 @@ fn app_and_commands() -> (App, mpsc::UnboundedReceiver<UiCommand>) {
             theme: Theme::mono(),
             status: StatusUpdate {
                 model: Some("claude-sonnet-4-5".into()),
-                permission_mode: Some("default".into()),
+                permission_mode: Some(fleet_protocol::PermissionMode::Default),
                 context_percent: Some(3),
                 session_id: None,
             },

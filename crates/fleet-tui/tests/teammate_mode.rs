@@ -120,7 +120,7 @@ fn pane() -> Pane {
             theme: Theme::mono(),
             status: StatusUpdate {
                 model: Some("claude-sonnet-4-5".into()),
-                permission_mode: Some("default".into()),
+                permission_mode: Some(fleet_protocol::PermissionMode::Default),
                 ..Default::default()
             },
             ..Default::default()

@@ -133,7 +133,7 @@ fn a_refused_call_is_marked_refused_not_running() {
         tool_name: "Bash".into(),
         tool_use_id: "t1".into(),
         message: "Permission to use Bash was denied.".into(),
-        reason_type: "user".into(),
+        reason_type: fleet_protocol::PermissionReasonType::User,
     })));
     t.apply(&main(tool_result(
         "t1",

@@ -4,17 +4,22 @@
 //! stopping the turn).
 
 use super::link::ControlLink;
+use fleet_protocol::control::{
+    CanUseTool, CanUseToolAnswer, ControlRequest, Destination, PermissionUpdate, RuleBehavior,
+    RuleValue,
+};
 use fleet_runtime::approval::{Approval, ApprovalFuture, ApprovalRequest, Approver};
+use fleet_runtime::controls::ControlError;
 use fleet_tools::permissions::Decision;
 use fleet_tools::Access;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// What the approver does with the parts of an answer that reach beyond the call.
 pub trait AnswerEffects: Send + Sync {
     /// `updatedPermissions` of an allow: rules, mode or folders to change from now on.
-    fn apply_updates(&self, updates: &[Value]) -> Result<(), String>;
+    fn apply_updates(&self, updates: &[Value]) -> Result<(), ControlError>;
     /// `interrupt: true` on a deny: the host wants the whole turn stopped.
     fn interrupt(&self);
 }
@@ -42,12 +47,12 @@ impl SdkApprover {
 
 impl Approver for SdkApprover {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> ApprovalFuture<'a> {
-        let body = request_body(&request);
+        let asked = ControlRequest::CanUseTool(Box::new(request_body(&request)));
         let tool = request.tool.to_string();
         Box::pin(async move {
             // Dropped unanswered when the agent is cancelled: the link withdraws it then.
-            match self.link.request("can_use_tool", body, &self.cancel).await {
-                Ok(answer) => self.read_answer(&answer, &tool),
+            match self.link.request(asked, &self.cancel).await {
+                Ok(answer) => self.read_answer(answer, &tool),
                 Err(err) => Approval::Deny {
                     message: Some(format!(
                         "This {tool} call was not run: {err}. Do not retry it."
@@ -59,38 +64,34 @@ impl Approver for SdkApprover {
 }
 
 impl SdkApprover {
-    fn read_answer(&self, answer: &Value, tool: &str) -> Approval {
-        match answer.get("behavior").and_then(Value::as_str) {
-            Some("allow") => {
-                if let Some(Value::Array(updates)) = answer.get("updatedPermissions") {
-                    if let Err(err) = self.effects.apply_updates(updates) {
+    fn read_answer(&self, answer: Value, tool: &str) -> Approval {
+        match serde_json::from_value::<CanUseToolAnswer>(answer) {
+            Ok(CanUseToolAnswer::Allow {
+                updated_input,
+                updated_permissions,
+            }) => {
+                if let Some(updates) = updated_permissions {
+                    if let Err(err) = self.effects.apply_updates(&updates) {
                         eprintln!(
                             "fleet: the SDK host's permission updates were not applied: {err}"
                         );
                     }
                 }
-                let updated_input = answer
-                    .get("updatedInput")
-                    .filter(|input| input.is_object())
-                    .cloned();
+                let updated_input = updated_input.filter(Value::is_object);
                 Approval::Allow { updated_input }
             }
-            Some("deny") => {
-                if answer.get("interrupt").and_then(Value::as_bool) == Some(true) {
+            Ok(CanUseToolAnswer::Deny { message, interrupt }) => {
+                if interrupt == Some(true) {
                     self.effects.interrupt();
                 }
-                let message = answer
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .filter(|m| !m.trim().is_empty())
-                    .map(str::to_string);
+                let message = message.filter(|m| !m.trim().is_empty());
                 Approval::Deny {
                     message: Some(message.unwrap_or_else(|| {
                         format!("The user refused this {tool} call. Do not retry it; ask the user what to do instead.")
                     })),
                 }
             }
-            _ => Approval::Deny {
+            Err(_) => Approval::Deny {
                 message: Some(format!(
                     "This {tool} call was not run: the SDK host's answer had no \"behavior\" \
                      of \"allow\" or \"deny\"."
@@ -101,60 +102,52 @@ impl SdkApprover {
 }
 
 /// The `can_use_tool` request for one call, as Claude Code words it.
-fn request_body(request: &ApprovalRequest<'_>) -> Value {
-    let mut body = Map::new();
-    body.insert("subtype".into(), json!("can_use_tool"));
-    body.insert("tool_name".into(), json!(request.tool));
-    body.insert("display_name".into(), json!(request.tool));
-    body.insert("input".into(), request.input.clone());
-    if let Some(description) = request.input.get("description").and_then(Value::as_str) {
-        body.insert("description".into(), json!(description));
+fn request_body(request: &ApprovalRequest<'_>) -> CanUseTool {
+    let blocked_path = match &request.decision.access {
+        Access::Read(path) | Access::Write(path) => Some(path.display().to_string()),
+        _ => None,
+    };
+    CanUseTool {
+        tool_name: request.tool.to_string(),
+        display_name: request.tool.to_string(),
+        input: request.input.clone(),
+        description: request
+            .input
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        permission_suggestions: suggestions(request.decision),
+        blocked_path,
+        decision_reason: request.decision.message(),
+        tool_use_id: request.tool_use_id.to_string(),
+        // Subagents' questions say whose they are; the main agent's carry no agent.
+        agent_id: (request.agent_id != "main").then(|| request.agent_id.to_string()),
     }
-    body.insert(
-        "permission_suggestions".into(),
-        Value::Array(suggestions(request.decision)),
-    );
-    if let Access::Read(path) | Access::Write(path) = &request.decision.access {
-        body.insert("blocked_path".into(), json!(path.display().to_string()));
-    }
-    body.insert("decision_reason".into(), json!(request.decision.message()));
-    body.insert("tool_use_id".into(), json!(request.tool_use_id));
-    // Subagents' questions say whose they are; the main agent's carry no agent.
-    if request.agent_id != "main" {
-        body.insert("agent_id".into(), json!(request.agent_id));
-    }
-    Value::Object(body)
 }
 
 /// The updates a host could give back to stop being asked: the exact allow rules (kept in
 /// `.claude/settings.local.json`), and for file edits, the acceptEdits mode for the session.
-fn suggestions(decision: &Decision) -> Vec<Value> {
-    let rules: Vec<Value> = decision
+fn suggestions(decision: &Decision) -> Vec<PermissionUpdate> {
+    let rules: Vec<RuleValue> = decision
         .suggested_rules()
         .iter()
-        .map(|rule| rule_value(rule))
+        .map(|rule| RuleValue::from_rule_string(rule))
         .collect();
     let mut out = Vec::new();
     if !rules.is_empty() {
-        out.push(json!({
-            "type": "addRules", "rules": rules, "behavior": "allow",
-            "destination": "localSettings",
-        }));
+        out.push(PermissionUpdate::AddRules {
+            rules,
+            behavior: RuleBehavior::Allow,
+            destination: Destination::LocalSettings,
+        });
     }
     if matches!(decision.access, Access::Write(_)) {
-        out.push(json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"}));
+        out.push(PermissionUpdate::SetMode {
+            mode: fleet_protocol::PermissionMode::AcceptEdits,
+            destination: Destination::Session,
+        });
     }
     out
-}
-
-/// `Bash(git status)` as `{"toolName": "Bash", "ruleContent": "git status"}`.
-fn rule_value(rule: &str) -> Value {
-    match rule.split_once('(') {
-        Some((tool, rest)) if rest.ends_with(')') => {
-            json!({"toolName": tool, "ruleContent": &rest[..rest.len() - 1]})
-        }
-        _ => json!({"toolName": rule}),
-    }
 }
 
 #[cfg(test)]
@@ -162,19 +155,21 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn rules_split_into_tool_and_content() {
+        let value = |rule: &str| serde_json::to_value(RuleValue::from_rule_string(rule)).unwrap();
         assert_eq!(
-            rule_value("Bash(git status)"),
+            value("Bash(git status)"),
             json!({"toolName": "Bash", "ruleContent": "git status"})
         );
         assert_eq!(
-            rule_value("Edit(/p/a(1).rs)"),
+            value("Edit(/p/a(1).rs)"),
             json!({"toolName": "Edit", "ruleContent": "/p/a(1).rs"})
         );
         assert_eq!(
-            rule_value("mcp__calc__add"),
+            value("mcp__calc__add"),
             json!({"toolName": "mcp__calc__add"})
         );
     }

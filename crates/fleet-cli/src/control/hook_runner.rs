@@ -3,11 +3,12 @@
 //! JSON a command hook prints, so the hook engine reads both alike.
 
 use super::link::{ControlLink, LinkError};
+use fleet_protocol::control::{ControlRequest, HookCallback};
 use fleet_runtime::hooks::run::RunFuture;
 use fleet_runtime::hooks::{
     CommandRunner, Ending, Handler, HookRun, HookRunner, HookSpec, RunPlace,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -32,11 +33,13 @@ impl SdkHookRunner {
         cancel: &CancellationToken,
     ) -> HookRun {
         let input: Value = serde_json::from_slice(input).unwrap_or(Value::Null);
-        let mut body = json!({"subtype": "hook_callback", "callback_id": id, "input": input});
-        if let Some(tool_use_id) = input.get("tool_use_id") {
-            body["tool_use_id"] = tool_use_id.clone();
-        }
-        let asked = self.link.request("hook_callback", body, cancel);
+        let tool_use_id = input.get("tool_use_id").cloned();
+        let request = ControlRequest::HookCallback(HookCallback {
+            callback_id: id.to_string(),
+            input,
+            tool_use_id,
+        });
+        let asked = self.link.request(request, cancel);
         let ending = |ending| HookRun {
             ending,
             stdout: String::new(),

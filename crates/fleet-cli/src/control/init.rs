@@ -3,8 +3,12 @@
 //! the host what the session offers once it is.
 
 use crate::args::PrintArgs;
+use fleet_protocol::control::{
+    AgentInfo, ApiAccount, CommandInfo, Initialize, InitializeAnswer, ModelInfo,
+};
+use fleet_protocol::PermissionMode;
 use fleet_runtime::definitions::{AgentCatalog, ModelSetting};
-use fleet_runtime::hooks::HookSet;
+use fleet_runtime::hooks::{HookSet, SdkHooksError};
 use fleet_runtime::skills::SkillSet;
 use serde_json::{json, Map, Value};
 
@@ -24,42 +28,70 @@ pub struct InitRequest {
     pub ignored: Vec<String>,
 }
 
+/// Why an `initialize` request cannot be used; the message names the field.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error(transparent)]
+    Hooks(#[from] SdkHooksError),
+    #[error("initialize: {field} must be {expected}")]
+    Shape {
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("initialize: settings were also given with --settings; give one")]
+    SettingsTwice,
+    /// Policy fleet cannot enforce must not be taken as if it were in force.
+    #[error(
+        "initialize: fleet does not support managedSettings; pass them as settings (the \
+         TypeScript SDK's settings option)"
+    )]
+    ManagedSettings,
+}
+
+fn shape(field: &'static str, expected: &'static str) -> InitError {
+    InitError::Shape { field, expected }
+}
+
+/// The field, unless absent or `null`.
+fn given(field: &Option<Value>) -> Option<&Value> {
+    field.as_ref().filter(|v| !v.is_null())
+}
+
 impl InitRequest {
     /// Reads the request and folds what belongs to the command line into `args`: `agents`
     /// join `--agents` (the host's win a name clash), `systemPrompt` / `appendSystemPrompt`
-    /// replace the flags, `jsonSchema` is `--json-schema`. An error names the field.
-    pub fn read(body: &Map<String, Value>, args: &mut PrintArgs) -> Result<Self, String> {
-        let (hooks, warnings) = HookSet::from_sdk(body.get("hooks").unwrap_or(&Value::Null))
-            .map_err(|e| e.to_string())?;
+    /// replace the flags. An error names the field.
+    pub fn read(request: &Initialize, args: &mut PrintArgs) -> Result<Self, InitError> {
+        let (hooks, warnings) = HookSet::from_sdk(request.hooks.as_ref().unwrap_or(&Value::Null))?;
         for warning in warnings {
             eprintln!("fleet: {warning}");
         }
-        if let Some(agents) = body.get("agents").filter(|v| !v.is_null()) {
+        if let Some(agents) = given(&request.agents) {
             args.agents = Some(merge_agents(args.agents.as_deref(), agents)?);
         }
-        match body.get("systemPrompt") {
-            None | Some(Value::Null) => {}
+        match given(&request.system_prompt) {
+            None => {}
             Some(Value::String(text)) => args.system_prompt = Some(text.clone()),
             Some(Value::Array(parts)) => {
                 let parts: Option<Vec<&str>> = parts.iter().map(Value::as_str).collect();
-                let parts = parts.ok_or("initialize: systemPrompt must hold strings")?;
+                let parts = parts.ok_or(shape("systemPrompt", "a list of strings"))?;
                 args.system_prompt = Some(parts.join("\n\n"));
             }
-            Some(_) => return Err("initialize: systemPrompt must be a string or a list".into()),
+            Some(_) => return Err(shape("systemPrompt", "a string or a list")),
         }
-        match body.get("appendSystemPrompt") {
-            None | Some(Value::Null) => {}
+        match given(&request.append_system_prompt) {
+            None => {}
             Some(Value::String(text)) => args.append_system_prompt = Some(text.clone()),
-            Some(_) => return Err("initialize: appendSystemPrompt must be a string".into()),
+            Some(_) => return Err(shape("appendSystemPrompt", "a string")),
         }
-        match body.get("sdkMcpServers") {
-            None | Some(Value::Null) => {}
+        match given(&request.sdk_mcp_servers) {
+            None => {}
             Some(Value::Array(names)) => {
                 let mut servers = Map::new();
                 for name in names {
                     let name = name
                         .as_str()
-                        .ok_or("initialize: sdkMcpServers must hold server names")?;
+                        .ok_or(shape("sdkMcpServers", "a list of server names"))?;
                     servers.insert(name.into(), json!({"type": "sdk", "name": name}));
                 }
                 if !servers.is_empty() {
@@ -67,13 +99,11 @@ impl InitRequest {
                         .push(json!({"mcpServers": servers}).to_string());
                 }
             }
-            Some(_) => return Err("initialize: sdkMcpServers must be a list of names".into()),
+            Some(_) => return Err(shape("sdkMcpServers", "a list of server names")),
         }
-        let settings = match body.get("settings") {
-            None | Some(Value::Null) => false,
-            Some(_) if args.settings.is_some() => {
-                return Err("initialize: settings were also given with --settings; give one".into())
-            }
+        let settings = match given(&request.settings) {
+            None => false,
+            Some(_) if args.settings.is_some() => return Err(InitError::SettingsTwice),
             Some(Value::String(text)) => {
                 args.settings = Some(text.clone());
                 true
@@ -82,54 +112,38 @@ impl InitRequest {
                 args.settings = Some(value.to_string());
                 true
             }
-            Some(_) => return Err("initialize: settings must be an object or a JSON string".into()),
+            Some(_) => return Err(shape("settings", "an object or a JSON string")),
         };
-        match body.get("disallowedTools") {
-            None | Some(Value::Null) => {}
+        match given(&request.disallowed_tools) {
+            None => {}
             Some(Value::Array(rules)) => {
                 for rule in rules {
                     let rule = rule
                         .as_str()
-                        .ok_or("initialize: disallowedTools must hold strings")?;
+                        .ok_or(shape("disallowedTools", "a list of rules (strings)"))?;
                     args.disallowed_tools.push(rule.to_string());
                 }
             }
-            Some(_) => return Err("initialize: disallowedTools must be a list of rules".into()),
+            Some(_) => return Err(shape("disallowedTools", "a list of rules")),
         }
-        let mcp_servers = match body.get("mcpServers") {
-            None | Some(Value::Null) => false,
+        let mcp_servers = match given(&request.mcp_servers) {
+            None => false,
             Some(servers @ Value::Object(_)) => {
                 args.mcp_config
                     .push(json!({"mcpServers": servers}).to_string());
                 true
             }
-            Some(_) => return Err("initialize: mcpServers must be an object keyed by name".into()),
+            Some(_) => return Err(shape("mcpServers", "an object keyed by name")),
         };
-        // Policy fleet cannot enforce must not be taken as if it were in force.
-        if body.get("managedSettings").is_some_and(|v| !v.is_null()) {
-            return Err(
-                "initialize: fleet does not support managedSettings; pass them as \
-                        settings (the TypeScript SDK's settings option)"
-                    .into(),
-            );
+        if given(&request.managed_settings).is_some() {
+            return Err(InitError::ManagedSettings);
         }
-        let mut ignored = Vec::new();
-        for key in body.keys() {
-            let known = matches!(
-                key.as_str(),
-                "subtype"
-                    | "hooks"
-                    | "agents"
-                    | "systemPrompt"
-                    | "appendSystemPrompt"
-                    | "settings"
-                    | "disallowedTools"
-                    | "mcpServers"
-            );
-            if !known && !body[key].is_null() && !extra_known(key) {
-                ignored.push(key.clone());
-            }
-        }
+        let ignored = request
+            .other
+            .iter()
+            .filter(|(key, value)| !value.is_null() && !extra_known(key))
+            .map(|(key, _)| key.clone())
+            .collect();
         Ok(Self {
             hooks,
             settings,
@@ -139,15 +153,13 @@ impl InitRequest {
     }
 }
 
-/// Fields read elsewhere (`jsonSchema`), served another way (`sdkMcpServerManifests`: fleet
-/// asks the SDK's servers over `mcp_message`), or asking for nothing fleet would do
-/// differently.
+/// Fields asking for nothing fleet would do differently (`jsonSchema` is read from the
+/// command line's `--json-schema`; `sdkMcpServerManifests` are served another way: fleet asks
+/// the SDK's servers over `mcp_message`).
 fn extra_known(key: &str) -> bool {
     matches!(
         key,
-        "jsonSchema"
-            | "sdkMcpServers"
-            | "excludeDynamicSections"
+        "excludeDynamicSections"
             | "systemPromptSnapshot"
             | "promptSuggestions"
             | "agentProgressSummaries"
@@ -156,9 +168,9 @@ fn extra_known(key: &str) -> bool {
 }
 
 /// `--agents` JSON with the host's definitions added (theirs win a clash).
-fn merge_agents(flag: Option<&str>, host: &Value) -> Result<String, String> {
+fn merge_agents(flag: Option<&str>, host: &Value) -> Result<String, InitError> {
     let Value::Object(host) = host else {
-        return Err("initialize: agents must be an object keyed by agent name".into());
+        return Err(shape("agents", "an object keyed by agent name"));
     };
     let mut merged: Map<String, Value> = match flag {
         Some(text) => match serde_json::from_str(text) {
@@ -179,63 +191,65 @@ pub fn response(
     agents: &AgentCatalog,
     skills: &SkillSet,
     catalog: &fleet_model::Catalog,
-    mode: &str,
+    mode: PermissionMode,
     request: &InitRequest,
 ) -> Value {
-    let commands: Vec<Value> = skills
+    let commands = skills
         .skills()
         .iter()
-        .map(|skill| {
-            json!({"name": skill.name, "description": skill.description, "argumentHint": ""})
+        .map(|skill| CommandInfo {
+            name: skill.name.clone(),
+            description: skill.description.clone(),
+            argument_hint: String::new(),
         })
         .collect();
-    let agents: Vec<Value> = agents
+    let agents = agents
         .names()
         .into_iter()
         .filter_map(|name| agents.get(name))
-        .map(|agent| {
-            let mut info = json!({"name": agent.name, "description": agent.description});
-            if let Some(ModelSetting::Named(model)) = &agent.model {
-                info["model"] = json!(model);
-            }
-            info
+        .map(|agent| AgentInfo {
+            name: agent.name.clone(),
+            description: agent.description.clone(),
+            model: match &agent.model {
+                Some(ModelSetting::Named(model)) => Some(model.clone()),
+                _ => None,
+            },
         })
         .collect();
-    let models: Vec<Value> = [
+    let models = [
         ("default", "Default", "The session's model"),
         ("opus", "Opus", "The most capable model"),
         ("sonnet", "Sonnet", "Capable and fast"),
         ("haiku", "Haiku", "The fastest model"),
     ]
     .into_iter()
-    .map(|(value, display, description)| {
-        let mut info = json!({"value": value, "displayName": display, "description": description});
-        if value != "default" {
-            info["resolvedModel"] = json!(catalog.resolve_id(value));
-        }
-        info
+    .map(|(value, display, description)| ModelInfo {
+        value: value.to_string(),
+        display_name: display.to_string(),
+        description: description.to_string(),
+        resolved_model: (value != "default").then(|| catalog.resolve_id(value)),
     })
     .collect();
-    let mut body = json!({
-        "commands": commands,
-        "agents": agents,
-        "output_style": "default",
-        "available_output_styles": ["default"],
-        "models": models,
-        "account": {"apiKeySource": api_key_source(), "apiProvider": "firstParty"},
-        "pid": std::process::id(),
-        "claude_code_version": PROTOCOL_VERSION,
-        "fleet_version": env!("CARGO_PKG_VERSION"),
-        "current_permission_mode": mode,
-        "session_state": "idle",
-    });
-    if !request.hooks.is_empty() {
-        body["hooks_applied"] = json!(true);
-    }
-    if request.mcp_servers {
-        body["mcp_servers_applied"] = json!(true);
-    }
-    body
+    let answer = InitializeAnswer {
+        commands,
+        agents,
+        output_style: "default".into(),
+        available_output_styles: vec!["default".into()],
+        models,
+        account: ApiAccount {
+            api_key_source: api_key_source().into(),
+            api_provider: "firstParty".into(),
+        },
+        pid: std::process::id(),
+        claude_code_version: PROTOCOL_VERSION.into(),
+        fleet_version: env!("CARGO_PKG_VERSION").into(),
+        current_permission_mode: mode,
+        session_state: "idle".into(),
+        hooks_applied: (!request.hooks.is_empty()).then_some(true),
+        mcp_servers_applied: request.mcp_servers.then_some(true),
+    };
+    // Derived types with string keys only: this cannot fail.
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }
 
 fn api_key_source() -> &'static str {
@@ -252,8 +266,13 @@ mod tests {
 
     use super::*;
 
-    fn body(value: Value) -> Map<String, Value> {
-        value.as_object().unwrap().clone()
+    /// The request as the wire reads it.
+    fn body(value: Value) -> Initialize {
+        use fleet_protocol::control::{ControlRequest, RequestBody};
+        match serde_json::from_value(value).unwrap() {
+            RequestBody::Known(ControlRequest::Initialize(request)) => *request,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -294,13 +313,15 @@ mod tests {
             &body(json!({"subtype": "initialize", "agents": ["a"]})),
             &mut args,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("agents"), "{err}");
         let err = InitRequest::read(
             &body(json!({"subtype": "initialize", "hooks": {"Stop": [{}]}})),
             &mut args,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("hooks.Stop[0]"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 //! the host's requests. The stdin reader hands every `control_response` here.
 
 use super::out::SharedOut;
-use super::wire;
+use fleet_protocol::control::{ControlLine, ControlRequest};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -57,14 +57,14 @@ impl ControlLink {
         }
     }
 
-    /// Sends `body` (its `subtype` named by `subtype`) and waits for the host's answer.
-    /// When `cancel` fires first, the host is told with a `control_cancel_request`.
+    /// Sends `request` and waits for the host's answer (its body, read by the asker). When
+    /// `cancel` fires first, the host is told with a `control_cancel_request`.
     pub async fn request(
         &self,
-        subtype: &'static str,
-        body: Value,
+        request: ControlRequest,
         cancel: &CancellationToken,
     ) -> Result<Value, LinkError> {
+        let subtype = request.subtype();
         if self.closed.load(Ordering::Acquire) {
             return Err(LinkError::Closed(subtype));
         }
@@ -82,7 +82,7 @@ impl ControlLink {
             answered: false,
         };
         // Registered before it is written, so an answer cannot arrive unexpected.
-        if let Err(source) = self.write(&wire::request(&id, body)) {
+        if let Err(source) = self.write(&ControlLine::request(id.as_str(), request)) {
             self.lock().remove(&id);
             waiting.answered = true;
             return Err(LinkError::Write { subtype, source });
@@ -121,17 +121,17 @@ impl ControlLink {
     /// Answers the host's request `id`.
     pub fn respond(&self, id: &str, outcome: Answer) {
         let line = match outcome {
-            Ok(body) => wire::success(id, body),
-            Err(message) => wire::error(id, &message),
+            Ok(body) => ControlLine::success(id, body),
+            Err(message) => ControlLine::error(id, message),
         };
         if let Err(err) = self.write(&line) {
             eprintln!("fleet: could not answer control request {id:?}: {err}");
         }
     }
 
-    /// Writes one protocol line of fleet's own (a `system` line the host relies on).
-    pub fn write(&self, line: &Value) -> std::io::Result<()> {
-        self.out.line(&line.to_string())
+    /// Writes one protocol line of fleet's own.
+    fn write(&self, line: &ControlLine) -> std::io::Result<()> {
+        self.out.line(&line.to_json())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
@@ -149,7 +149,7 @@ struct Waiting<'a> {
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         if !self.answered && self.link.lock().remove(self.id).is_some() {
-            let _ = self.link.write(&wire::cancel(self.id));
+            let _ = self.link.write(&ControlLine::cancel(self.id));
         }
     }
 }
@@ -182,12 +182,8 @@ mod tests {
             let link = link.clone();
             let never = never.clone();
             tokio::spawn(async move {
-                link.request(
-                    "can_use_tool",
-                    serde_json::json!({"subtype": "can_use_tool"}),
-                    &never,
-                )
-                .await
+                link.request(ControlRequest::CanUseTool(Box::default()), &never)
+                    .await
             })
         };
         let sent = written(&sink, 1).await;
@@ -202,14 +198,7 @@ mod tests {
         let asking = {
             let link = link.clone();
             let cancel = cancel.clone();
-            tokio::spawn(async move {
-                link.request(
-                    "hook_callback",
-                    serde_json::json!({"subtype": "hook_callback"}),
-                    &cancel,
-                )
-                .await
-            })
+            tokio::spawn(async move { link.request(ControlRequest::Interrupt, &cancel).await })
         };
         let sent = written(&sink, 2).await;
         let id = sent[1]["request_id"].as_str().unwrap().to_string();
@@ -219,7 +208,10 @@ mod tests {
             Err(LinkError::Cancelled(_))
         ));
         let sent = written(&sink, 3).await;
-        assert_eq!(sent[2], wire::cancel(&id));
+        assert_eq!(
+            sent[2],
+            serde_json::to_value(ControlLine::cancel(id.as_str())).unwrap()
+        );
         // A late answer to it is nobody's.
         assert!(!link.deliver(&id, Ok(Value::Null)));
     }
@@ -231,23 +223,15 @@ mod tests {
         let asking = {
             let link = link.clone();
             tokio::spawn(async move {
-                link.request(
-                    "mcp_message",
-                    serde_json::json!({}),
-                    &CancellationToken::new(),
-                )
-                .await
+                link.request(ControlRequest::McpStatus, &CancellationToken::new())
+                    .await
             })
         };
         written(&sink, 1).await;
         link.close();
         assert!(matches!(asking.await.unwrap(), Err(LinkError::Closed(_))));
         let late = link
-            .request(
-                "mcp_message",
-                serde_json::json!({}),
-                &CancellationToken::new(),
-            )
+            .request(ControlRequest::McpStatus, &CancellationToken::new())
             .await;
         assert!(matches!(late, Err(LinkError::Closed(_))));
     }

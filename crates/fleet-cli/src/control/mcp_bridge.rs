@@ -3,8 +3,9 @@
 //! `mcp_response` in its answer comes back to the client.
 
 use super::link::ControlLink;
-use fleet_runtime::mcp::{BridgeReply, SdkMcpBridge};
-use serde_json::{json, Value};
+use fleet_protocol::control::{ControlRequest, McpMessage, McpMessageAnswer};
+use fleet_runtime::mcp::{BridgeError, BridgeReply, SdkMcpBridge};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -22,14 +23,19 @@ impl LinkBridge {
 
 impl SdkMcpBridge for LinkBridge {
     fn send(&self, server: &str, message: Value) -> BridgeReply<'_> {
-        let body = json!({"subtype": "mcp_message", "server_name": server, "message": message});
+        let request = ControlRequest::McpMessage(McpMessage {
+            server_name: server.to_string(),
+            message,
+        });
         Box::pin(async move {
             let answer = self
                 .link
-                .request("mcp_message", body, &self.cancel)
+                .request(request, &self.cancel)
                 .await
-                .map_err(|err| err.to_string())?;
-            Ok(answer.get("mcp_response").cloned())
+                .map_err(|err| BridgeError(Box::new(err)))?;
+            // An answer that is not an object carries no reply, as a notification's.
+            let answer: McpMessageAnswer = serde_json::from_value(answer).unwrap_or_default();
+            Ok(answer.mcp_response)
         })
     }
 }

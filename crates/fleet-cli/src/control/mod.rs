@@ -10,6 +10,7 @@
 //! - `reader.rs`: the stdin thread that routes every line
 //! - `init.rs`: `initialize`, read before the session is built and answered after
 //! - `server.rs`: the host's later requests
+//! - `steer.rs`: those of them that steer the session, sent as its `Op`s
 //! - `host.rs`: the session's parts that talk to the host, made after `initialize`
 //! - `approver.rs`, `hook_runner.rs`, `mcp_bridge.rs`: `can_use_tool`, `hook_callback` and
 //!   `mcp_message`
@@ -23,6 +24,7 @@ pub mod mcp_bridge;
 pub mod out;
 pub mod reader;
 pub mod server;
+pub mod steer;
 pub mod wire;
 
 use fleet_protocol::Message;
@@ -73,10 +75,13 @@ impl Channel {
     }
 
     /// Answers the host's requests from now on, in a task of its own (`None` once started).
+    /// The steering ones go to the session as ops through `ops`, which the task holds until
+    /// stdin ends (when the session's prompts end too), so it never keeps the session alive.
     pub fn serve(
         &mut self,
         mcp: Arc<fleet_runtime::subagent::McpSession>,
         controls: fleet_runtime::controls::SessionControls,
+        ops: fleet_session::OpSender,
     ) -> Option<tokio::task::JoinHandle<()>> {
         let requests = self.requests.take()?;
         let server = server::Server {
@@ -84,7 +89,7 @@ impl Channel {
             mcp,
             controls,
         };
-        Some(tokio::spawn(server.serve(requests)))
+        Some(tokio::spawn(server.serve(requests, ops)))
     }
 
     /// Whether the stdin reader has stopped.

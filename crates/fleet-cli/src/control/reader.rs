@@ -4,8 +4,8 @@
 
 use super::link::ControlLink;
 use super::wire::{self, Incoming, WireError};
+use fleet_protocol::control::{ControlRequest, Initialize, RequestBody};
 use fleet_protocol::Message;
-use serde_json::{Map, Value};
 use std::io::BufRead;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -15,10 +15,12 @@ use tokio::sync::{mpsc, oneshot};
 pub enum HostRequest {
     Call {
         id: String,
-        body: Map<String, Value>,
+        request: RequestBody,
     },
     /// The host gave up on its request `id`.
-    Cancel { id: String },
+    Cancel {
+        id: String,
+    },
 }
 
 /// What came first on stdin: the SDKs always start with `initialize` and wait for its answer
@@ -27,7 +29,7 @@ pub enum HostRequest {
 pub enum First {
     Initialize {
         id: String,
-        body: Map<String, Value>,
+        request: Box<Initialize>,
     },
     /// A user message or another request: there is no `initialize` to wait for.
     Other,
@@ -76,27 +78,26 @@ impl Reader {
                         break;
                     }
                 }
-                Ok(Incoming::Request { id, body }) if !answers => {
-                    let subtype = body.get("subtype").and_then(Value::as_str).unwrap_or("");
+                Ok(Incoming::Request { id, request }) if !answers => {
+                    let subtype = request.subtype();
                     eprintln!(
                         "fleet: stdin line {number}: control request {subtype:?} ({id}) ignored: \
                          control requests need --output-format stream-json"
                     );
                 }
-                Ok(Incoming::Request { id, body }) => {
-                    let initialize =
-                        body.get("subtype").and_then(Value::as_str) == Some("initialize");
-                    match first.take() {
-                        Some(first) if initialize => {
-                            let _ = first.send(First::Initialize { id, body });
+                Ok(Incoming::Request { id, request }) => {
+                    let request = match (first.take(), request) {
+                        (Some(first), RequestBody::Known(ControlRequest::Initialize(request))) => {
+                            let _ = first.send(First::Initialize { id, request });
                             continue;
                         }
-                        Some(first) => {
+                        (Some(first), request) => {
                             let _ = first.send(First::Other);
+                            request
                         }
-                        None => {}
-                    }
-                    if requests.send(HostRequest::Call { id, body }).is_err() {
+                        (None, request) => request,
+                    };
+                    if requests.send(HostRequest::Call { id, request }).is_err() {
                         break;
                     }
                 }
@@ -143,6 +144,7 @@ mod tests {
     use super::*;
     use crate::control::out::SharedOut;
     use crate::print::fixtures::SharedBuf as Collect;
+    use serde_json::Value;
 
     struct Run {
         result: anyhow::Result<()>,

@@ -3,8 +3,9 @@
 //! answer, with the same `request_id`) and `control_cancel_request` (the asker gave up).
 
 use crate::input::{self, InputError};
+use fleet_protocol::control::{ControlLine, ControlResponse, LineError, RequestBody};
 use fleet_protocol::Message;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 /// One line read from stdin.
 #[derive(Debug)]
@@ -12,10 +13,7 @@ pub enum Incoming {
     /// A user message for the session.
     User(Message),
     /// The host asks fleet something.
-    Request {
-        id: String,
-        body: Map<String, Value>,
-    },
+    Request { id: String, request: RequestBody },
     /// The host answers a request of fleet's: the response body, or its error text.
     Response {
         id: String,
@@ -34,7 +32,7 @@ pub enum Incoming {
 pub struct BadControl {
     pub line: usize,
     pub request_id: Option<String>,
-    pub problem: String,
+    pub problem: LineError,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,110 +48,46 @@ pub fn parse(text: &str, line: usize) -> Result<Incoming, WireError> {
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
         // The user-message parser words a JSON error best.
-        Err(_) => {
-            return input::parse_line(text, line)
-                .map(Incoming::User)
-                .map_err(Into::into)
-        }
+        Err(_) => return user(text, line),
     };
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-    let bad = |request_id: Option<String>, problem: String| BadControl {
+    let read = ControlLine::from_value(&value).map_err(|problem| BadControl {
         line,
-        request_id,
+        request_id: problem.request_id().map(str::to_string),
         problem,
-    };
-    match kind {
-        "control_request" => {
-            let id = request_id(&value);
-            let Some(id) = id else {
-                return Err(bad(
-                    None,
-                    "control_request without a string \"request_id\"".into(),
-                )
-                .into());
-            };
-            match value.get("request") {
-                Some(Value::Object(body)) if body.get("subtype").is_some_and(Value::is_string) => {
-                    Ok(Incoming::Request {
-                        id,
-                        body: body.clone(),
-                    })
-                }
-                _ => Err(bad(
-                    Some(id),
-                    "control_request needs \"request\": {\"subtype\": …}".into(),
-                )
-                .into()),
-            }
-        }
-        "control_response" => {
-            let response = value.get("response").unwrap_or(&Value::Null);
-            let Some(id) = request_id(response) else {
-                return Err(bad(
-                    None,
-                    "control_response without \"response\": {\"request_id\": …}".into(),
-                )
-                .into());
-            };
-            let outcome = match response.get("subtype").and_then(Value::as_str) {
-                Some("success") => Ok(response.get("response").cloned().unwrap_or(json!({}))),
-                Some("error") => Err(response
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the host answered with an error and no message")
-                    .to_string()),
-                _ => {
-                    return Err(bad(
-                        None,
-                        format!(
-                            "control_response for {id:?} must have \"subtype\" \"success\" or \"error\""
-                        ),
-                    )
-                    .into())
-                }
-            };
-            Ok(Incoming::Response { id, outcome })
-        }
-        "control_cancel_request" => match request_id(&value) {
-            Some(id) => Ok(Incoming::Cancel { id }),
-            None => Err(bad(None, "control_cancel_request without \"request_id\"".into()).into()),
+    })?;
+    Ok(match read {
+        ControlLine::ControlRequest {
+            request_id,
+            request,
+        } => Incoming::Request {
+            id: request_id,
+            request,
         },
-        "keep_alive" => Ok(Incoming::Nothing),
-        _ => input::parse_line(text, line)
-            .map(Incoming::User)
-            .map_err(Into::into),
-    }
+        ControlLine::ControlResponse { response } => match response {
+            ControlResponse::Success {
+                request_id,
+                response,
+            } => Incoming::Response {
+                id: request_id,
+                outcome: Ok(response),
+            },
+            ControlResponse::Error { request_id, error } => Incoming::Response {
+                id: request_id,
+                outcome: Err(error.unwrap_or_else(|| {
+                    "the host answered with an error and no message".to_string()
+                })),
+            },
+        },
+        ControlLine::ControlCancelRequest { request_id } => Incoming::Cancel { id: request_id },
+        ControlLine::KeepAlive => Incoming::Nothing,
+        ControlLine::NotControl => return user(text, line),
+    })
 }
 
-fn request_id(value: &Value) -> Option<String> {
-    value
-        .get("request_id")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-}
-
-/// A request of fleet's to the host.
-pub fn request(id: &str, body: Value) -> Value {
-    json!({"type": "control_request", "request_id": id, "request": body})
-}
-
-/// A success answer to the host's request `id`.
-pub fn success(id: &str, body: Value) -> Value {
-    json!({"type": "control_response", "response": {
-        "subtype": "success", "request_id": id, "response": body,
-    }})
-}
-
-/// An error answer to the host's request `id`.
-pub fn error(id: &str, message: &str) -> Value {
-    json!({"type": "control_response", "response": {
-        "subtype": "error", "request_id": id, "error": message,
-    }})
-}
-
-/// fleet no longer wants the answer to its request `id`.
-pub fn cancel(id: &str) -> Value {
-    json!({"type": "control_cancel_request", "request_id": id})
+fn user(text: &str, line: usize) -> Result<Incoming, WireError> {
+    input::parse_line(text, line)
+        .map(Incoming::User)
+        .map_err(Into::into)
 }
 
 #[cfg(test)]
@@ -174,9 +108,12 @@ mod tests {
             2,
         );
         match req {
-            Ok(Incoming::Request { id, body }) => {
+            Ok(Incoming::Request { id, request }) => {
                 assert_eq!(id, "r1");
-                assert_eq!(body["subtype"], "interrupt");
+                assert_eq!(
+                    request,
+                    RequestBody::Known(fleet_protocol::control::ControlRequest::Interrupt)
+                );
             }
             other => panic!("{other:?}"),
         }

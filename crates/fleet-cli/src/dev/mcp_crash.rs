@@ -15,7 +15,11 @@ pub struct McpCrashArgs {
 
 pub async fn run(args: McpCrashArgs) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("reading the current folder")?;
-    let config = McpConfig::load(&cwd, args.mcp_config, false);
+    let config = McpConfig::load(
+        &fleet_session::config::locations(&cwd),
+        args.mcp_config,
+        false,
+    );
     let servers = McpServers::start(&config, McpTimeouts::from_env()).await;
     let mut pids = Vec::new();
     for connection in servers.connections() {

@@ -4,12 +4,9 @@
 
 use crate::args::PrintArgs;
 use crate::model_choice::Choice;
-use crate::settings::{SettingSource, SettingsFlags};
+use crate::settings::SettingsFlags;
 use anyhow::{bail, Context};
-use fleet_model::{FallbackClient, ModelClient, ModelRequest, ModelStream, Provider};
-use fleet_runtime::SystemPromptBuilder;
 use std::path::Path;
-use std::sync::Arc;
 
 /// Refuses the flags fleet does not honour yet and the combinations that cannot work, before
 /// anything is read or written.
@@ -35,21 +32,6 @@ pub fn settings_flags(args: &PrintArgs) -> anyhow::Result<SettingsFlags> {
         flags.trust = Some(true);
     }
     Ok(flags)
-}
-
-/// `builder` reading only the instruction files of the sources `--setting-sources` names:
-/// `user` gates `~/.claude/CLAUDE.md`, `project` the project's instruction files.
-pub fn instruction_sources(
-    args: &PrintArgs,
-    builder: SystemPromptBuilder,
-) -> anyhow::Result<SystemPromptBuilder> {
-    let flags = settings_flags(args)?;
-    let builder = builder.project_instructions(flags.loads(SettingSource::Project));
-    Ok(if flags.loads(SettingSource::User) {
-        builder
-    } else {
-        builder.user_instructions(None)
-    })
 }
 
 /// The custom system prompt: `--system-prompt`, or the text of `--system-prompt-file`.
@@ -78,72 +60,13 @@ pub fn fallback_notice(from: &str, to: &str) -> String {
     format!("{from} is overloaded: switched to the fallback model {to} for the rest of the run")
 }
 
-/// The model client with `--betas` and `--fallback-model` applied. A fallback equal to the
-/// main model is an error; betas on an OpenAI-compatible server are a warning (there is no
-/// such header there).
-pub fn client(args: &PrintArgs, mut choice: Choice) -> anyhow::Result<Choice> {
-    let betas: Vec<String> = args
-        .betas
-        .iter()
-        .flat_map(|list| list.split(','))
-        .map(|b| b.trim().to_string())
-        .filter(|b| !b.is_empty())
-        .collect();
-    let anthropic = choice.client.provider() == Provider::Anthropic;
-    if !betas.is_empty() {
-        if anthropic {
-            choice.client = Arc::new(BetaClient {
-                inner: choice.client,
-                header: betas.join(","),
-            });
-        } else {
-            eprintln!(
-                "fleet: warning: --betas {} ignored: beta headers are for the Anthropic API, \
-                 and this run uses an OpenAI-compatible server",
-                betas.join(",")
-            );
-        }
-    }
-    if let Some(fallback) = args.fallback_model.as_deref().map(str::trim) {
-        if fallback.is_empty() {
-            bail!("--fallback-model is empty: name a model");
-        }
-        let fallback = if anthropic {
-            choice.catalog.resolve_id(fallback)
-        } else {
-            fallback.to_string()
-        };
-        if fallback == choice.model {
-            bail!(
-                "--fallback-model {fallback} is the main model: name a different model to \
-                 fall back to"
-            );
-        }
-        choice.client = Arc::new(FallbackClient::new(
-            choice.client,
-            choice.model.clone(),
-            fallback,
-        ));
-    }
-    Ok(choice)
-}
-
-/// Adds the `--betas` header to every request (the Anthropic client folds it into the one
-/// `anthropic-beta` header with any from `ANTHROPIC_BETAS`).
-struct BetaClient {
-    inner: Arc<dyn ModelClient>,
-    header: String,
-}
-
-impl ModelClient for BetaClient {
-    fn provider(&self) -> Provider {
-        self.inner.provider()
-    }
-
-    fn stream(&self, mut request: ModelRequest) -> ModelStream {
-        request
-            .headers
-            .push(("anthropic-beta".to_string(), self.header.clone()));
-        self.inner.stream(request)
-    }
+/// The model client with `--betas` and `--fallback-model` applied (see
+/// `fleet_session::model::with_extras`).
+pub fn client(args: &PrintArgs, choice: Choice) -> anyhow::Result<Choice> {
+    Ok(fleet_session::model::with_extras(
+        choice,
+        &args.betas,
+        args.fallback_model.as_deref(),
+        &super::report::Stderr,
+    )?)
 }

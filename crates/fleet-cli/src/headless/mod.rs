@@ -1,21 +1,17 @@
-//! `fleet -p`: one headless session. Sets up the agent from flags and settings files, feeds
-//! it the prompt (or stdin's stream-json messages), and hands every event to the printer and
-//! the transcript writer. The exit code is non-zero when the last result is an error.
+//! `fleet -p`: one headless session. Turns flags and settings into the session library's
+//! options (`setup`), builds and starts the session there (`fleet_session`), feeds it the
+//! prompt (or stdin's stream-json messages) as `Op`s, and hands every event to the printer
+//! and the transcript (`relay`). The exit code is non-zero when the last result is an error.
 
-pub(crate) mod agents;
 mod approve;
 pub(crate) mod flags;
-mod hooks;
-pub(crate) mod launch;
-pub(crate) mod orchestration;
+mod handshake;
 pub(crate) mod panes;
 mod prompt_tool;
-pub(crate) mod session_file;
+mod relay;
+pub(crate) mod report;
 pub(crate) mod setup;
-pub(crate) use agents::sources as agent_sources;
 mod stopping;
-mod structured;
-mod thinking;
 
 use crate::args::PrintArgs;
 use crate::control;
@@ -23,8 +19,10 @@ use crate::model_choice::{choose, Choice};
 use crate::print::{self, OutputFormat, PrintOptions, Printer};
 use crate::settings::{self, Settings};
 use anyhow::{bail, Context};
-use fleet_protocol::{env, EventKind, Message};
-use session_file::{SessionFile, TranscriptLost};
+use fleet_protocol::{env, Message};
+use fleet_session::launch;
+use fleet_session::mcp::McpOptions;
+use fleet_session::SessionFile;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -88,20 +86,11 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         out,
         persist,
     } = run;
-    let format: OutputFormat = args.output_format.parse().map_err(anyhow::Error::msg)?;
-    let stream_input = args.input_format == "stream-json";
-    if args.await_initialize && !stream_input {
-        bail!("--await-initialize needs --input-format stream-json: initialize comes on stdin");
-    }
-    let sdk_prompts = match args.permission_prompt_tool.as_deref() {
-        Some(prompt_tool::STDIO) if stream_input && format == OutputFormat::StreamJson => true,
-        Some(prompt_tool::STDIO) => bail!(
-            "--permission-prompt-tool stdio asks the program driving fleet over the control \
-             protocol: it needs --input-format stream-json and --output-format stream-json"
-        ),
-        // An MCP tool answers (see `prompt_tool`), or nobody is asked.
-        _ => false,
-    };
+    let Io {
+        format,
+        stream_input,
+        sdk_prompts,
+    } = Io::of(&args)?;
     // Read the prompt before anything is written, so a missing prompt leaves no empty session.
     let first_prompt = if stream_input {
         None
@@ -121,37 +110,16 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     } else {
         (out, None)
     };
-    // The SDKs send `initialize` first and wait for its answer before any prompt: what it
-    // adds (agents, hooks, a system prompt) is part of the session being built.
-    let mut initialize = None;
-    if let Some(channel) = channel.as_mut() {
-        if let control::reader::First::Initialize { id, body } = channel.first().await {
-            let read = control::init::InitRequest::read(&body, &mut args).and_then(|request| {
-                if request.settings {
-                    // A settings layer sent in `initialize` counts as if given by --settings.
-                    let reread = flags::settings_flags(&args)
-                        .and_then(|flags| settings::load_with(&cwd, &flags))
-                        .and_then(|loaded| {
-                            let picked = choose(args.provider, args.model.clone(), &loaded)?;
-                            Ok((loaded, picked))
-                        });
-                    let (loaded, picked) = reread.map_err(|e| format!("initialize: {e:#}"))?;
-                    settings = loaded;
-                    choice = picked;
-                }
-                Ok(request)
-            });
-            match read {
-                Ok(request) => initialize = Some((id, request)),
-                Err(err) => {
-                    channel.link.respond(&id, Err(err.clone()));
-                    bail!("{err}");
-                }
-            }
+    // The SDKs send `initialize` first and wait for its answer before any prompt.
+    let initialize = match channel.as_mut() {
+        Some(channel) => {
+            handshake::read(channel, &mut args, &cwd, &mut settings, &mut choice).await?
         }
-    }
+        None => None,
+    };
 
-    let mut session = SessionFile::open(&args, &cwd, persist)?;
+    let mut session =
+        SessionFile::open(&setup::conversation(&args), &cwd, persist, &report::Stderr)?;
     let session_cancel = CancellationToken::new();
     // An SDK host steers the running session, answers its questions and runs its hooks.
     let host = channel.as_ref().map(|channel| {
@@ -184,7 +152,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         settings.trust.trusted,
     )
     .await;
-    let mcp = launch::mcp_tools(&servers).await;
+    let mcp = fleet_session::mcp::tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
     crate::model_choice::learn_server_limits(&mut choice).await;
     let built = setup::agent(
@@ -208,32 +176,17 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         }
         (built, _, _) => built?,
     };
+    if let (Some(channel), Some(pending)) = (&channel, &initialize) {
+        handshake::answer(channel, pending, &built);
+    }
     let _scratchpad = built.scratchpad;
-    if let (Some(channel), Some((id, request))) = (&channel, &initialize) {
-        if !request.ignored.is_empty() {
-            eprintln!(
-                "fleet: initialize: not acted on: {}",
-                request.ignored.join(", ")
-            );
-        }
-        let answer = control::init::response(
-            built.spawner.agents(),
-            &built.skills,
-            &fleet_model::Catalog::from_env(),
-            built.agent.config().permissions.mode().as_str(),
-            request,
-        );
-        channel.link.respond(id, Ok(answer));
-    }
-    if let Some(prompt) = first_prompt {
-        prompt_tx
-            .send(Message::user_text(prompt))
-            .await
-            .context("starting the session")?;
-    }
-    // The stdin reader holds its own sender; the session ends when it (or the prompt) is done.
+    // Only the stdin reader sends on it from here on.
     drop(prompt_tx);
-    let launch::Started { mut handle, socket } = launch::start(
+    let launch::Running {
+        ops,
+        mut handle,
+        socket,
+    } = launch::run(
         launch::Ready {
             agent: built.agent,
             spawner: built.spawner,
@@ -242,14 +195,25 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
             attended: false,
         },
         &mut session,
-        prompt_rx,
+        launch::Steer {
+            controls: controls.clone(),
+            answers: None,
+        },
     )
     .await?;
-    // The host's requests are answered from here on, the session built.
+    if let Some(prompt) = first_prompt {
+        ops.prompt(Message::user_text(prompt))
+            .await
+            .context("starting the session")?;
+    }
+    // The session ends when the prompt is done, or the stdin reader's messages are.
+    tokio::spawn(forward(prompt_rx, ops.clone()));
+    // The host's requests are answered from here on, the session built; the steering ones
+    // as ops. (Without a channel, `ops` goes here: the forwarder holds the last sender.)
     let server = channel
         .as_mut()
         .zip(controls)
-        .and_then(|(channel, controls)| channel.serve(servers.clone(), controls));
+        .and_then(|(channel, controls)| channel.serve(servers.clone(), controls, ops));
     let options = PrintOptions {
         verbose: args.verbose,
         include_partial_messages: args.include_partial_messages,
@@ -259,42 +223,12 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         session_state: env::CLAUDE_CODE_SDK_READS_SESSION_STATE.is_on()?,
     };
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
-    let mut failed = None;
-    let mut last_error = false;
-    // Whether a result already told the transcript's failure (see below).
-    let mut blamed = false;
     let mut stop = Stopping::new(handle.cancel.clone())?;
-    loop {
-        let event = tokio::select! {
-            event = handle.recv() => event,
-            signal = stop.next() => {
-                signal?;
-                continue;
-            }
-        };
-        let Some(mut event) = event else { break };
-        let main = event.agent.parent_tool_use_id.is_none();
-        if let Err(err) = session.record_event(&event) {
-            // Nothing more may happen that the transcript cannot hold.
-            handle.cancel.cancel();
-            failed.get_or_insert(err);
-        }
-        if let (EventKind::Finished(result), true) = (&mut event.kind, main) {
-            // A run the transcript's failure stopped says so, not "cancelled".
-            let lost = failed
-                .as_ref()
-                .and_then(|e| e.downcast_ref::<TranscriptLost>());
-            if let Some(lost) = lost {
-                lost.blame(result);
-                blamed = true;
-            }
-            last_error = result.is_error();
-        }
-        if let Err(err) = printer.event(&event) {
-            handle.cancel.cancel();
-            failed.get_or_insert(anyhow::Error::new(err).context("writing the output"));
-        }
-    }
+    let relay::Relayed {
+        mut failed,
+        last_error,
+        blamed,
+    } = relay::relay(&mut handle, &mut session, printer.as_mut(), &mut stop).await?;
     tokio::select! {
         _ = handle.finish() => {}
         signal = stop.next() => signal?,
@@ -318,13 +252,29 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
-    let synced = session.finish();
+    let synced = session.finish().map_err(anyhow::Error::new);
     // No MCP server outlives its session, whatever still holds a connection.
     drop(servers);
     fleet_runtime::mcp::kill_all_server_groups();
+    exit_code(
+        failed,
+        synced,
+        blamed && format == OutputFormat::Text,
+        last_error,
+    )
+}
+
+/// The run's exit code: a failure of fleet's own (the output, the transcript, stdin) is an
+/// error — unless the text printer has already shown it as an error result (`shown`) —, else
+/// non-zero when the last result is an error.
+fn exit_code(
+    failed: Option<anyhow::Error>,
+    synced: anyhow::Result<()>,
+    shown: bool,
+    last_error: bool,
+) -> anyhow::Result<ExitCode> {
     if let Some(err) = failed {
-        // The text printer has shown an error result on stderr already; once is enough.
-        if blamed && format == OutputFormat::Text {
+        if shown {
             return Ok(ExitCode::FAILURE);
         }
         return Err(err);
@@ -335,6 +285,50 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// How the run talks to whoever started it.
+struct Io {
+    format: OutputFormat,
+    /// `--input-format stream-json`: user messages and control requests on stdin.
+    stream_input: bool,
+    /// `--permission-prompt-tool stdio`: "ask" decisions go to the SDK host.
+    sdk_prompts: bool,
+}
+
+impl Io {
+    /// The output and input formats, refusing combinations that cannot work.
+    fn of(args: &PrintArgs) -> anyhow::Result<Self> {
+        let format: OutputFormat = args.output_format.parse().map_err(anyhow::Error::msg)?;
+        let stream_input = args.input_format == "stream-json";
+        if args.await_initialize && !stream_input {
+            bail!("--await-initialize needs --input-format stream-json: initialize comes on stdin");
+        }
+        let sdk_prompts = match args.permission_prompt_tool.as_deref() {
+            Some(prompt_tool::STDIO) if stream_input && format == OutputFormat::StreamJson => true,
+            Some(prompt_tool::STDIO) => bail!(
+                "--permission-prompt-tool stdio asks the program driving fleet over the control \
+                 protocol: it needs --input-format stream-json and --output-format stream-json"
+            ),
+            // An MCP tool answers (see `prompt_tool`), or nobody is asked.
+            _ => false,
+        };
+        Ok(Self {
+            format,
+            stream_input,
+            sdk_prompts,
+        })
+    }
+}
+
+/// Hands each message the stdin reader sends (stream-json input) to the session, in order;
+/// when the reader is done, the session's last sender goes and the session may end.
+async fn forward(mut prompts: mpsc::Receiver<Message>, ops: fleet_session::OpSender) {
+    while let Some(message) = prompts.recv().await {
+        if ops.prompt(message).await.is_err() {
+            break;
+        }
+    }
 }
 
 /// The folder the session works in: `--cwd`, else the current one, resolved.
@@ -362,50 +356,13 @@ pub(crate) async fn start_mcp(
     bridge: Option<std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>>,
     trusted: bool,
 ) -> std::sync::Arc<fleet_runtime::subagent::McpSession> {
-    let mut config = fleet_runtime::mcp::config::McpConfig::load(
-        cwd,
-        args.mcp_config.clone(),
-        args.strict_mcp_config,
-    );
-    if trusted {
-        config.trust_project();
-    }
-    let servers = fleet_runtime::mcp::McpServers::start_with(
-        &config,
-        fleet_runtime::mcp::McpTimeouts::from_env(),
-        bridge,
-    )
-    .await;
-    // Said in every output format (on stderr): a server the repository asks for but the user
-    // never approved is a decision the user should see.
-    for server in &config.unapproved {
-        eprintln!(
-            "fleet: MCP server {:?} not started: {}",
-            server.name,
-            config
-                .approval
-                .refusal(&server.name, &server.source.to_string())
-        );
-    }
-    // Also said in every output format: a configuration the user wrote and fleet cannot use.
-    for error in &config.errors {
-        eprintln!(
-            "fleet: warning: {}",
-            crate::visible::visible(&error.warning())
-        );
-    }
-    if text {
-        // Configuration errors (no server behind them) were said just above.
-        let started = servers.entries.iter().filter(|e| e.server.is_some());
-        for entry in started.filter(|e| e.status == "failed") {
-            eprintln!(
-                "fleet: MCP server {:?} failed: {}",
-                entry.name,
-                crate::visible::visible(entry.error.as_deref().unwrap_or("unknown"))
-            );
-        }
-    }
-    std::sync::Arc::new(fleet_runtime::subagent::McpSession { config, servers })
+    let options = McpOptions {
+        config: args.mcp_config.clone(),
+        strict: args.strict_mcp_config,
+        trusted,
+        report_failures: text,
+    };
+    fleet_session::mcp::start(cwd, &options, bridge, &report::Stderr).await
 }
 
 /// The prompt argument, else all of stdin.

@@ -10,7 +10,7 @@ use super::{agent_file, commands, resume, rules};
 use fleet_protocol::{AgentEvent, EventKind, Message};
 use fleet_runtime::approval::Approval;
 use fleet_runtime::controls::{Destination, RuleBehavior};
-use fleet_tools::permissions::PermissionMode;
+use fleet_session::Op;
 use fleet_tui::port::{
     NoticeLevel, PermissionAnswer, PickerKind, StatusUpdate, UiCommand, UiEvent,
 };
@@ -57,7 +57,7 @@ impl Driver {
         .await;
         let labels = Arc::new(AgentLabels::default());
         let approver = Arc::new(UiApprover::new(ui.clone(), labels.clone()));
-        let mcp = crate::headless::launch::mcp_tools(&servers).await;
+        let mcp = fleet_session::mcp::tools(&servers).await;
         let builder = Builder {
             spec,
             servers,
@@ -84,11 +84,7 @@ impl Driver {
     pub fn status(&self) -> StatusUpdate {
         StatusUpdate {
             model: self.live.controls.model(),
-            permission_mode: self
-                .live
-                .controls
-                .permission_mode()
-                .map(|m| m.as_str().to_string()),
+            permission_mode: self.live.controls.permission_mode(),
             context_percent: None,
             session_id: Some(self.live.file.id().to_string()),
         }
@@ -252,9 +248,8 @@ impl Driver {
         };
         if self
             .live
-            .prompts
-            .send(Message::user_text(text))
-            .await
+            .ops
+            .send(Op::Prompt(Message::user_text(text)))
             .is_err()
         {
             self.notice(
@@ -266,22 +261,32 @@ impl Driver {
     }
 
     async fn on_command(&mut self, command: UiCommand) {
-        let controls = self.live.controls.clone();
+        let ops = self.live.ops.clone();
         match command {
             UiCommand::Submit(text) if fleet_remote::ultraplan::keyword::triggers(&text) => {
                 super::ultraplan::start(self.ui.clone(), self.builder.spec.cwd.clone(), text).await
             }
             UiCommand::Submit(text) => self.prompt(text).await,
             UiCommand::Compact(focus) => {
-                let text = match focus.as_deref().map(str::trim) {
-                    Some(focus) if !focus.is_empty() => format!("/compact {focus}"),
-                    _ => "/compact".to_string(),
-                };
-                self.prompt(text).await;
+                if !self.shell_context.is_empty() {
+                    // `!` output waiting for the model goes with the next prompt, as before.
+                    let text = match focus.as_deref().map(str::trim) {
+                        Some(focus) if !focus.is_empty() => format!("/compact {focus}"),
+                        _ => "/compact".to_string(),
+                    };
+                    return self.prompt(text).await;
+                }
+                if ops.send(Op::Compact { focus }).is_err() {
+                    self.notice(
+                        NoticeLevel::Error,
+                        "the session has ended; the prompt was not sent",
+                    )
+                    .await;
+                }
             }
             UiCommand::Shell(command) => self.start_shell(command).await,
             UiCommand::Interrupt => {
-                controls.interrupt();
+                let _ = ops.interrupt();
                 if let Some(shell) = &self.shell {
                     shell.kill();
                 }
@@ -289,13 +294,12 @@ impl Driver {
             UiCommand::Background => {
                 // Moving emits task events, which this loop forwards: waiting here for the
                 // move to finish could wait on ourselves, so it runs beside the loop.
-                let controls = controls.clone();
                 let ui = self.ui.clone();
                 tokio::spawn(async move {
-                    let text = match controls.move_to_background().await {
-                        0 => "nothing running in the foreground".to_string(),
-                        1 => "moved 1 task to the background".to_string(),
-                        n => format!("moved {n} tasks to the background"),
+                    let text = match ops.background().await {
+                        Ok(0) | Err(_) => "nothing running in the foreground".to_string(),
+                        Ok(1) => "moved 1 task to the background".to_string(),
+                        Ok(n) => format!("moved {n} tasks to the background"),
                     };
                     let _ = ui
                         .send(UiEvent::Notice {
@@ -316,25 +320,26 @@ impl Driver {
                 })
                 .await;
             }
-            UiCommand::SetModel(Some(name)) => match controls.set_model(Some(&name)) {
-                Ok(model) => {
+            UiCommand::SetModel(Some(name)) => match ops.set_model(Some(name)).await {
+                Ok(Ok(model)) => {
                     self.say(UiEvent::Status(StatusUpdate {
                         model: Some(model),
                         ..StatusUpdate::default()
                     }))
                     .await
                 }
+                Ok(Err(err)) => self.notice(NoticeLevel::Error, err.to_string()).await,
                 Err(err) => self.notice(NoticeLevel::Error, err.to_string()).await,
             },
             UiCommand::SetPermissionMode(mode) => {
-                let set = mode
-                    .parse::<PermissionMode>()
-                    .map_err(|e| e.to_string())
-                    .and_then(|m| controls.set_permission_mode(m).map_err(|e| e.to_string()));
+                let set = match ops.set_permission_mode(mode).await {
+                    Ok(set) => set.map_err(|e| e.to_string()),
+                    Err(err) => Err(err.to_string()),
+                };
                 match set {
                     Ok(mode) => {
                         self.say(UiEvent::Status(StatusUpdate {
-                            permission_mode: Some(mode.as_str().to_string()),
+                            permission_mode: Some(mode),
                             ..StatusUpdate::default()
                         }))
                         .await
@@ -347,25 +352,27 @@ impl Driver {
                 self.notice(NoticeLevel::Info, text).await;
             }
             UiCommand::EditRule(Some(edit)) => {
-                match rules::edit(&controls, &edit, &self.builder.spec.cwd) {
+                match rules::edit(&self.live.controls, &edit, &self.builder.spec.cwd) {
                     Ok(text) => self.notice(NoticeLevel::Info, text).await,
                     Err(err) => self.notice(NoticeLevel::Error, err).await,
                 }
             }
-            UiCommand::StopTask(id) => match controls.stop_task(&id).await {
-                Ok(stopped) => {
+            UiCommand::StopTask(id) => match ops.stop_task(id).await {
+                Ok(Ok(stopped)) => {
                     let text = format!("stopped {} ({})", stopped.task_id, stopped.description);
                     self.notice(NoticeLevel::Info, text).await;
                 }
+                Ok(Err(err)) => self.notice(NoticeLevel::Error, err.to_string()).await,
                 Err(err) => self.notice(NoticeLevel::Error, err.to_string()).await,
             },
             UiCommand::MessageTask { task_id, text } => {
-                match self.live.spawner.send_from_lead(&task_id, &text).await {
-                    Ok(_) => {
+                match ops.message_task(task_id.clone(), text).await {
+                    Ok(Ok(_)) => {
                         self.notice(NoticeLevel::Info, format!("message sent to {task_id}"))
                             .await
                     }
-                    Err(err) => self.notice(NoticeLevel::Error, err).await,
+                    Ok(Err(err)) => self.notice(NoticeLevel::Error, err).await,
+                    Err(err) => self.notice(NoticeLevel::Error, err.to_string()).await,
                 }
             }
             UiCommand::Clear | UiCommand::Resume(_) if self.live.member.is_some() => {

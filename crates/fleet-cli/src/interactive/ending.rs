@@ -22,9 +22,10 @@ pub(super) fn observe(
     {
         background.store(tasks.len(), Ordering::Relaxed);
     }
-    live.file.record_event(event).inspect_err(|_| {
+    live.file.record_event(event).map_err(|err| {
         // Nothing more may happen that the transcript cannot hold.
         live.handle.cancel.cancel();
+        anyhow::Error::new(err)
     })
 }
 
@@ -40,8 +41,7 @@ pub(super) async fn end(
     approver: &UiApprover,
     mut commands: Option<&mut mpsc::UnboundedReceiver<UiCommand>>,
 ) {
-    let (closed, _) = mpsc::channel(1);
-    live.prompts = closed;
+    live.ops = fleet_session::OpSender::closed();
     if stop {
         live.handle.cancel.cancel();
         approver.deny_all();

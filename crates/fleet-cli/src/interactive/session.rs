@@ -1,14 +1,11 @@
 //! Building the interactive session, and building it again: at start (a new session, or
 //! `-c` / `-r`), after `/clear` (a new conversation) and on `/resume <id>`. Every build goes
-//! the way `-p` goes (`headless::setup::agent`, `headless::launch`), with the UI as the
+//! the way `-p` goes (`headless::setup::agent`, `fleet_session::launch`), with the UI as the
 //! approver and [`SessionControls`] always attached; the MCP servers are started once and
 //! shared by every build.
 
 use super::approver::UiApprover;
 use crate::args::PrintArgs;
-use crate::headless::launch::{self, Ready, Started};
-use crate::headless::orchestration::Scratchpad;
-use crate::headless::session_file::SessionFile;
 use crate::headless::setup;
 use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
@@ -18,10 +15,12 @@ use fleet_runtime::controls::{ControlOptions, SessionControls};
 use fleet_runtime::subagent::McpSession;
 use fleet_runtime::teams::member::Membership;
 use fleet_runtime::{SessionHandle, Spawner};
+use fleet_session::build::orchestration::Scratchpad;
+use fleet_session::launch::{self, Ready, Running, Steer};
+use fleet_session::{OpSender, SessionFile};
 use fleet_tools::permissions::{PermissionMode, Permissions};
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// What every build of the session starts from.
 pub struct Spec {
@@ -61,8 +60,10 @@ pub struct Builder {
 /// A running session and the handles the driver steers it by.
 pub struct Live {
     pub handle: SessionHandle,
-    /// Where prompts go; dropped to let the session end after its turn.
-    pub prompts: mpsc::Sender<Message>,
+    /// The session's way in (prompts, interrupts, model and mode, tasks); dropped to let
+    /// the session end after its turn.
+    pub ops: OpSender,
+    /// What the session's steering reads back (model, mode, context) and the rule edits.
     pub controls: SessionControls,
     pub spawner: Arc<Spawner>,
     /// The main agent's permissions: its rules, for `/permissions`.
@@ -100,7 +101,12 @@ impl Builder {
             args.permission_mode = Some(mode);
             args.dangerously_skip_permissions = false;
         }
-        let mut file = SessionFile::open(&args, &spec.cwd, spec.persist)?;
+        let mut file = SessionFile::open(
+            &setup::conversation(&args),
+            &spec.cwd,
+            spec.persist,
+            &crate::headless::report::Stderr,
+        )?;
         let controls = SessionControls::new(ControlOptions {
             allow_bypass: args.allow_dangerously_skip_permissions
                 || args.mode() == Some(PermissionMode::BypassPermissions),
@@ -132,11 +138,14 @@ impl Builder {
         if spec.member.is_some() {
             agent.end_after_tools(exit.clone());
         }
-        let permissions = agent.config().permissions.clone();
+        let permissions = agent.config().tools.permissions.clone();
         let spawner = built.spawner.clone();
         let history = file.peek_history().to_vec();
-        let (prompts, prompt_rx) = mpsc::channel::<Message>(16);
-        let Started { handle, socket } = launch::start(
+        let Running {
+            ops,
+            handle,
+            socket,
+        } = launch::run(
             Ready {
                 agent,
                 spawner: built.spawner,
@@ -145,13 +154,15 @@ impl Builder {
                 attended: true,
             },
             &mut file,
-            prompt_rx,
+            Steer {
+                controls: Some(controls.clone()),
+                answers: None,
+            },
         )
         .await?;
         let member = match &spec.member {
             Some(identity) => Some(
-                spawner
-                    .join_team(identity.clone(), exit)
+                fleet_runtime::teams::join_team(&spawner, identity.clone(), exit)
                     .map_err(anyhow::Error::msg)?,
             ),
             None => None,
@@ -159,7 +170,7 @@ impl Builder {
         Ok(Live {
             member,
             handle,
-            prompts,
+            ops,
             controls,
             spawner,
             permissions,

@@ -1,7 +1,7 @@
 //! The JSON printers on a session with a background subagent, checked against Claude Code's
 //! reference output for the same session (`cc-stream-json-background.jsonl`): the same line
-//! types in the same order, each with the reference's keys (its `run_id` aside, which fleet
-//! has no counterpart for), and the results held to the end with the tree's final figures.
+//! types in the same order, each with the reference's keys (`run_id` included: the printer
+//! names each task's run), and the results held to the end with the tree's final figures.
 
 #![allow(clippy::unwrap_used)]
 
@@ -78,10 +78,11 @@ const TOOL_RESULT: [&str; 8] = [
     "tool_result_meta",
 ];
 const TASKS_CHANGED: [&str; 5] = ["type", "subtype", "tasks", "uuid", "session_id"];
-pub(super) const TASK_STARTED: [&str; 12] = [
+pub(super) const TASK_STARTED: [&str; 13] = [
     "type",
     "subtype",
     "task_id",
+    "run_id",
     "tool_use_id",
     "description",
     "subagent_type",
@@ -92,11 +93,20 @@ pub(super) const TASK_STARTED: [&str; 12] = [
     "uuid",
     "session_id",
 ];
-const TASK_UPDATED: [&str; 6] = ["type", "subtype", "task_id", "patch", "uuid", "session_id"];
-const TASK_NOTIFICATION: [&str; 11] = [
+const TASK_UPDATED: [&str; 7] = [
     "type",
     "subtype",
     "task_id",
+    "run_id",
+    "patch",
+    "uuid",
+    "session_id",
+];
+const TASK_NOTIFICATION: [&str; 12] = [
+    "type",
+    "subtype",
+    "task_id",
+    "run_id",
     "tool_use_id",
     "status",
     "output_file",
@@ -156,7 +166,13 @@ fn each_line_has_the_reference_keys_in_order() {
     }
     assert_eq!(
         keys(&lines[2]["tasks"][0]),
-        ["task_id", "task_type", "subagent_type", "description"]
+        [
+            "task_id",
+            "run_id",
+            "task_type",
+            "subagent_type",
+            "description"
+        ]
     );
     assert_eq!(keys(&lines[7]["patch"]), ["status", "end_time"]);
     assert_eq!(
@@ -168,12 +184,18 @@ fn each_line_has_the_reference_keys_in_order() {
 #[test]
 fn task_lines_carry_the_tasks_facts() {
     let lines = stream(&background_session());
+    let run_id = lines[2]["tasks"][0]["run_id"].clone();
+    assert!(run_id.is_string(), "{run_id}");
     assert_eq!(
         lines[2]["tasks"],
-        json!([{ "task_id": CHILD, "task_type": "local_agent",
+        json!([{ "task_id": CHILD, "run_id": run_id, "task_type": "local_agent",
                  "subagent_type": "general-purpose", "description": "background job" }])
     );
     let started = &lines[3];
+    // One run: every task line names the same one.
+    for line in lines.iter().filter(|l| l.get("task_id").is_some()) {
+        assert_eq!(line["run_id"], run_id, "{line}");
+    }
     assert_eq!(started["task_id"], CHILD);
     assert_eq!(started["tool_use_id"], "toolu_bg1");
     assert_eq!(started["is_backgrounded"], true);
@@ -257,9 +279,11 @@ fn results_wait_for_the_end_and_share_the_final_tree() {
         (&json!(0), &json!(1))
     );
     assert!(first.get("origin").is_none());
+    // Claude Code's `producer` and `runId` (the run the task lines named), fleet's task ids.
     assert_eq!(
         last["origin"],
-        json!({ "kind": "task-notification", "task_ids": [CHILD] })
+        json!({ "kind": "task-notification", "producer": "session-task",
+                "runId": lines[3]["run_id"], "task_ids": [CHILD] })
     );
     // Each run's usage is its own; the tree's figures are the final ones on both.
     assert_eq!(first["usage"]["input_tokens"], 25284);

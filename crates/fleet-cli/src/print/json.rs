@@ -6,17 +6,17 @@
 //! background task's notification wakes it), and the last result is the one that answers.
 
 use super::encode::Encoder;
-use super::{write_json_line, PrintOptions, Printer};
+use super::{subagent_messages_wanted, write_json_line, PrintOptions, Printer};
+use fleet_protocol::wire::StreamLine;
 use fleet_protocol::AgentEvent;
-use serde_json::Value;
 use std::io::{self, Write};
 
 pub struct JsonPrinter {
     out: Box<dyn Write + Send>,
     encoder: Encoder,
     verbose: bool,
-    /// Verbose only: every object so far, results excepted (the encoder holds those).
-    collected: Vec<Value>,
+    /// Verbose only: every line so far, results excepted (the encoder holds those).
+    collected: Vec<StreamLine>,
     finished: bool,
 }
 
@@ -26,7 +26,8 @@ impl JsonPrinter {
             out,
             // Partial deltas belong to streaming output; a document written at the end has
             // no use for them.
-            encoder: Encoder::new(options.session_id.clone(), false),
+            encoder: Encoder::new(options.session_id.clone(), false)
+                .with_subagent_messages(subagent_messages_wanted()),
             verbose: options.verbose,
             collected: Vec::new(),
             finished: false,
@@ -37,9 +38,9 @@ impl JsonPrinter {
 impl Printer for JsonPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
         // Encoding every event keeps the session id and the held results right in both modes.
-        let value = self.encoder.encode(event);
+        let lines = self.encoder.encode(event);
         if self.verbose {
-            self.collected.extend(value);
+            self.collected.extend(lines);
         }
         Ok(())
     }
@@ -48,14 +49,16 @@ impl Printer for JsonPrinter {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());
         }
-        let mut results = self.encoder.take_results();
+        let held = self.encoder.release_held();
+        let results = self.encoder.take_results();
         if self.verbose {
             let mut all = std::mem::take(&mut self.collected);
-            all.append(&mut results);
-            return write_json_line(&mut self.out, &Value::Array(all));
+            all.extend(held);
+            all.extend(results.into_iter().map(StreamLine::from));
+            return write_json_line(&mut self.out, &all);
         }
-        match results.pop() {
-            Some(result) => write_json_line(&mut self.out, &result),
+        match results.into_iter().last() {
+            Some(result) => write_json_line(&mut self.out, &StreamLine::from(result)),
             None => self.out.flush(),
         }
     }
@@ -145,7 +148,7 @@ mod tests {
     fn verbose_prints_one_array_of_every_stream_json_object() {
         let buf = run(&basic_session(), true);
         assert_eq!(buf.text().lines().count(), 1);
-        let all: Value = serde_json::from_str(&buf.text()).unwrap();
+        let all: serde_json::Value = serde_json::from_str(&buf.text()).unwrap();
         let all = all.as_array().unwrap();
         assert_eq!(all.len(), 10);
         assert_eq!(all[0]["subtype"], "init");

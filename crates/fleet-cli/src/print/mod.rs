@@ -10,6 +10,8 @@
 mod encode;
 mod json;
 mod line;
+mod order;
+mod partial;
 mod results;
 mod sdk_lines;
 mod stream_json;
@@ -18,6 +20,8 @@ mod text;
 
 #[cfg(test)]
 mod background_tests;
+#[cfg(test)]
+mod claude_order_tests;
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
@@ -125,7 +129,7 @@ pub fn printer_with(
 /// controls; the C1 controls and bidi overrides it would leave raw are escaped too (see
 /// [`crate::visible::json_safe`]), so `fleet -p … --output-format stream-json` on a terminal
 /// is as safe as text.
-fn write_json_line(out: &mut dyn Write, value: &serde_json::Value) -> io::Result<()> {
+fn write_json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
     let line = serde_json::to_string(value)?;
     let mut line = match crate::visible::json_safe(&line) {
         std::borrow::Cow::Borrowed(_) => line,
@@ -134,6 +138,15 @@ fn write_json_line(out: &mut dyn Write, value: &serde_json::Value) -> io::Result
     line.push('\n');
     out.write_all(line.as_bytes())?;
     out.flush()
+}
+
+/// `FLEET_SUBAGENT_MESSAGES=1`: the JSON printers also print what foreground subagents say
+/// (their `assistant` lines and tool results), which Claude Code leaves out. A bad value was
+/// refused when fleet started (`env::check_all`).
+fn subagent_messages_wanted() -> bool {
+    fleet_protocol::env::FLEET_SUBAGENT_MESSAGES
+        .is_on()
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

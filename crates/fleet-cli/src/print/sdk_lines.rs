@@ -2,40 +2,52 @@
 //! `session_state_changed` (only when the SDK asks for it) and the `stream_event` lines of
 //! `--include-partial-messages`, in Claude Code's shapes.
 
-use super::line::{new_uuid, Line};
+use super::line::{message_agent_id, new_uuid};
+use fleet_protocol::wire::{
+    DiscardedReply, DiscardedTag, PermissionDeniedLine, SessionStateLine, SessionStateName,
+    StreamEventBody, StreamEventLine,
+};
 use fleet_protocol::{AgentRef, DeniedCall, SessionState, StreamEvent};
-use serde_json::{json, Value};
 
 /// `system/permission_denied`: a call was refused; `agent_id` names a subagent that made it.
-pub(super) fn permission_denied(agent: &AgentRef, denied: &DeniedCall, session_id: &str) -> Value {
-    let mut line = Line::new(json!({
-        "type": "system",
-        "subtype": "permission_denied",
-        "tool_name": denied.tool_name,
-        "tool_use_id": denied.tool_use_id,
-    }));
-    if !agent.is_main() {
-        line = line.then(json!({ "agent_id": agent.agent_id }));
+pub(super) fn permission_denied(
+    agent: &AgentRef,
+    denied: &DeniedCall,
+    session_id: &str,
+) -> PermissionDeniedLine {
+    PermissionDeniedLine {
+        tool_name: denied.tool_name.clone(),
+        tool_use_id: denied.tool_use_id.clone(),
+        agent_id: (!agent.is_main()).then(|| agent.agent_id.clone()),
+        decision_reason_type: denied.reason_type.clone(),
+        message: denied.message.clone(),
+        uuid: new_uuid(),
+        session_id: session_id.to_string(),
     }
-    line.then(json!({
-        "decision_reason_type": denied.reason_type,
-        "message": denied.message,
-        "uuid": new_uuid(),
-        "session_id": session_id,
-    }))
-    .into_value()
 }
 
-/// One `stream_event` line around an API stream event.
-pub(super) fn stream_event(agent: &AgentRef, event: &StreamEvent, session_id: &str) -> Value {
-    Line::new(json!({
-        "type": "stream_event",
-        "event": event,
-        "parent_tool_use_id": agent.parent_tool_use_id,
-    }))
-    .agent_id(agent)
-    .then(json!({ "session_id": session_id, "uuid": new_uuid() }))
-    .into_value()
+/// One `stream_event` line around an event of a reply.
+pub(super) fn stream_event(
+    agent: &AgentRef,
+    event: StreamEventBody,
+    session_id: &str,
+) -> StreamEventLine {
+    StreamEventLine {
+        event,
+        parent_tool_use_id: agent.parent_tool_use_id.clone(),
+        agent_id: message_agent_id(agent),
+        session_id: session_id.to_string(),
+        uuid: new_uuid(),
+    }
+}
+
+/// An API stream event as a `stream_event` line.
+pub(super) fn api_event(
+    agent: &AgentRef,
+    event: &StreamEvent,
+    session_id: &str,
+) -> StreamEventLine {
+    stream_event(agent, StreamEventBody::Api(event.clone()), session_id)
 }
 
 /// Tells a reader of partial messages to drop what it was shown of a reply (`message_id`
@@ -47,19 +59,13 @@ pub(super) fn reply_discarded(
     message_id: Option<&str>,
     reason: &str,
     session_id: &str,
-) -> Value {
-    Line::new(json!({
-        "type": "stream_event",
-        "event": {
-            "type": "message_discarded",
-            "message_id": message_id,
-            "reason": reason,
-        },
-        "parent_tool_use_id": agent.parent_tool_use_id,
-    }))
-    .agent_id(agent)
-    .then(json!({ "session_id": session_id, "uuid": new_uuid() }))
-    .into_value()
+) -> StreamEventLine {
+    let body = StreamEventBody::Discarded(DiscardedReply {
+        kind: DiscardedTag::MessageDiscarded,
+        message_id: message_id.map(str::to_string),
+        reason: reason.to_string(),
+    });
+    stream_event(agent, body, session_id)
 }
 
 /// Follows the session's state as the SDKs see it: `running` while a prompt is worked on,
@@ -68,7 +74,7 @@ pub(super) fn reply_discarded(
 #[derive(Debug, Default)]
 pub(super) struct StateLines {
     on: bool,
-    shown: Option<&'static str>,
+    shown: Option<SessionStateName>,
     /// Calls waiting for an answer right now (parallel calls and subagents can wait together).
     waiting: usize,
 }
@@ -82,44 +88,42 @@ impl StateLines {
     }
 
     /// The session changed state.
-    pub(super) fn session(&mut self, state: SessionState, session_id: &str) -> Option<Value> {
-        let name = match state {
-            SessionState::Running => "running",
-            SessionState::Idle => {
-                self.waiting = 0;
-                "idle"
-            }
-        };
-        self.show(name, session_id)
+    pub(super) fn session(
+        &mut self,
+        state: SessionState,
+        session_id: &str,
+    ) -> Option<SessionStateLine> {
+        if state == SessionState::Idle {
+            self.waiting = 0;
+        }
+        self.show(state.into(), session_id)
     }
 
     /// A call started (`waiting`) or stopped waiting for an approver.
-    pub(super) fn approval(&mut self, waiting: bool, session_id: &str) -> Option<Value> {
+    pub(super) fn approval(&mut self, waiting: bool, session_id: &str) -> Option<SessionStateLine> {
         if waiting {
             self.waiting += 1;
-            self.show("requires_action", session_id)
+            self.show(SessionStateName::RequiresAction, session_id)
         } else {
             self.waiting = self.waiting.saturating_sub(1);
             match self.waiting {
-                0 => self.show("running", session_id),
+                0 => self.show(SessionStateName::Running, session_id),
                 _ => None,
             }
         }
     }
 
-    fn show(&mut self, state: &'static str, session_id: &str) -> Option<Value> {
-        if !self.on || self.shown == Some(state) {
+    fn show(&mut self, state: SessionStateName, session_id: &str) -> Option<SessionStateLine> {
+        if !self.on || self.shown.as_ref() == Some(&state) {
             return None;
         }
-        self.shown = Some(state);
-        Some(json!({
-            "type": "system",
-            "subtype": "session_state_changed",
-            "state": state,
-            "sdk_host_only": true,
-            "uuid": new_uuid(),
-            "session_id": session_id,
-        }))
+        self.shown = Some(state.clone());
+        Some(SessionStateLine {
+            state,
+            sdk_host_only: true,
+            uuid: new_uuid(),
+            session_id: session_id.to_string(),
+        })
     }
 }
 
@@ -135,11 +139,11 @@ mod tests {
         assert!(off.session(SessionState::Running, "s").is_none());
         let mut on = StateLines::new(true);
         let mut seen = Vec::new();
-        let mut note = |line: Option<Value>| {
+        let mut note = |line: Option<SessionStateLine>| {
             if let Some(line) = line {
-                assert_eq!(line["sdk_host_only"], true);
-                assert_eq!(line["session_id"], "s");
-                seen.push(line["state"].as_str().unwrap().to_string());
+                assert!(line.sdk_host_only);
+                assert_eq!(line.session_id, "s");
+                seen.push(serde_json::to_value(&line.state).unwrap());
             }
         };
         note(on.session(SessionState::Running, "s"));

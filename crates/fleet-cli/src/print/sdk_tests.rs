@@ -42,15 +42,23 @@ fn a_foreground_task_has_the_reference_keys() {
     assert_eq!(keys(&lines[0]), super::background_tests::TASK_STARTED);
     assert_eq!(lines[0]["is_backgrounded"], false);
     assert_eq!(lines[0]["task_type"], "local_agent");
+    // Then the prompt, as the subagent's first `user` line (Claude Code's fan-out shape).
+    assert_eq!(lines[1]["type"], "user");
+    assert_eq!(lines[1]["parent_tool_use_id"], lines[0]["tool_use_id"]);
+    assert_eq!(lines[1]["agent_id"], CHILD);
     assert_eq!(
-        lines[1]["patch"],
+        lines[1]["message"],
+        json!({"role": "user", "content": [{"type": "text", "text": lines[0]["prompt"]}]})
+    );
+    assert_eq!(
+        lines[2]["patch"],
         json!({"status": "completed", "end_time": 1_796_131_016_011u64})
     );
     assert_eq!(
-        &keys(&lines[1])[..4],
-        ["type", "subtype", "task_id", "patch"]
+        &keys(&lines[2])[..5],
+        ["type", "subtype", "task_id", "run_id", "patch"]
     );
-    let n = &lines[2];
+    let n = &lines[3];
     for key in [
         "task_id",
         "tool_use_id",
@@ -94,7 +102,7 @@ fn denied() -> DeniedCall {
         tool_name: "Bash".into(),
         tool_use_id: "toolu_p2".into(),
         message: "The user refused this Bash call.".into(),
-        reason_type: "user".into(),
+        reason_type: fleet_protocol::PermissionReasonType::User,
     }
 }
 

@@ -3,7 +3,8 @@
 //! `result` lines, which all come at the end (see `results.rs` for why).
 
 use super::encode::Encoder;
-use super::{write_json_line, PrintOptions, Printer};
+use super::{subagent_messages_wanted, write_json_line, PrintOptions, Printer};
+use fleet_protocol::wire::{SessionStateLine, SessionStateName, StreamLine, SystemLine};
 use fleet_protocol::AgentEvent;
 use std::io::{self, Write};
 
@@ -13,7 +14,7 @@ pub struct StreamJsonPrinter {
     results_as_they_come: bool,
     /// An `idle` state line waiting for the held results: a reader takes `idle` as "nothing
     /// more comes", so it never precedes a result.
-    idle: Option<serde_json::Value>,
+    idle: Option<SessionStateLine>,
 }
 
 impl StreamJsonPrinter {
@@ -22,7 +23,8 @@ impl StreamJsonPrinter {
             out,
             encoder: Encoder::new(options.session_id.clone(), options.include_partial_messages)
                 .with_hook_events(options.include_hook_events)
-                .with_session_state(options.session_state),
+                .with_session_state(options.session_state)
+                .with_subagent_messages(subagent_messages_wanted()),
             results_as_they_come: options.results_as_they_come,
             idle: None,
         }
@@ -31,28 +33,33 @@ impl StreamJsonPrinter {
 
 impl Printer for StreamJsonPrinter {
     fn event(&mut self, event: &AgentEvent) -> io::Result<()> {
-        if let Some(value) = self.encoder.encode(event) {
-            let idle = value["subtype"] == "session_state_changed" && value["state"] == "idle";
-            if idle && !self.results_as_they_come {
-                self.idle = Some(value);
-            } else {
-                write_json_line(&mut self.out, &value)?;
+        for line in self.encoder.encode(event) {
+            match line {
+                StreamLine::System(SystemLine::SessionStateChanged(state))
+                    if state.state == SessionStateName::Idle && !self.results_as_they_come =>
+                {
+                    self.idle = Some(state);
+                }
+                line => write_json_line(&mut self.out, &line)?,
             }
         }
         if self.results_as_they_come {
             for result in self.encoder.take_results() {
-                write_json_line(&mut self.out, &result)?;
+                write_json_line(&mut self.out, &StreamLine::from(result))?;
             }
         }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        for line in self.encoder.release_held() {
+            write_json_line(&mut self.out, &line)?;
+        }
         for result in self.encoder.take_results() {
-            write_json_line(&mut self.out, &result)?;
+            write_json_line(&mut self.out, &StreamLine::from(result))?;
         }
         if let Some(idle) = self.idle.take() {
-            write_json_line(&mut self.out, &idle)?;
+            write_json_line(&mut self.out, &StreamLine::from(idle))?;
         }
         self.out.flush()
     }
@@ -301,8 +308,8 @@ mod tests {
             is_error: true,
             structured: None,
             permission: PermissionNote {
-                decision: "reject".into(),
-                reason_type: "rule".into(),
+                decision: fleet_protocol::PermissionDecision::Reject,
+                reason_type: fleet_protocol::PermissionReasonType::Rule,
                 rule: Some("Bash(rm:*)".into()),
             },
         }));
@@ -352,7 +359,11 @@ mod tests {
         assert_eq!(
             result["usage"],
             json!({ "input_tokens": 50363, "cache_creation_input_tokens": 0,
-                    "cache_read_input_tokens": 0, "output_tokens": 40 })
+                    "cache_read_input_tokens": 0, "output_tokens": 40,
+                    "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+                    "service_tier": "standard",
+                    "cache_creation": {"ephemeral_1h_input_tokens": 0,
+                                       "ephemeral_5m_input_tokens": 0} })
         );
         assert_eq!(
             result["modelUsage"][MODEL],
@@ -374,11 +385,24 @@ mod tests {
             &[main_event(EventKind::Finished(r))],
             &PrintOptions::default(),
         );
-        assert_eq!(lines[0]["subtype"], "error_during_execution");
-        assert_eq!(lines[0]["is_error"], true);
-        assert_eq!(lines[0]["api_error_status"], 529);
-        assert_eq!(lines[0]["terminal_reason"], "model_error");
-        assert_eq!(lines[0]["errors"], json!(["API error 529: Overloaded"]));
+        // As in Claude Code: a synthetic message carries the error, then the result is a
+        // `success` that is an error, ended by `api_error`.
+        let said = &lines[0];
+        assert_eq!(said["type"], "assistant");
+        assert_eq!(said["message"]["model"], "<synthetic>");
+        assert_eq!(
+            said["message"]["content"][0]["text"],
+            "API error 529: Overloaded"
+        );
+        assert_eq!(said["error"], "overloaded");
+        assert_eq!(said["is_api_error_message"], true);
+        assert_eq!(said["api_error_status"], 529);
+        let result = &lines[1];
+        assert_eq!(result["subtype"], "success");
+        assert_eq!(result["is_error"], true);
+        assert_eq!(result["api_error_status"], 529);
+        assert_eq!(result["terminal_reason"], "api_error");
+        assert_eq!(result["errors"], json!(["API error 529: Overloaded"]));
     }
 
     #[test]
@@ -443,8 +467,9 @@ mod tests {
                 "max_retries",
                 "retry_delay_ms",
                 "error_status",
-                "retry_scope",
                 "error",
+                "error_message",
+                "retry_scope",
                 "session_id",
                 "uuid"
             ]
@@ -454,7 +479,8 @@ mod tests {
         assert_eq!(lines[1]["attempt"], 1);
         assert_eq!(lines[1]["max_retries"], 8);
         assert_eq!(lines[1]["retry_delay_ms"], 1500);
-        assert_eq!(lines[1]["error"], "529 Overloaded");
+        assert_eq!(lines[1]["error"], "overloaded");
+        assert_eq!(lines[1]["error_message"], "529 Overloaded");
         assert_eq!(lines[1]["error_status"], 529);
     }
 

@@ -4,7 +4,7 @@
 
 use super::status::one_line;
 use fleet_remote::client::RemoteEvent;
-use fleet_remote::{Remote, RemoteError};
+use fleet_remote::{Remote, RemoteError, WorkerEvent};
 use futures::StreamExt;
 use serde_json::Value;
 use std::io::Write;
@@ -33,7 +33,7 @@ pub(super) async fn run(
         let event = event?;
         print_event(&mut stdout, &event, json)?;
         stdout.flush()?;
-        if is_end(&event.line) {
+        if is_end(&event) {
             break;
         }
     }
@@ -52,8 +52,10 @@ fn print_event(out: &mut impl Write, event: &RemoteEvent, json: bool) -> std::io
 }
 
 /// The worker's last line for a job.
-fn is_end(line: &Value) -> bool {
-    line["type"] == "fleet_remote" && line["event"] == "ended"
+fn is_end(event: &RemoteEvent) -> bool {
+    event
+        .worker_event()
+        .is_some_and(|worker| worker.name() == "ended")
 }
 
 /// One event as lines a person reads (an assistant message may hold several blocks).
@@ -64,10 +66,12 @@ pub(crate) fn render(event: &RemoteEvent) -> Vec<String> {
     } else {
         String::new()
     };
+    if let Some(worker) = event.worker_event() {
+        return vec![format!("{prefix}{}", worker_line(&worker))];
+    }
     let lines = match line["type"].as_str().unwrap_or_default() {
         // The worker's plumbing with its child, not what the agent did.
         "control_request" | "control_response" | "control_cancel_request" => Vec::new(),
-        "fleet_remote" => vec![worker_line(line)],
         "assistant" => blocks(&line["message"]["content"], assistant_block),
         "user" => blocks(&line["message"]["content"], result_block),
         "system" => vec![format!(
@@ -163,31 +167,24 @@ fn short_input(input: &Value) -> String {
     one_line(&input.to_string(), 80)
 }
 
-fn worker_line(line: &Value) -> String {
-    let text = |key: &str| line[key].as_str().unwrap_or_default().to_string();
-    match line["event"].as_str().unwrap_or_default() {
-        "started" => format!(
-            "fleet_remote: started on {} (attempt {})",
-            text("worker"),
-            line["attempt"].as_u64().unwrap_or(1)
-        ),
-        "ended" => {
-            let result = text("result");
-            if result.is_empty() {
-                format!("fleet_remote: ended {}", text("state"))
-            } else {
-                format!(
-                    "fleet_remote: ended {} — {}",
-                    text("state"),
-                    one_line(&result, 200)
-                )
-            }
+fn worker_line(event: &WorkerEvent) -> String {
+    match event {
+        WorkerEvent::Started { worker, attempt } => {
+            format!("fleet_remote: started on {worker} (attempt {attempt})")
         }
-        "plan_ready" => format!(
-            "fleet_remote: plan ready — {}",
-            one_line(&text("plan"), 200)
-        ),
-        other => format!("fleet_remote: {other}"),
+        WorkerEvent::Ended { state, result } => match result.as_deref().filter(|r| !r.is_empty()) {
+            None => format!("fleet_remote: ended {}", state.as_str()),
+            Some(result) => format!(
+                "fleet_remote: ended {} — {}",
+                state.as_str(),
+                one_line(result, 200)
+            ),
+        },
+        WorkerEvent::PlanReady { plan } => {
+            format!("fleet_remote: plan ready — {}", one_line(plan, 200))
+        }
+        // Named as before; an event this fleet does not know is shown by its name.
+        other => format!("fleet_remote: {}", other.name()),
     }
 }
 
@@ -287,7 +284,24 @@ mod tests {
         assert_eq!(short_input(&json!({"a": 1})), r#"{"a":1}"#);
         let long = json!({"text": "x".repeat(200)});
         assert_eq!(short_input(&long).chars().count(), 80);
-        assert!(is_end(&json!({"type": "fleet_remote", "event": "ended"})));
-        assert!(!is_end(&json!({"type": "result"})));
+        let event = |line: Value| RemoteEvent {
+            seq: 1,
+            attempt: 1,
+            line,
+        };
+        assert!(is_end(&event(
+            json!({"type": "fleet_remote", "event": "ended", "state": "completed", "result": null})
+        )));
+        assert!(!is_end(&event(json!({"type": "result"}))));
+        // A state or an event this fleet does not know is shown by name.
+        assert_eq!(
+            render(&event(json!({"type": "fleet_remote", "event": "ended",
+                                 "state": "reviewing", "result": "later"}))),
+            vec!["fleet_remote: ended reviewing — later".to_string()]
+        );
+        assert_eq!(
+            render(&event(json!({"type": "fleet_remote", "event": "migrated"}))),
+            vec!["fleet_remote: migrated".to_string()]
+        );
     }
 }

@@ -2,14 +2,19 @@
 
 use super::ago;
 use fleet_remote::client::Status;
+use fleet_remote::{TaskRecord, WorkerRecord};
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 pub(super) async fn run(remote: &fleet_remote::Remote, json: bool) -> anyhow::Result<ExitCode> {
     let status = remote.status().await?;
     if json {
-        let value = serde_json::json!({"workers": status.workers, "tasks": status.tasks});
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        let records = Records {
+            workers: &status.workers,
+            tasks: &status.tasks,
+        };
+        println!("{}", serde_json::to_string_pretty(&records)?);
     } else {
         // Descriptions, labels and host names come off the bus: shown, never obeyed.
         print!(
@@ -18,6 +23,13 @@ pub(super) async fn run(remote: &fleet_remote::Remote, json: bool) -> anyhow::Re
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--json`: the records as the broker holds them.
+#[derive(Serialize)]
+struct Records<'a> {
+    workers: &'a [WorkerRecord],
+    tasks: &'a [TaskRecord],
 }
 
 /// The two tables as a person reads them, ages counted from `now_ms`.

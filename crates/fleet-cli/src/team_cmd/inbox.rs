@@ -146,7 +146,7 @@ fn frame_line(kind: &str, text: &str) -> String {
         }
         Some(Frame::ShutdownApproved(f)) => {
             add("requestId", Some(&f.request_id));
-            add("backendType", Some(&f.backend_type));
+            add("backendType", Some(f.backend_type.as_str()));
         }
         Some(Frame::ShutdownRejected(f)) => {
             add("requestId", Some(&f.request_id));

@@ -13,144 +13,16 @@
 //! Tightening settings (deny rules, `sandbox.enabled: true`, …) always apply. A local
 //! settings file (`.claude/settings.local.json`) is the user's own unless git tracks it: a
 //! committed one is the repository's and goes through the gate like the shared file.
+//!
+//! The gate itself lives in `fleet_session::config::trust`, beside the settings stack it
+//! filters; this module keeps the `fleet trust` command and the store edits of the UI.
 
 pub mod cmd;
-pub mod widening;
+
+pub use fleet_session::config::trust::{repository_of, Item, TrustReport};
 
 use fleet_store::trust::TrustStore;
-use serde::Serialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// How much of a value one summary line shows.
-const SUMMARY_CHARS: usize = 200;
-
-/// One thing the repository asks for.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Item {
-    /// Where it is written, relative to the repository.
-    pub file: String,
-    /// What it is: `hooks`, `permissions.allow`, `MCP server "db"`…
-    pub what: String,
-    pub value: Value,
-}
-
-impl Item {
-    /// One line for the user: what, where, and the gist of the value.
-    pub fn summary(&self) -> String {
-        let gist = match &self.value {
-            Value::Object(map) if self.what == "hooks" => {
-                map.keys().cloned().collect::<Vec<_>>().join(", ")
-            }
-            Value::String(text) => text.clone(),
-            Value::Array(list) => list
-                .iter()
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
-        };
-        // Long values are cut visibly, never silently: the person decides on what is shown.
-        let total = gist.chars().count();
-        let gist = if total > SUMMARY_CHARS {
-            let kept: String = gist.chars().take(SUMMARY_CHARS).collect();
-            format!("{kept}… ({} more characters)", total - SUMMARY_CHARS)
-        } else {
-            gist
-        };
-        format!("{} ({}) in {}", self.what, gist, self.file)
-    }
-}
-
-/// How a repository stands with the user, for one run.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TrustReport {
-    /// The repository (canonical), when the session is in one.
-    pub root: Option<PathBuf>,
-    /// What it asks for that needs trust (empty: nothing to decide).
-    pub items: Vec<Item>,
-    /// The hash of `items`, as recorded when trusted.
-    pub hash: String,
-    /// Whether `items` apply.
-    pub trusted: bool,
-    /// Local settings files git tracks (so they are the repository's).
-    pub tracked_local: Vec<PathBuf>,
-    /// User-only keys found in other files and ignored.
-    pub user_only_ignored: Vec<String>,
-}
-
-impl TrustReport {
-    /// The one warning line `-p` prints, if anything was held back or ignored.
-    pub fn warning(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if !self.trusted && !self.items.is_empty() {
-            let root = self
-                .root
-                .as_deref()
-                .map_or_else(|| ".".to_string(), |r| r.display().to_string());
-            let list: Vec<String> = self.items.iter().map(Item::summary).collect();
-            parts.push(format!(
-                "this repository is not trusted, so fleet ignores what it asks for: {}; to \
-                 trust it, run `fleet trust {root}` (or pass --trust-project for one run)",
-                list.join("; ")
-            ));
-        }
-        if !self.tracked_local.is_empty() {
-            let files: Vec<String> = self
-                .tracked_local
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect();
-            parts.push(format!(
-                "{} is tracked by git, so it is the repository's, not yours: it approves \
-                 nothing and loosens nothing without trust",
-                files.join(", ")
-            ));
-        }
-        if !self.user_only_ignored.is_empty() {
-            parts.push(format!(
-                "{} count only in your user settings ({}), not in a project's",
-                self.user_only_ignored.join(", "),
-                user_settings_hint()
-            ));
-        }
-        (!parts.is_empty()).then(|| parts.join(". "))
-    }
-}
-
-fn user_settings_hint() -> String {
-    crate::settings::fleet_home().map_or_else(
-        || "~/.fleet/settings.json".to_string(),
-        |home| home.join("settings.json").display().to_string(),
-    )
-}
-
-/// The hash recorded with a trust decision: of every item, in order.
-pub fn hash(items: &[Item]) -> String {
-    fleet_runtime::tracked::approval_hash(&serde_json::to_string(items).unwrap_or_default())
-}
-
-/// The repository a session in `cwd` belongs to: the git root, else `cwd` (canonical).
-pub fn repository_of(cwd: &Path) -> PathBuf {
-    fleet_runtime::tracked::repository_root(cwd)
-}
-
-/// Allow rules the user gave through fleet for the repository at `root` ("always allow" in
-/// the terminal UI, `/permissions`), kept in the user's store.
-pub fn stored_allow_rules(root: &Path) -> Vec<String> {
-    TrustStore::from_env()
-        .and_then(|store| store.project(root))
-        .map(|p| p.allow)
-        .unwrap_or_default()
-}
-
-/// How rules from the user's store are named in permission messages.
-pub fn store_label(root: &Path) -> PathBuf {
-    let store = TrustStore::from_env()
-        .map(|s| s.path().display().to_string())
-        .unwrap_or_else(|_| "trust.json".into());
-    PathBuf::from(format!("{store} (your approvals for {})", root.display()))
-}
 
 /// Adds (or, with `remove`, takes out) allow rules of the repository at `root` in the user's
 /// store.
@@ -166,55 +38,4 @@ pub fn store_allow_rules(root: &Path, rules: &[String], remove: bool) -> anyhow:
         }
     })?;
     Ok(store.path().to_path_buf())
-}
-
-/// Whether the user's store trusts `root` as it asks for `hash` now.
-pub fn stored_trust(root: &Path, hash: &str) -> bool {
-    TrustStore::from_env()
-        .and_then(|store| store.project(root))
-        .ok()
-        .and_then(|p| p.trusted)
-        .is_some_and(|record| record.hash == hash)
-}
-
-/// What the repository's `.mcp.json`, skills and agent files ask for beyond its settings:
-/// project servers the user has not approved one by one, project skills whose tools are not
-/// granted, agent files with hooks or a wider mode.
-pub fn repository_items(cwd: &Path, root: &Path) -> Vec<Item> {
-    let rel = |path: &Path| {
-        path.strip_prefix(root)
-            .unwrap_or(path)
-            .display()
-            .to_string()
-    };
-    let mut items = Vec::new();
-    let mcp = fleet_runtime::mcp::config::McpConfig::load(cwd, Vec::new(), false);
-    for server in &mcp.unapproved {
-        items.push(Item {
-            file: server.source.to_string(),
-            what: format!("MCP server {:?}", server.name),
-            value: Value::String(format!("{:?}", server.transport)),
-        });
-    }
-    let sources = crate::headless::agent_sources(cwd, None);
-    let skills = fleet_runtime::skills::SkillSet::load(&sources);
-    for skill in skills.skills() {
-        if skills.grants(skill).is_err() {
-            items.push(Item {
-                file: rel(&skill.dir.join("SKILL.md")),
-                what: format!("skill {:?} allowed-tools", skill.name),
-                value: Value::from(skill.allowed_tools.clone()),
-            });
-        }
-    }
-    if let Ok(catalog) = fleet_runtime::definitions::AgentCatalog::load(&sources) {
-        for (agent, file, what, value) in catalog.project_widening() {
-            items.push(Item {
-                file: rel(&file),
-                what: format!("agent {agent:?} {what}"),
-                value,
-            });
-        }
-    }
-    items
 }

@@ -127,7 +127,11 @@ impl Project {
             .env("FLEET_HOME", &self.fleet_home)
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("FLEET_MAX_RETRIES", "2")
-            .env("FLEET_RETRY_BASE_DELAY_MS", "5");
+            .env("FLEET_RETRY_BASE_DELAY_MS", "5")
+            // Foreground subagents' own lines, which stream-json leaves out by default (as
+            // Claude Code does): most tests read what a child did from them.
+            // golden_headless.rs removes it to see the default.
+            .env("FLEET_SUBAGENT_MESSAGES", "1");
         for var in SCRUBBED {
             cmd.env_remove(var);
         }

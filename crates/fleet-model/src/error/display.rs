@@ -43,6 +43,7 @@ pub(crate) fn base_url_variable(provider: &str) -> &'static str {
 
 /// `openai 404 Not Found from http://…/v1/chat/completions — the base URL may be wrong: …`,
 /// `anthropic 429 Too Many Requests (rate_limit_error): Rate limited`.
+// thiserror hands a variant's fields over one by one; they are the error, not a choice.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn api(
     provider: &&'static str,

@@ -70,30 +70,15 @@ impl HttpOptions {
 
     pub(crate) fn build_client(&self) -> Result<reqwest::Client, ModelError> {
         reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config()?)
+            .tls_backend_preconfigured(
+                crate::tls::client_config()
+                    .map_err(|e| ModelError::Config(format!("cannot set up TLS: {e}")))?,
+            )
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("fleet/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))
     }
-}
-
-/// TLS with ring and the bundled Mozilla roots: the same trust on every machine, whatever
-/// certificate store it has (or lacks), and no second crypto library in the build.
-fn tls_config() -> Result<rustls::ClientConfig, ModelError> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let mut config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(|e| ModelError::Config(format!("cannot set up TLS: {e}")))?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    // HTTP/2 where the server offers it, as reqwest's own configuration does.
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Ok(config)
 }
 
 /// Where a server is, as far as patience goes.
@@ -155,7 +140,7 @@ mod tests {
     /// with; a mismatch is an error at build time, which this catches before a user does.
     #[test]
     fn the_http_client_takes_the_ring_tls_configuration() {
-        let config = tls_config().expect("a TLS configuration");
+        let config = crate::tls::client_config().expect("a TLS configuration");
         assert!(!config.alpn_protocols.is_empty());
         HttpOptions::default()
             .build_client()

@@ -5,8 +5,15 @@
 //! `teammate_terminated`), so inbox files read the same to users of both tools and a teammate
 //! model sees the shapes its prompts describe. An entry whose text is not a frame is plain
 //! prose: [`Frame::parse`] says which.
+//!
+//! Names from a shared vocabulary are typed: `backendType` is a [`BackendType`] (open: a
+//! backend this build does not know is kept as `Other`, so the frame still reads and writes
+//! back unchanged), `permissionMode` a [`PermissionMode`] read leniently (see
+//! [`PlanApprovalResponse::permission_mode`]).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::vocab::{BackendType, PermissionMode};
 
 /// Every frame type fleet reads or writes; `type` on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,8 +126,8 @@ pub struct ShutdownApproved {
     pub timestamp: String,
     /// `in-process` for in-process teammates, the pane id (`%1`) for pane teammates.
     pub pane_id: String,
-    /// `in-process`, `tmux`, …
-    pub backend_type: String,
+    /// `in-process`, `tmux`, … (a pane id is not a backend: `pane_id` stays a string).
+    pub backend_type: BackendType,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,8 +159,18 @@ pub struct PlanApprovalResponse {
     pub feedback: Option<String>,
     pub timestamp: String,
     /// The permission mode the teammate switches to once approved (`plan` maps to `default`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission_mode: Option<String>,
+    ///
+    /// Read leniently: a mode this build does not know (a newer Claude Code's) reads as
+    /// `None` rather than failing the frame, which would turn the lead's verdict into prose
+    /// the teammate never acts on. `None` is safe here: the teammate cannot apply a mode it
+    /// does not know and falls back to `default`, and fleet never writes a frame it read back
+    /// (an inbox keeps the entry's text as it came), so no name is lost from a file.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "known_mode"
+    )]
+    pub permission_mode: Option<PermissionMode>,
     /// sha256 hex of the approved plan text, so a teammate can tell which plan was approved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_digest: Option<String>,
@@ -164,6 +181,19 @@ pub struct TeammateTerminated {
     /// `alpha has shut down.` and, when tasks were handed back, which ones
     /// ([`TeammateTerminated::new`]).
     pub message: String,
+}
+
+/// A permission mode by its exact wire name, or `None` for a name this build does not know.
+/// A value that is not a string at all is still an error: that frame is malformed, not newer.
+fn known_mode<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<PermissionMode>, D::Error> {
+    let name = Option::<String>::deserialize(deserializer)?;
+    Ok(name.and_then(|name| {
+        PermissionMode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+    }))
 }
 
 /// The frame types Claude Code knows that fleet does not model (permission forwarding, mode
@@ -193,7 +223,8 @@ impl Frame {
 
     /// Compact JSON, keys in Claude Code's order, as stored in an entry's `text`.
     pub fn to_text(&self) -> String {
-        // Every field is a string, a bool or an option of those, so serializing cannot fail.
+        // Every field is a string (vocabulary names included), a bool or an option of those,
+        // so serializing cannot fail.
         serde_json::to_string(self).expect("a frame of strings and bools always serializes")
     }
 
@@ -313,6 +344,75 @@ mod tests {
             assert_eq!(frame.to_text(), *text);
             assert_eq!(frame_type(text).as_deref(), Some(frame.type_name()));
         }
+    }
+
+    #[test]
+    fn vocabulary_fields_read_typed() {
+        let Some(Frame::ShutdownApproved(pane)) = Frame::parse(REFERENCE[10]) else {
+            panic!("a shutdown_approved frame");
+        };
+        assert_eq!(pane.backend_type, BackendType::Tmux);
+        assert_eq!(pane.pane_id, "%1");
+        let Some(Frame::PlanApprovalResponse(verdict)) = Frame::parse(REFERENCE[8]) else {
+            panic!("a plan_approval_response frame");
+        };
+        assert_eq!(verdict.permission_mode, Some(PermissionMode::Default));
+    }
+
+    #[test]
+    fn a_backend_fleet_does_not_know_is_kept_and_written_back() {
+        // Claude Code's shutdown_approved from a backend this build has never heard of.
+        let text = r#"{"type":"shutdown_approved","requestId":"shutdown-1764608400000@alpha","from":"alpha","timestamp":"2026-12-01T17:00:00.000Z","paneId":"w7","backendType":"wezterm"}"#;
+        let Some(Frame::ShutdownApproved(approved)) = Frame::parse(text) else {
+            panic!("still a shutdown_approved frame");
+        };
+        assert_eq!(approved.backend_type, BackendType::Other("wezterm".into()));
+        assert_eq!(
+            Frame::ShutdownApproved(approved).to_text(),
+            text,
+            "written back byte for byte"
+        );
+    }
+
+    #[test]
+    fn a_mode_fleet_does_not_know_reads_as_none_without_failing_the_frame() {
+        for mode in ["auto", "AcceptEdits", "from-a-newer-build"] {
+            let text = format!(
+                r#"{{"type":"plan_approval_response","requestId":"plan_approval-1@planner@t","approved":true,"timestamp":"2026-12-01T17:00:00.000Z","permissionMode":"{mode}","planDigest":"ab"}}"#
+            );
+            let Some(Frame::PlanApprovalResponse(verdict)) = Frame::parse(&text) else {
+                panic!("{mode}: still a plan_approval_response frame");
+            };
+            assert!(verdict.approved);
+            assert_eq!(verdict.permission_mode, None, "{mode}");
+            assert_eq!(verdict.plan_digest.as_deref(), Some("ab"));
+        }
+        for (wire, mode) in PermissionMode::ALL.map(|m| (m.as_str(), m)) {
+            let text = format!(
+                r#"{{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t","permissionMode":"{wire}"}}"#
+            );
+            let Some(Frame::PlanApprovalResponse(verdict)) = Frame::parse(&text) else {
+                panic!("{wire}: a plan_approval_response frame");
+            };
+            assert_eq!(verdict.permission_mode, Some(mode));
+            assert_eq!(Frame::PlanApprovalResponse(verdict).to_text(), text);
+        }
+        // Not a name at all: a malformed frame, which still cannot pass for prose.
+        let malformed = r#"{"type":"plan_approval_response","requestId":"r","approved":true,"timestamp":"t","permissionMode":5}"#;
+        assert_eq!(Frame::parse(malformed), None);
+        assert_eq!(
+            frame_type(malformed).as_deref(),
+            Some("plan_approval_response")
+        );
+        // An explicit null is no mode, as before.
+        let null = r#"{"type":"plan_approval_response","requestId":"r","approved":false,"timestamp":"t","permissionMode":null}"#;
+        assert!(matches!(
+            Frame::parse(null),
+            Some(Frame::PlanApprovalResponse(PlanApprovalResponse {
+                permission_mode: None,
+                ..
+            }))
+        ));
     }
 
     #[test]

@@ -51,6 +51,13 @@ pub struct RemoteEvent {
     pub line: serde_json::Value,
 }
 
+impl RemoteEvent {
+    /// The worker's own event this is; `None` for a line of the job's agent.
+    pub fn worker_event(&self) -> Option<crate::event::WorkerEvent> {
+        crate::event::WorkerEvent::from_line(&self.line)
+    }
+}
+
 /// What `fleet remote status` shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Status {

@@ -3,6 +3,7 @@
 //! a stop request to its worker.
 
 use crate::client::{Remote, RemoteEvent};
+use crate::event::{RemoteState, WorkerEvent};
 use crate::record::{Control, TaskRecord, TaskState};
 use fleet_protocol::{TaskStatus, TaskUsage};
 use fleet_runtime::remote::{RemoteEnding, RemoteUpdate};
@@ -166,45 +167,40 @@ impl Follower {
 
     /// Handles one event; the ending when it was the job's last.
     async fn take(&self, event: RemoteEvent, counters: &mut Counters) -> Option<RemoteEnding> {
-        let line = &event.line;
-        if line["type"] == "fleet_remote" {
-            match line["event"].as_str() {
-                Some("started") => {
-                    let attempt = line["attempt"]
-                        .as_u64()
-                        .map(|a| a as u32)
-                        .unwrap_or(event.attempt);
-                    if counters.enter(attempt) {
-                        let worker = line["worker"].as_str().unwrap_or_default().to_string();
-                        let _ = self
-                            .updates
-                            .send(RemoteUpdate::Started { worker, attempt })
-                            .await;
-                    }
+        match event.worker_event() {
+            Some(WorkerEvent::Started { worker, attempt }) => {
+                if counters.enter(attempt) {
+                    let _ = self
+                        .updates
+                        .send(RemoteUpdate::Started { worker, attempt })
+                        .await;
                 }
-                Some("ended") => {
-                    let record = self.remote.record(&self.task_id).await.ok().flatten();
-                    let ended = match record {
-                        Some(record) => self.ending_from(record, Some(line), counters).await,
-                        None => from_line(line, counters),
-                    };
-                    return Some(ended);
-                }
-                _ => {}
+                None
             }
-            return None;
-        }
-        if counters.enter(event.attempt) && counters.count(line) {
-            let _ = self
-                .updates
-                .send(RemoteUpdate::Progress {
-                    tool_uses: counters.tool_uses(),
-                    total_tokens: counters.total_tokens(),
-                    last_activity: counters.last_activity.clone(),
+            Some(WorkerEvent::Ended { state, result }) => {
+                let ended = Ended { state, result };
+                let record = self.remote.record(&self.task_id).await.ok().flatten();
+                Some(match record {
+                    Some(record) => self.ending_from(record, Some(&ended), counters).await,
+                    None => from_event(&ended, counters),
                 })
-                .await;
+            }
+            // A plan, a pause notice, or an event this fleet does not know: the task goes on.
+            Some(_) => None,
+            None => {
+                if counters.enter(event.attempt) && counters.count(&event.line) {
+                    let _ = self
+                        .updates
+                        .send(RemoteUpdate::Progress {
+                            tool_uses: counters.tool_uses(),
+                            total_tokens: counters.total_tokens(),
+                            last_activity: counters.last_activity.clone(),
+                        })
+                        .await;
+                }
+                None
+            }
         }
-        None
     }
 
     /// The ending a finished record describes, with its branch fetched into the caller's
@@ -212,20 +208,20 @@ impl Follower {
     async fn ending_from(
         &self,
         record: TaskRecord,
-        line: Option<&Value>,
+        ended: Option<&Ended>,
         counters: &Counters,
     ) -> RemoteEnding {
         let state = if record.state.is_terminal() {
-            record.state
+            RemoteState::Known(record.state)
         } else {
-            line.and_then(|l| serde_json::from_value(l["state"].clone()).ok())
-                .unwrap_or(TaskState::Failed)
+            ended.map_or(RemoteState::Known(TaskState::Failed), |e| e.state.clone())
         };
         let mut result = record
             .result
             .clone()
-            .or_else(|| line.and_then(|l| l["result"].as_str()).map(str::to_string))
+            .or_else(|| ended.and_then(|e| e.result.clone()))
             .unwrap_or_default();
+        note_unknown(&state, &mut result);
         let mut branch = None;
         if let (Some(_), Some(repo)) = (&record.branch, &self.repo) {
             match self.remote.fetch_branch(&self.task_id, repo).await {
@@ -244,7 +240,7 @@ impl Follower {
             unreported_replies: 0,
         };
         RemoteEnding {
-            status: status_of(state),
+            status: ending_status(&state),
             result,
             usage,
             branch,
@@ -252,10 +248,17 @@ impl Follower {
     }
 }
 
-fn from_line(line: &Value, counters: &Counters) -> RemoteEnding {
-    let state = serde_json::from_value(line["state"].clone()).unwrap_or(TaskState::Failed);
-    let result = line["result"].as_str().unwrap_or_default().to_string();
-    ending(status_of(state), result, usage_of(counters))
+/// What the worker's `ended` event said.
+struct Ended {
+    state: RemoteState,
+    result: Option<String>,
+}
+
+/// The ending an `ended` event describes, when the record cannot be read.
+fn from_event(ended: &Ended, counters: &Counters) -> RemoteEnding {
+    let mut result = ended.result.clone().unwrap_or_default();
+    note_unknown(&ended.state, &mut result);
+    ending(ending_status(&ended.state), result, usage_of(counters))
 }
 
 /// How a task ends for a job's final state; a put-away session counts as stopped.
@@ -263,7 +266,31 @@ pub(crate) fn status_of(state: TaskState) -> TaskStatus {
     match state {
         TaskState::Completed => TaskStatus::Completed,
         TaskState::Killed | TaskState::Archived => TaskStatus::Killed,
+        // An ending this fleet cannot name is not taken for a failure (see `ending_status`).
+        TaskState::Unknown => TaskStatus::Completed,
         _ => TaskStatus::Failed,
+    }
+}
+
+/// How a task ends for the state its `ended` event reported. A state this fleet does not
+/// know (a newer worker's) ends the task as completed, with the state named in the result:
+/// the worker said the job ended, and did not say it failed.
+pub(crate) fn ending_status(state: &RemoteState) -> TaskStatus {
+    match state {
+        RemoteState::Known(state) => status_of(*state),
+        RemoteState::Unknown(_) => TaskStatus::Completed,
+    }
+}
+
+/// Says in the result that the job ended in a state this fleet does not know.
+fn note_unknown(state: &RemoteState, result: &mut String) {
+    if let RemoteState::Unknown(name) = state {
+        if !result.is_empty() {
+            result.push_str("\n\n");
+        }
+        result.push_str(&format!(
+            "(The remote job ended in state {name:?}, which this fleet does not know.)"
+        ));
     }
 }
 
@@ -305,6 +332,35 @@ mod tests {
         assert_eq!(status_of(TaskState::Archived), TaskStatus::Killed);
         assert_eq!(status_of(TaskState::Failed), TaskStatus::Failed);
         assert_eq!(status_of(TaskState::Running), TaskStatus::Failed);
+    }
+
+    #[test]
+    fn an_unknown_ending_state_is_named_and_not_reported_as_failed() {
+        let line = json!({"type": "fleet_remote", "event": "ended", "state": "reviewing",
+                          "result": "waiting for a person"});
+        let Some(WorkerEvent::Ended { state, result }) = WorkerEvent::from_line(&line) else {
+            panic!("not an ended event")
+        };
+        let ended = from_event(&Ended { state, result }, &Counters::default());
+        assert_ne!(ended.status, TaskStatus::Failed);
+        assert_eq!(ended.status, TaskStatus::Completed);
+        assert!(
+            ended.result.starts_with("waiting for a person"),
+            "{}",
+            ended.result
+        );
+        assert!(ended.result.contains("\"reviewing\""), "{}", ended.result);
+        // A known failure is still one.
+        let failed = json!({"type": "fleet_remote", "event": "ended", "state": "failed",
+                            "result": "boom"});
+        let Some(WorkerEvent::Ended { state, result }) = WorkerEvent::from_line(&failed) else {
+            panic!("not an ended event")
+        };
+        let ended = from_event(&Ended { state, result }, &Counters::default());
+        assert_eq!(
+            (ended.status, ended.result.as_str()),
+            (TaskStatus::Failed, "boom")
+        );
     }
 
     #[test]

@@ -6,9 +6,27 @@
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use super::{PublicKey, TrustedKeys, UserKey};
+use super::{PublicKey, SigningError, TrustedKeys, UserKey};
 use crate::error::RemoteError;
 use crate::record::Control;
+use thiserror::Error;
+
+/// Why a worker ignores a message on a task's control subject.
+#[derive(Debug, Error)]
+pub enum ControlRefusal {
+    #[error("the control is not signed")]
+    Unsigned(#[source] serde_json::Error),
+    #[error("its signing key is not valid: {0}")]
+    BadKey(#[source] SigningError),
+    /// The keys are boxed: an Ed25519 key is 192 bytes.
+    #[error("signed by {0}, a key this worker does not trust")]
+    Untrusted(Box<PublicKey>),
+    /// Signed for another task, or its contents changed on the way.
+    #[error("its signature does not match this task and contents for key {0}")]
+    BadSignature(Box<PublicKey>),
+    #[error("a signed control that is not valid: {0}")]
+    Invalid(#[source] serde_json::Error),
+}
 
 /// What a control signature is over, first.
 pub const CONTROL_TAG: &str = "fleet-remote-control-v1";
@@ -51,22 +69,18 @@ pub fn open_control(
     task_id: &str,
     payload: &[u8],
     trusted: &TrustedKeys,
-) -> Result<Control, String> {
+) -> Result<Control, ControlRefusal> {
     let envelope: SignedControl =
-        serde_json::from_slice(payload).map_err(|_| "the control is not signed".to_string())?;
-    let key = PublicKey::parse(&envelope.key)
-        .map_err(|e| format!("its signing key is not valid: {e}"))?;
+        serde_json::from_slice(payload).map_err(ControlRefusal::Unsigned)?;
+    let key = PublicKey::parse(&envelope.key).map_err(ControlRefusal::BadKey)?;
     if !trusted.contains(&key) {
-        return Err(format!("signed by {key}, a key this worker does not trust"));
+        return Err(ControlRefusal::Untrusted(Box::new(key)));
     }
     let signature = base64::engine::general_purpose::STANDARD
         .decode(&envelope.signature)
         .unwrap_or_default();
     if !key.verifies(&signed_bytes(task_id, &envelope.control), &signature) {
-        return Err(format!(
-            "its signature does not match this task and contents for key {key}"
-        ));
+        return Err(ControlRefusal::BadSignature(Box::new(key)));
     }
-    serde_json::from_str(&envelope.control)
-        .map_err(|e| format!("a signed control that is not valid: {e}"))
+    serde_json::from_str(&envelope.control).map_err(ControlRefusal::Invalid)
 }

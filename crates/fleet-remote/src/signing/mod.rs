@@ -29,7 +29,7 @@ mod public_key;
 mod tests;
 mod trust;
 
-pub use control::{open_control, sign_control, SignedControl, CONTROL_TAG};
+pub use control::{open_control, sign_control, ControlRefusal, SignedControl, CONTROL_TAG};
 pub use envelope::{open, sign, Opened, SignedJob, JOB_TAG};
 pub use key_file::{UserKey, KEY_FILE};
 pub use public_key::PublicKey;

@@ -204,20 +204,33 @@ fn a_control_opens_only_for_its_task_and_a_trusted_key() {
     let trusted = TrustedKeys::new(vec![key.public_key()]);
     let task = "r0123456789abcdef";
     let approve = sign_control(task, &Control::Approve, &key).unwrap();
-    assert_eq!(open_control(task, &approve, &trusted), Ok(Control::Approve));
+    assert_eq!(
+        open_control(task, &approve, &trusted).unwrap(),
+        Control::Approve
+    );
     // Moved to another task's subject, it is worthless.
     let err = open_control("r00000000000000ff", &approve, &trusted).unwrap_err();
-    assert!(err.contains("signature does not match"), "{err}");
+    assert!(matches!(err, ControlRefusal::BadSignature(_)), "{err}");
+    assert!(
+        err.to_string().contains("signature does not match"),
+        "{err}"
+    );
     // Unsigned, or signed by a stranger.
     let bare = serde_json::to_vec(&Control::Approve).unwrap();
-    assert!(open_control(task, &bare, &trusted)
-        .unwrap_err()
-        .contains("not signed"));
+    let unsigned = open_control(task, &bare, &trusted).unwrap_err();
+    assert!(
+        matches!(unsigned, ControlRefusal::Unsigned(_)),
+        "{unsigned}"
+    );
+    assert!(unsigned.to_string().contains("not signed"));
     let stranger = UserKey::generate("x");
     let theirs = sign_control(task, &Control::Approve, &stranger).unwrap();
-    assert!(open_control(task, &theirs, &trusted)
-        .unwrap_err()
-        .contains("does not trust"));
+    let untrusted = open_control(task, &theirs, &trusted).unwrap_err();
+    assert!(
+        matches!(&untrusted, ControlRefusal::Untrusted(key) if **key == stranger.public_key()),
+        "{untrusted}"
+    );
+    assert!(untrusted.to_string().contains("does not trust"));
     // Feedback changed on the way.
     let reject = Control::Reject {
         feedback: "fewer files".into(),

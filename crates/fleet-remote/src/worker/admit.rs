@@ -9,31 +9,46 @@
 
 use super::job_run::Ctx;
 use super::publish::{get_record, put_record, Events};
+use crate::event::WorkerEvent;
 use crate::job::Job;
 use crate::record::{TaskRecord, TaskState};
 use fleet_tools::permissions::PermissionMode;
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 /// The worker's maximum when none is given: edits in the job's checkout run, other commands
 /// only as the job's rules allow; `bypassPermissions` needs the operator's word.
 pub const DEFAULT_MAX_MODE: PermissionMode = PermissionMode::AcceptEdits;
 
+/// Why a worker will not run a job it could verify.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The job's permission mode is not one fleet knows; `reason` names the valid ones.
+    #[error("refused by the worker: {reason}")]
+    UnknownMode { reason: String },
+    #[error(
+        "refused by the worker: the job asks for permission mode {asked}, above this worker's \
+         maximum {max} (an operator allows it with `fleet worker --max-mode {asked}`)"
+    )]
+    AboveMaximum {
+        asked: PermissionMode,
+        max: PermissionMode,
+    },
+    /// A ref name would not pin the content the submitter signed.
+    #[error("refused by the worker: the job's snapshot {snapshot:?} is not a full commit id")]
+    NotACommitId { snapshot: String },
+}
+
 /// Whether `job` may run on a worker whose maximum is `max`; on success its mode is spelled
 /// the canonical way (the spelling is what reaches the job's command line). The error says
 /// what the job asked, what the worker allows and how an operator raises it.
-pub fn check(job: &mut Job, max: PermissionMode) -> Result<(), String> {
+pub fn check(job: &mut Job, max: PermissionMode) -> Result<(), Refusal> {
     let mode: PermissionMode = job
         .permission_mode
         .parse()
-        .map_err(|e| format!("refused by the worker: {e}"))?;
+        .map_err(|reason| Refusal::UnknownMode { reason })?;
     // Ranked by `PermissionMode::rank`: plan < dontAsk < default < acceptEdits < bypass.
     if mode.rank() > max.rank() {
-        return Err(format!(
-            "refused by the worker: the job asks for permission mode {mode}, above this \
-             worker's maximum {max} (an operator allows it with `fleet worker --max-mode \
-             {mode}`)"
-        ));
+        return Err(Refusal::AboveMaximum { asked: mode, max });
     }
     job.permission_mode = mode.as_str().to_string();
     // The snapshot is checked out by its id: a full object id pins the content the submitter
@@ -41,10 +56,9 @@ pub fn check(job: &mut Job, max: PermissionMode) -> Result<(), String> {
     if let Some(repo) = &job.repo {
         let hex = repo.snapshot.bytes().all(|b| b.is_ascii_hexdigit());
         if !hex || !matches!(repo.snapshot.len(), 40 | 64) {
-            return Err(format!(
-                "refused by the worker: the job's snapshot {:?} is not a full commit id",
-                repo.snapshot
-            ));
+            return Err(Refusal::NotACommitId {
+                snapshot: repo.snapshot.clone(),
+            });
         }
     }
     Ok(())
@@ -93,7 +107,10 @@ pub async fn fail(
     record.updated_ms = now;
     put_record(&ctx.broker, &record, writes).await;
     events
-        .own("ended", json!({"state": "failed", "result": reason}))
+        .own(WorkerEvent::Ended {
+            state: TaskState::Failed.into(),
+            result: Some(reason.to_string()),
+        })
         .await;
     events.flush().await;
 }
@@ -141,17 +158,25 @@ mod tests {
             assert_eq!(check(&mut job(mode), max).is_ok(), ok, "{mode} under {max}");
         }
         let err = check(&mut job("bypassPermissions"), DEFAULT_MAX_MODE).unwrap_err();
+        assert_eq!(
+            err,
+            Refusal::AboveMaximum {
+                asked: BypassPermissions,
+                max: DEFAULT_MAX_MODE
+            }
+        );
+        let shown = err.to_string();
         assert!(
-            err.contains("bypassPermissions") && err.contains("--max-mode"),
-            "{err}"
+            shown.contains("bypassPermissions") && shown.contains("--max-mode"),
+            "{shown}"
         );
     }
 
     #[test]
     fn an_unknown_mode_is_refused_and_a_known_one_is_spelled_canonically() {
-        assert!(check(&mut job("yolo"), BypassPermissions)
-            .unwrap_err()
-            .contains("unknown permission mode"));
+        let unknown = check(&mut job("yolo"), BypassPermissions).unwrap_err();
+        assert!(matches!(unknown, Refusal::UnknownMode { .. }), "{unknown}");
+        assert!(unknown.to_string().contains("unknown permission mode"));
         let mut j = job("ACCEPTEDITS");
         check(&mut j, AcceptEdits).unwrap();
         assert_eq!(j.permission_mode, "acceptEdits");
@@ -167,7 +192,12 @@ mod tests {
             branch: None,
             subdir: String::new(),
         });
-        assert!(check(&mut j, AcceptEdits).is_err());
+        assert_eq!(
+            check(&mut j, AcceptEdits),
+            Err(Refusal::NotACommitId {
+                snapshot: "main".into()
+            })
+        );
         j.repo.as_mut().unwrap().snapshot = "a".repeat(40);
         assert!(check(&mut j, AcceptEdits).is_ok());
     }

@@ -93,6 +93,8 @@ pub fn spawn(program: &Path, args: &[String], dir: &Path) -> std::io::Result<Chi
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env(DIE_WITH_PARENT, std::process::id().to_string())
+        // `fleet remote logs` shows what a job's subagents do, as it always has.
+        .env(fleet_protocol::env::FLEET_SUBAGENT_MESSAGES.name, "1")
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

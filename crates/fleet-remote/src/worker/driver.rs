@@ -5,8 +5,13 @@
 
 use crate::job::JobKind;
 use crate::record::{Control, RemoteUsage, TaskState};
-use fleet_tools::permissions::PermissionMode;
-use serde_json::{json, Value};
+use fleet_protocol::control::{
+    CanUseTool, CanUseToolAnswer, ControlLine, ControlRequest, Destination, PermissionUpdate,
+    RequestBody,
+};
+use fleet_protocol::{Message, PermissionMode};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The answer to every question on a worker that has not been settled by the job's own rules.
 pub const NO_ONE_TO_ASK: &str = "No one can answer permission questions on a remote worker, \
@@ -17,11 +22,51 @@ pub const NO_ONE_TO_ASK: &str = "No one can answer permission questions on a rem
 pub const TELEPORTED: &str = "The plan was taken to the person's terminal to be carried out \
     there; stop here.";
 
+/// The id of the worker's `initialize` request.
+const INIT_ID: &str = "fleet_worker_init";
+
+/// A line for the process's stdin.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StdinLine {
+    /// A control request or an answer to one of the process's.
+    Control(ControlLine),
+    /// A user message: the prompt, or a reply to a session waiting for input.
+    Prompt(String),
+}
+
+/// `{"type":"user","message":{"role":"user","content":…}}`, as `--input-format stream-json`
+/// reads a prompt.
+#[derive(Serialize)]
+struct PromptLine {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: Message,
+}
+
+impl StdinLine {
+    pub fn to_value(&self) -> Value {
+        let value = match self {
+            Self::Control(line) => serde_json::to_value(line),
+            Self::Prompt(text) => serde_json::to_value(PromptLine {
+                kind: "user",
+                message: Message::user_text(text.as_str()),
+            }),
+        };
+        // Derived types with string keys only: serializing cannot fail.
+        value.unwrap_or_default()
+    }
+
+    /// The line as written (no newline).
+    pub fn to_json(&self) -> String {
+        self.to_value().to_string()
+    }
+}
+
 /// One thing to do, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A line for the process's stdin.
-    Write(Value),
+    Write(StdinLine),
     /// The record's state changes (and nothing else ends).
     State(TaskState),
     /// A plan was submitted: record `PlanReady` with it and publish a `plan_ready` event.
@@ -102,11 +147,11 @@ impl Driver {
     }
 
     /// The first lines for the process: `initialize`, then the prompt.
-    pub fn opening(prompt: &str) -> Vec<Value> {
+    pub fn opening(prompt: &str) -> Vec<StdinLine> {
+        let initialize = ControlRequest::Initialize(Box::default());
         vec![
-            json!({"type": "control_request", "request_id": "fleet_worker_init",
-                   "request": {"subtype": "initialize"}}),
-            user_message(prompt),
+            StdinLine::Control(ControlLine::request(INIT_ID, initialize)),
+            StdinLine::Prompt(prompt.to_string()),
         ]
     }
 
@@ -115,12 +160,26 @@ impl Driver {
         if self.done() {
             return Vec::new();
         }
+        match ControlLine::from_value(line) {
+            Ok(ControlLine::ControlRequest {
+                request_id,
+                request,
+            }) => return self.on_request(request_id, request),
+            // A malformed request of the process's: answered when it can be.
+            Err(bad) => {
+                return match bad.request_id() {
+                    Some(id) => vec![Step::Write(error(id, &bad.to_string()))],
+                    None => Vec::new(),
+                }
+            }
+            // The answer to `initialize`, and lines that are not control lines.
+            Ok(_) => {}
+        }
         match line.get("type").and_then(Value::as_str) {
             Some("assistant") => {
                 self.usage.tool_uses += count_tool_uses(line);
                 Vec::new()
             }
-            Some("control_request") => self.on_request(line),
             Some("result") if line.get("parent_tool_use_id").is_none_or(Value::is_null) => {
                 self.on_result(line)
             }
@@ -128,27 +187,26 @@ impl Driver {
         }
     }
 
-    fn on_request(&mut self, line: &Value) -> Vec<Step> {
-        let id = line
-            .get("request_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let request = line.get("request").unwrap_or(&Value::Null);
-        if request.get("subtype").and_then(Value::as_str) != Some("can_use_tool") {
+    fn on_request(&mut self, id: String, request: RequestBody) -> Vec<Step> {
+        let ask = match request {
+            RequestBody::Known(ControlRequest::CanUseTool(ask)) => ask,
             // fleet asks the host nothing else a worker offers (hooks, MCP): refuse.
-            return vec![Step::Write(error(
-                &id,
-                "a remote worker answers only can_use_tool",
-            ))];
-        }
+            _ => {
+                return vec![Step::Write(error(
+                    &id,
+                    "a remote worker answers only can_use_tool",
+                ))]
+            }
+        };
         if self.allows_everything() {
             return vec![Step::Write(allow(&id, Vec::new()))];
         }
-        let tool = request.get("tool_name").and_then(Value::as_str);
-        if self.kind == JobKind::Ultraplan && tool == Some("ExitPlanMode") {
-            let plan = request
-                .pointer("/input/plan")
+        let CanUseTool {
+            tool_name, input, ..
+        } = *ask;
+        if self.kind == JobKind::Ultraplan && tool_name == "ExitPlanMode" {
+            let plan = input
+                .get("plan")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
@@ -202,8 +260,10 @@ impl Driver {
                 self.approved = true;
                 self.phase = Phase::Working;
                 let mode = PermissionMode::AcceptEdits.narrower(self.max_mode);
-                let mode =
-                    json!({"type": "setMode", "mode": mode.as_str(), "destination": "session"});
+                let mode = PermissionUpdate::SetMode {
+                    mode,
+                    destination: Destination::Session,
+                };
                 vec![
                     Step::Write(allow(&request, vec![mode])),
                     Step::State(TaskState::Executing),
@@ -224,7 +284,7 @@ impl Driver {
             (Phase::Idle, Control::Reply { text } | Control::Reject { feedback: text }) => {
                 self.phase = Phase::Working;
                 vec![
-                    Step::Write(user_message(&text)),
+                    Step::Write(StdinLine::Prompt(text)),
                     Step::State(TaskState::Running),
                 ]
             }
@@ -298,34 +358,38 @@ fn count_tool_uses(line: &Value) -> u64 {
         })
 }
 
-/// A stream-json user message.
-pub fn user_message(text: &str) -> Value {
-    json!({"type": "user", "message": {"role": "user", "content": text}})
+fn error(id: &str, message: &str) -> StdinLine {
+    StdinLine::Control(ControlLine::error(id, message))
 }
 
-fn success(id: &str, body: Value) -> Value {
-    json!({"type": "control_response", "response": {
-        "subtype": "success", "request_id": id, "response": body}})
+fn answer(id: &str, answer: CanUseToolAnswer) -> StdinLine {
+    // A derived enum of strings and values: serializing cannot fail.
+    let body = serde_json::to_value(answer).unwrap_or_default();
+    StdinLine::Control(ControlLine::success(id, body))
 }
 
-fn error(id: &str, message: &str) -> Value {
-    json!({"type": "control_response", "response": {
-        "subtype": "error", "request_id": id, "error": message}})
+fn allow(id: &str, updates: Vec<PermissionUpdate>) -> StdinLine {
+    let updates: Vec<Value> = updates
+        .iter()
+        .filter_map(|update| serde_json::to_value(update).ok())
+        .collect();
+    answer(
+        id,
+        CanUseToolAnswer::Allow {
+            updated_input: None,
+            updated_permissions: (!updates.is_empty()).then_some(updates),
+        },
+    )
 }
 
-fn allow(id: &str, updates: Vec<Value>) -> Value {
-    if updates.is_empty() {
-        success(id, json!({"behavior": "allow"}))
-    } else {
-        success(
-            id,
-            json!({"behavior": "allow", "updatedPermissions": updates}),
-        )
-    }
-}
-
-fn deny(id: &str, message: &str) -> Value {
-    success(id, json!({"behavior": "deny", "message": message}))
+fn deny(id: &str, message: &str) -> StdinLine {
+    answer(
+        id,
+        CanUseToolAnswer::Deny {
+            message: Some(message.to_string()),
+            interrupt: None,
+        },
+    )
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use serde_json::json;
 
 fn can_use_tool(id: &str, tool: &str, input: Value) -> Value {
     json!({"type": "control_request", "request_id": id, "request": {
@@ -18,6 +19,7 @@ fn result(text: &str, is_error: bool) -> Value {
 fn answer(steps: &[Step], id: &str) -> (String, Option<String>, Value) {
     for step in steps {
         if let Step::Write(line) = step {
+            let line = line.to_value();
             let response = &line["response"];
             if response["request_id"] == id {
                 let body = &response["response"];
@@ -44,7 +46,19 @@ fn ending(steps: &[Step]) -> Ending {
 
 #[test]
 fn the_opening_is_initialize_then_the_prompt() {
-    let lines = Driver::opening("fix the bug");
+    let lines: Vec<Value> = Driver::opening("fix the bug")
+        .iter()
+        .map(StdinLine::to_value)
+        .collect();
+    // The bytes the worker has always written.
+    assert_eq!(
+        Driver::opening("x")[0].to_json(),
+        r#"{"type":"control_request","request_id":"fleet_worker_init","request":{"subtype":"initialize"}}"#
+    );
+    assert_eq!(
+        Driver::opening("x")[1].to_json(),
+        r#"{"type":"user","message":{"role":"user","content":"x"}}"#
+    );
     assert_eq!(lines[0]["type"], "control_request");
     assert_eq!(lines[0]["request"]["subtype"], "initialize");
     assert_eq!(lines[1]["type"], "user");
@@ -230,9 +244,43 @@ fn ultraplan_idle_after_a_result_without_a_plan_then_a_reply_goes_on() {
     let steps = driver.on_control(Control::Reply {
         text: "the parser".into(),
     });
-    assert_eq!(steps[0], Step::Write(user_message("the parser")));
+    assert_eq!(
+        steps[0],
+        Step::Write(StdinLine::Prompt("the parser".into()))
+    );
     assert_eq!(steps[1], Step::State(TaskState::Running));
     // Stop puts the session away.
     let end = ending(&driver.on_control(Control::Stop));
     assert_eq!(end.state, TaskState::Archived);
+}
+
+#[test]
+fn the_processs_other_requests_are_refused_by_an_error_answer_and_the_job_goes_on() {
+    let mut driver = Driver::new(JobKind::Agent);
+    let error_to = |steps: &[Step], id: &str| {
+        let [Step::Write(line)] = steps else {
+            panic!("{steps:?}")
+        };
+        let line = line.to_value();
+        assert_eq!(line["response"]["subtype"], "error", "{line}");
+        assert_eq!(line["response"]["request_id"], id, "{line}");
+        line["response"]["error"].as_str().unwrap().to_string()
+    };
+    let hook = json!({"type": "control_request", "request_id": "h1", "request": {
+        "subtype": "hook_callback", "callback_id": "hook_0", "input": {}}});
+    let text = error_to(&driver.on_line(&hook), "h1");
+    assert!(text.contains("only can_use_tool"), "{text}");
+    let unknown = json!({"type": "control_request", "request_id": "u1",
+                         "request": {"subtype": "elicitation"}});
+    error_to(&driver.on_line(&unknown), "u1");
+    let shapeless = json!({"type": "control_request", "request_id": "s1", "request": {}});
+    let text = error_to(&driver.on_line(&shapeless), "s1");
+    assert!(text.contains("subtype"), "{text}");
+    // The answer to the worker's own `initialize` asks nothing.
+    let init_answer = json!({"type": "control_response", "response": {
+        "subtype": "success", "request_id": "fleet_worker_init", "response": {}}});
+    assert!(driver.on_line(&init_answer).is_empty());
+    assert!(!driver.done());
+    let end = ending(&driver.on_line(&result("done", false)));
+    assert_eq!(end.state, TaskState::Completed);
 }

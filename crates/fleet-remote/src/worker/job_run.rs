@@ -12,12 +12,12 @@ use super::heartbeat::Running;
 use super::publish::{get_record, put_record, Events};
 use super::session::{self, Outcome, Parts};
 use crate::broker::Broker;
+use crate::event::WorkerEvent;
 use crate::job::Job;
 use crate::record::{RemoteUsage, TaskRecord, TaskState};
 use crate::signing::{Opened, TrustedKeys};
 use async_nats::jetstream::{AckKind, Message};
 use fleet_tools::permissions::PermissionMode;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -110,7 +110,15 @@ pub async fn handle(ctx: Arc<Ctx>, message: Message, shutdown: CancellationToken
     }
     if let Err(reason) = admit::check(&mut job, ctx.max_mode) {
         eprintln!("fleet worker {}: {} failed: {reason}", ctx.id, job.task_id);
-        admit::fail(&ctx, &job.task_id, record, attempt, &reason, &writes).await;
+        admit::fail(
+            &ctx,
+            &job.task_id,
+            record,
+            attempt,
+            &reason.to_string(),
+            &writes,
+        )
+        .await;
         grace.abort();
         let _ = message.ack_with(AckKind::Term).await;
         return;
@@ -228,7 +236,10 @@ async fn run_attempt(
     record.updated_ms = now;
     put_record(broker, &record, writes).await;
     events
-        .own("started", json!({"worker": ctx.id, "attempt": attempt}))
+        .own(WorkerEvent::Started {
+            worker: ctx.id.to_string(),
+            attempt,
+        })
         .await;
 
     let folder = tempfile::Builder::new()
@@ -287,10 +298,10 @@ async fn run_attempt(
     end_record(&mut record, state, ending.result.clone(), stored + 1);
     put_record(broker, &record, writes).await;
     events
-        .own(
-            "ended",
-            json!({"state": state.as_str(), "result": ending.result}),
-        )
+        .own(WorkerEvent::Ended {
+            state: state.into(),
+            result: ending.result,
+        })
         .await;
     events.flush().await;
     acknowledge(message).await;
@@ -320,11 +331,11 @@ async fn run_in(
     };
     let work = folder.join("work");
     if let Err(reason) = checkout::checkout(&ctx.broker, job, folder, &work).await {
-        return ended(reason);
+        return ended(reason.to_string());
     }
     let start = match checkout::start_folder(job, &work) {
         Ok(start) => start,
-        Err(reason) => return ended(reason),
+        Err(reason) => return ended(reason.to_string()),
     };
     // Retried while the broker is away (it may restart just as the job starts); a worker
     // told to stop meanwhile gives the job back.

@@ -13,10 +13,10 @@
 //! `{"type":"fleet_remote","event":"output_paused",…}` line once the broker takes events again.
 
 use crate::broker::Broker;
+use crate::event::{EventLine, WorkerEvent};
 use crate::names;
 use crate::record::TaskRecord;
 use async_nats::jetstream::message::PublishMessage;
-use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -214,12 +214,8 @@ impl Events {
     }
 
     /// Queues one of the worker's own `{"type":"fleet_remote",…}` lines.
-    pub async fn own(&mut self, event: &str, fields: Value) {
-        let mut line = json!({"type": "fleet_remote", "event": event});
-        if let (Some(line), Value::Object(fields)) = (line.as_object_mut(), fields) {
-            line.extend(fields);
-        }
-        self.line(line.to_string()).await;
+    pub async fn own(&mut self, event: WorkerEvent) {
+        self.line(EventLine::from(event).to_json()).await;
     }
 
     pub fn stored(&self) -> u64 {
@@ -256,18 +252,16 @@ impl Events {
     /// Tells the job's followers the output was held back, and for how long.
     async fn notice(&mut self, since: Instant, queued: u64) {
         let paused_ms = since.elapsed().as_millis() as u64;
-        let line = json!({
-            "type": "fleet_remote",
-            "event": "output_paused",
-            "queued": queued,
-            "paused_ms": paused_ms,
-            "message": format!(
+        let line = EventLine::from(WorkerEvent::OutputPaused {
+            queued,
+            paused_ms,
+            message: format!(
                 "the broker did not take events: the agent's output was held back for {:.1} s \
                  (nothing was lost)",
                 paused_ms as f64 / 1000.0
             ),
         })
-        .to_string();
+        .to_json();
         let weight = line.len().clamp(1, self.limits.bytes) as u32;
         if let Some(room) = self.room(weight).await {
             self.push(line, room);

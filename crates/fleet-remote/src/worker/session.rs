@@ -4,12 +4,13 @@
 
 use super::child;
 use super::control::Controls;
-use super::driver::{Driver, Ending, Step};
+use super::driver::{Driver, Ending, StdinLine, Step};
 use super::publish::{put_record, Events};
 use crate::broker::Broker;
+use crate::event::WorkerEvent;
 use crate::job::Job;
 use crate::record::{TaskRecord, TaskState};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -144,7 +145,7 @@ pub async fn drive(mut process: Child, parts: Parts<'_>) -> Outcome {
                 Step::PlanReady(plan) => {
                     record.plan = Some(plan.clone());
                     set_state(broker, record, events, TaskState::PlanReady, shutdown).await;
-                    events.own("plan_ready", json!({"plan": plan})).await;
+                    events.own(WorkerEvent::PlanReady { plan }).await;
                 }
                 Step::CloseStdin => {
                     stdin = None;
@@ -192,9 +193,9 @@ async fn set_state(
 }
 
 /// One line on the process's stdin; a process that has gone is noticed at its stdout's end.
-async fn write(stdin: &mut Option<ChildStdin>, line: &Value) {
+async fn write(stdin: &mut Option<ChildStdin>, line: &StdinLine) {
     let Some(pipe) = stdin.as_mut() else { return };
-    let text = format!("{line}\n");
+    let text = format!("{}\n", line.to_json());
     if pipe.write_all(text.as_bytes()).await.is_err() || pipe.flush().await.is_err() {
         *stdin = None;
     }

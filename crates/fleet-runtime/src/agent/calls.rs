@@ -2,18 +2,25 @@
 //! answers change: loaded skills, a hook's stop), the fork point for tools that copy the
 //! conversation, notifications that arrived meanwhile, and MCP tools that changed.
 
-use super::*;
+use super::Agent;
+use crate::dispatch::{Call, Dispatcher};
+use crate::sink::EventSink;
+use crate::subagent::ForkPoint;
+use fleet_protocol::{ContentBlock, Message, PermissionDenial, Role};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 impl Agent {
     /// Leaves a copy of the conversation (ending with the reply just committed) for the
     /// tools of this reply that want one — only then, since the copy costs the whole history.
     pub(super) fn publish_fork_point(&self, calls: &[Call]) {
-        let (Some(source), Some(base)) = (&self.config.fork_source, &self.fork_base) else {
+        let (Some(source), Some(base)) = (self.config.fork_source(), &self.fork_base) else {
             return;
         };
         let wanted = calls.iter().any(|call| {
             self.config
                 .tools
+                .pool
                 .get(&call.name)
                 .is_some_and(|tool| tool.wants_conversation())
         });
@@ -28,18 +35,18 @@ impl Agent {
     /// Shows the model a server's new tools after its `list_changed`, before the request
     /// that follows it.
     pub(super) async fn refresh_mcp_tools(&mut self) {
-        let Some(live) = self.config.mcp_live.as_mut() else {
+        let Some(live) = self.config.tools.mcp_live.as_mut() else {
             return;
         };
-        if live.refresh(&mut self.config.tools).await {
-            self.tool_definitions = Arc::new(self.config.tools.definitions());
+        if live.refresh(&mut self.config.tools.pool).await {
+            self.tool_definitions = Arc::new(self.config.tools.pool.definitions());
         }
     }
 
     /// Commits whatever arrived for this agent since its last request (task notifications),
     /// one user message each, so the model reads them before it answers.
     pub(super) async fn deliver_inbox(&mut self, sink: &EventSink) {
-        let Some(inbox) = self.config.inbox.clone() else {
+        let Some(inbox) = self.config.tree.as_ref().map(|tree| tree.inbox.clone()) else {
             return;
         };
         for message in inbox.drain() {
@@ -60,13 +67,13 @@ impl Agent {
         let caller = self.hook_caller();
         let hook_stop = crate::hooks::tool::HookStop::default();
         let dispatcher = Dispatcher {
-            tools: &self.config.tools,
-            permissions: &self.config.permissions,
+            tools: &self.config.tools.pool,
+            permissions: &self.config.tools.permissions,
             ctx: &self.ctx,
             sink,
             cancel,
-            concurrency: self.config.tool_concurrency,
-            approver: self.config.approver.as_deref(),
+            concurrency: self.config.tools.concurrency,
+            approver: self.config.tools.approver.as_deref(),
             request_id,
             hooks: self
                 .config

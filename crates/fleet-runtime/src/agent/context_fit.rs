@@ -2,7 +2,8 @@
 //! conversation to [`crate::compact`] before each request, after a "prompt is too long", and
 //! for `/compact`, and counting what the summary requests cost.
 
-use super::{api_error, interrupted, Agent, Stop};
+use super::stop::{api_error, interrupted, Stop};
+use super::Agent;
 use crate::accounting::Accounting;
 use crate::compact::{CompactError, Conversation, LazyFrame, Need, Window};
 use crate::sink::EventSink;
@@ -19,15 +20,15 @@ impl Agent {
         let (config, tools) = (&self.config, &self.tool_definitions);
         let frame = LazyFrame::new(move || super::request::frame_of(config, tools));
         let window = Window::new(
-            &self.catalog.info(&self.config.model),
-            self.config.max_tokens,
-            self.config.compact.trigger_pct,
+            &self.catalog.info(&self.config.model.id),
+            self.config.model.max_tokens,
+            self.config.context.compact.trigger_pct,
         );
         Conversation {
             client: self.client.as_ref(),
             frame,
             window,
-            settings: &self.config.compact,
+            settings: &self.config.context.compact,
             messages: &mut self.messages,
             tracker: &mut self.context,
             sink,

@@ -3,23 +3,25 @@
 //! step with a mode changed from outside), and leaving a snapshot of its context after each
 //! reply for `get_context_usage`.
 
-use super::*;
+use super::Agent;
 use crate::compact::window::estimate_tokens;
 use crate::compact::{LazyFrame, Window};
 use crate::controls::{
     ApiUsage, ContextFigures, ContextUsage, McpToolUsage, MessageBreakdown, ToolUsageByType,
 };
 use fleet_protocol::MessageContent;
+use fleet_protocol::{ContentBlock, Message, Role};
 use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 impl Agent {
     /// Binds the controls in the config, if any, to this agent, and leaves a first snapshot.
     pub(super) fn bind_controls(&self) {
         if let Some(controls) = &self.config.controls {
             controls.bind(
-                &self.config.permissions,
-                &self.config.model,
+                &self.config.tools.permissions,
+                &self.config.model.id,
                 &self.catalog,
                 self.client.provider(),
             );
@@ -54,12 +56,12 @@ impl Agent {
     /// Moves to `model` (`set_model`, `/model`), with that model's output limit: the old
     /// one may be more than the new model can write, or much less.
     fn switch_model(&mut self, model: String) {
-        if model != self.config.model {
+        if model != self.config.model.id {
             let info = self.catalog.info(&model);
-            self.config.max_tokens =
-                crate::output_limit::for_model(&info, self.config.max_tokens_asked);
+            self.config.model.max_tokens =
+                crate::output_limit::for_model(&info, self.config.model.max_tokens_asked);
         }
-        self.config.model = model;
+        self.config.model.id = model;
     }
 
     /// Keeps Bash's sandbox in step with a mode changed from outside: plan mode confines
@@ -70,13 +72,15 @@ impl Agent {
         if !matches!(kind, SandboxKind::Standard | SandboxKind::ReadOnly) {
             return;
         }
-        let wanted =
-            AgentSandbox::kind_for_mode(self.config.permissions.mode(), SandboxKind::Standard);
+        let wanted = AgentSandbox::kind_for_mode(
+            self.config.tools.permissions.mode(),
+            SandboxKind::Standard,
+        );
         if &wanted != kind {
             let sandbox = self
                 .ctx
                 .sandbox
-                .with_kind(wanted, Some(self.config.permissions.clone()));
+                .with_kind(wanted, Some(self.config.tools.permissions.clone()));
             self.ctx = self.ctx.clone().with_sandbox(Arc::new(sandbox));
         }
     }
@@ -108,9 +112,9 @@ impl Agent {
         let frame = LazyFrame::new(move || super::request::frame_of(config, definitions));
         let total = self.context.estimate(&frame, &self.messages);
         let window = Window::new(
-            &self.catalog.info(&self.config.model),
-            self.config.max_tokens,
-            self.config.compact.trigger_pct,
+            &self.catalog.info(&self.config.model.id),
+            self.config.model.max_tokens,
+            self.config.context.compact.trigger_pct,
         );
         let breakdown = breakdown(&self.messages);
         let messages = breakdown.tool_call_tokens
@@ -118,11 +122,11 @@ impl Agent {
             + breakdown.assistant_message_tokens
             + breakdown.user_message_tokens;
         controls.publish_context(ContextUsage::from_figures(ContextFigures {
-            model: self.config.model.clone(),
+            model: self.config.model.id.clone(),
             context_window: window.context,
             compact_threshold: window.threshold,
-            auto_compact: self.config.compact.auto,
-            system_prompt: estimate_tokens(&self.config.system),
+            auto_compact: self.config.context.compact.auto,
+            system_prompt: estimate_tokens(&self.config.context.system),
             tools,
             mcp_tools,
             messages,

@@ -2,9 +2,34 @@
 //! byte-identical across turns and compactions), streaming the reply while forwarding its
 //! deltas, asking again after a reply broke off, and counting what each reply cost.
 
-use super::*;
+use super::stop::{api_error, interrupted, Stop};
+use super::{is_empty_text, millis, Agent};
+use crate::accounting::Accounting;
+use crate::config::AgentConfig;
+use crate::context::{AgentContext, INVOKING_REQUEST_HEADER};
+use crate::sink::EventSink;
 use crate::watchdog::WaitingFor;
+use fleet_model::{ModelError, ModelEvent, ModelRequest, ModelResponse};
 use fleet_protocol::RetryScope;
+use fleet_protocol::{
+    EventKind, MessagesRequest, ResultSubtype, Shared, SystemBlock, SystemPrompt, ToolDefinition,
+};
+use futures::StreamExt;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// How often one turn's request is made when its reply breaks off, and the pause before the
+/// next try (growing with each).
+const TURN_ATTEMPTS: u32 = 3;
+const TURN_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Why one request produced no reply.
+enum Failure {
+    Interrupted,
+    /// The error, and whether part of the reply reached the agent's readers (with the reply's
+    /// id when it was known).
+    Model(ModelError, Option<Option<String>>),
+}
 
 impl Agent {
     /// Like [`Self::request`], asking for the whole turn again when a reply broke off after it
@@ -20,7 +45,7 @@ impl Agent {
         totals: &mut Accounting,
     ) -> Result<ModelResponse, Stop> {
         let mut attempt = 1;
-        let mut limit = self.config.max_tokens;
+        let mut limit = self.config.model.max_tokens;
         loop {
             let (err, shown) = match self.request(sink, cancel, limit).await {
                 Ok(response) => return Ok(response),
@@ -30,7 +55,7 @@ impl Agent {
             self.account_discarded(&err, sink, totals);
             let retry = match turn_retry(
                 &err,
-                &self.catalog.info(&self.config.model),
+                &self.catalog.info(&self.config.model.id),
                 limit,
                 &self.config,
             ) {
@@ -74,7 +99,7 @@ impl Agent {
             return;
         };
         let mut message =
-            fleet_protocol::AssistantMessage::empty(String::new(), self.config.model.clone());
+            fleet_protocol::AssistantMessage::empty(String::new(), self.config.model.id.clone());
         message.usage = (**usage).clone();
         let response = ModelResponse {
             message,
@@ -88,7 +113,7 @@ impl Agent {
     /// `max_tokens` for the next request: the agent's limit (or the raised one of a retry), no
     /// more than the model's window leaves after the prompt.
     fn fitted_limit(&self, limit: u32) -> u32 {
-        let info = self.catalog.info(&self.config.model);
+        let info = self.catalog.info(&self.config.model.id);
         let window = self
             .context
             .proven_limit()
@@ -111,7 +136,7 @@ impl Agent {
         body.max_tokens = u64::from(self.fitted_limit(limit));
         fit_thinking(&mut body);
         let mut request = ModelRequest::from(body);
-        request.stream_events = self.config.stream_events;
+        request.stream_events = self.config.model.stream_events;
         // A subagent's first request names the parent request that started it.
         if let Some(id) = AgentContext::current().and_then(|c| c.take_invoking_request_id()) {
             request
@@ -121,6 +146,7 @@ impl Agent {
         let mut stream = self.client.stream(request);
         let mut partial = self
             .config
+            .model
             .stream_events
             .then(super::partial::PartialStream::default);
         // What of this reply reached the agent's readers, and under which id: a retry of the
@@ -131,7 +157,7 @@ impl Agent {
             let next = {
                 // Every wait for the server is the watchdog's to see, deadline or not.
                 let _wait = sink.waiting_for(WaitingFor::Model {
-                    model: self.config.model.clone(),
+                    model: self.config.model.id.clone(),
                 });
                 tokio::select! {
                     biased;
@@ -166,7 +192,7 @@ impl Agent {
                 message_id = Some(id.clone()).filter(|id| !id.is_empty());
             }
             if let Some(partial) = partial.as_mut() {
-                let parts = partial.translate(&event, &self.config.model);
+                let parts = partial.translate(&event, &self.config.model.id);
                 if !parts.is_empty() && !matches!(event, ModelEvent::Completed(_)) {
                     shown = Some(message_id.clone());
                 }
@@ -234,7 +260,7 @@ impl Agent {
         totals: &mut Accounting,
     ) {
         let reply = &response.message;
-        let (asked, served) = (&self.config.model, &reply.model);
+        let (asked, served) = (&self.config.model.id, &reply.model);
         totals.add(
             &self.catalog,
             asked,
@@ -242,7 +268,7 @@ impl Agent {
             &reply.usage,
             response.duration,
         );
-        if let Some(ledger) = &self.config.ledger {
+        if let Some(ledger) = self.config.ledger() {
             let agent_id = &sink.agent().agent_id;
             ledger.record_reply(&self.catalog, agent_id, asked, served, &reply.usage);
         }
@@ -265,17 +291,22 @@ impl Agent {
 /// conversation it changes.
 pub(super) fn frame_of(config: &AgentConfig, tools: &Arc<Vec<ToolDefinition>>) -> MessagesRequest {
     let mut body = MessagesRequest::new(
-        config.model.clone(),
-        u64::from(config.max_tokens),
+        config.model.id.clone(),
+        u64::from(config.model.max_tokens),
         Vec::new(),
     );
-    if !config.system.is_empty() {
+    if !config.context.system.is_empty() {
         body.system = Some(SystemPrompt::Blocks(
-            config.system.iter().map(SystemBlock::text).collect(),
+            config
+                .context
+                .system
+                .iter()
+                .map(SystemBlock::text)
+                .collect(),
         ));
     }
     body.tools = Shared::from(Arc::clone(tools));
-    body.thinking = config.thinking.clone();
+    body.thinking = config.model.thinking.clone();
     body
 }
 
@@ -315,7 +346,7 @@ fn turn_retry(
     };
     match stop_reason {
         Some(StopReason::MaxTokens) => {
-            match crate::output_limit::raised(model, limit, config.max_tokens_asked) {
+            match crate::output_limit::raised(model, limit, config.model.max_tokens_asked) {
                 Some(more) => TurnRetry::Again {
                     reason: format!(
                         "the reply reached its output limit ({limit} tokens) in the middle of the \

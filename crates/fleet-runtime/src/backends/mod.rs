@@ -38,6 +38,16 @@ impl BackendKind {
     }
 }
 
+/// The backend as team files and frames name it (`backendType`).
+impl From<BackendKind> for fleet_protocol::BackendType {
+    fn from(kind: BackendKind) -> Self {
+        match kind {
+            BackendKind::Tmux => Self::Tmux,
+            BackendKind::ITerm2 => Self::ITerm2,
+        }
+    }
+}
+
 /// A pane to open for one teammate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaneSpec {
@@ -148,5 +158,20 @@ pub trait PaneBackend: Send + Sync + std::fmt::Debug {
     fn last_words(&self, pane: &str, lines: usize) -> Option<String> {
         let _ = (pane, lines);
         None
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::BackendKind;
+    use fleet_protocol::BackendType;
+
+    #[test]
+    fn a_pane_backend_is_named_in_team_files_as_it_names_itself() {
+        for kind in [BackendKind::Tmux, BackendKind::ITerm2] {
+            let named = BackendType::from(kind);
+            assert!(named.is_known());
+            assert_eq!(named.as_str(), kind.as_str());
+        }
     }
 }

@@ -21,6 +21,7 @@ pub use context::{
     ApiUsage, ContextCategory, ContextFigures, ContextUsage, GridSquare, McpToolUsage,
     MessageBreakdown, ToolUsageByType,
 };
+pub use settings_file::SettingsFileError;
 pub(crate) use turns::Turns;
 pub use updates::{Destination, PermissionUpdate, RuleBehavior, RuleValue};
 
@@ -51,8 +52,11 @@ pub enum ControlError {
     InvalidUpdate(String),
     #[error(transparent)]
     Rule(#[from] RuleError),
-    #[error("cannot update the settings file {path}: {message}")]
-    Settings { path: PathBuf, message: String },
+    #[error("cannot update the settings file {path}: {source}")]
+    Settings {
+        path: PathBuf,
+        source: settings_file::SettingsFileError,
+    },
     #[error("this session has no background tasks to stop (subagents are off)")]
     NoTasks,
     #[error(transparent)]
@@ -242,7 +246,7 @@ impl SessionControls {
             .ok_or(ControlError::NoTasks)?;
         let task_id = task_id.trim();
         if spawner.tasks().get(task_id).is_err() {
-            if let Some(stopped) = spawner.stop_teammate(task_id) {
+            if let Some(stopped) = spawner.team_port().and_then(|t| t.stop_member(task_id)) {
                 let text = |key: &str| stopped[key].as_str().unwrap_or_default().to_string();
                 return Ok(StoppedTask {
                     task_id: text("task_id"),
@@ -316,7 +320,7 @@ impl SessionControls {
         let _ = self.inner.spawner.set(Arc::downgrade(spawner));
         self.inner
             .background
-            .set_shell_tasks(Arc::new(crate::tasks::SessionShells::new(spawner)));
+            .set_shell_tasks(Arc::new(crate::subagent::SessionShells::new(spawner)));
     }
 
     /// The signal the main agent's tool calls enrol with (see [`Self::move_to_background`]).

@@ -9,6 +9,26 @@ use fleet_tools::permissions::{PermissionMode, RuleKind};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
+/// Why a settings file could not be changed (said with its path by
+/// [`ControlError::Settings`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsFileError {
+    #[error("it does not hold a JSON object")]
+    NotAnObject,
+    #[error("it is not valid JSON ({0})")]
+    InvalidJson(#[source] serde_json::Error),
+    #[error("its `permissions` is not an object")]
+    PermissionsNotAnObject,
+    #[error("its `permissions.{0}` is not a list")]
+    NotAList(String),
+    #[error("the path has no folder")]
+    NoFolder,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Encode(serde_json::Error),
+}
+
 /// One change to a settings file's `permissions`.
 pub(super) enum SettingsEdit {
     AddRules(RuleKind, Vec<String>),
@@ -43,31 +63,37 @@ pub(super) fn path_for(
 
 /// Applies `edit` to the settings file at `path` (made when missing).
 pub(super) fn apply(path: &Path, edit: &SettingsEdit) -> Result<(), ControlError> {
-    let fail = |message: String| ControlError::Settings {
+    edit_file(path, edit).map_err(|source| ControlError::Settings {
         path: path.to_path_buf(),
-        message,
-    };
+        source,
+    })
+}
+
+fn edit_file(path: &Path, edit: &SettingsEdit) -> Result<(), SettingsFileError> {
     let mut settings = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Map::new(),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => map,
-            Ok(_) => return Err(fail("it does not hold a JSON object".into())),
-            Err(err) => return Err(fail(format!("it is not valid JSON ({err})"))),
+            Ok(_) => return Err(SettingsFileError::NotAnObject),
+            Err(err) => return Err(SettingsFileError::InvalidJson(err)),
         },
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(err) => return Err(fail(err.to_string())),
+        Err(err) => return Err(err.into()),
     };
     let permissions = settings
         .entry("permissions")
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(permissions) = permissions else {
-        return Err(fail("its `permissions` is not an object".into()));
+        return Err(SettingsFileError::PermissionsNotAnObject);
     };
-    change(permissions, edit).map_err(fail)?;
-    write(path, &Value::Object(settings)).map_err(fail)
+    change(permissions, edit)?;
+    write(path, &Value::Object(settings))
 }
 
-fn change(permissions: &mut Map<String, Value>, edit: &SettingsEdit) -> Result<(), String> {
+fn change(
+    permissions: &mut Map<String, Value>,
+    edit: &SettingsEdit,
+) -> Result<(), SettingsFileError> {
     match edit {
         SettingsEdit::SetMode(mode) => {
             permissions.insert("defaultMode".into(), Value::String(mode.as_str().into()));
@@ -113,35 +139,32 @@ fn change(permissions: &mut Map<String, Value>, edit: &SettingsEdit) -> Result<(
 fn list<'a>(
     permissions: &'a mut Map<String, Value>,
     key: &str,
-) -> Result<&'a mut Vec<Value>, String> {
+) -> Result<&'a mut Vec<Value>, SettingsFileError> {
     match permissions
         .entry(key)
         .or_insert_with(|| Value::Array(Vec::new()))
     {
         Value::Array(list) => Ok(list),
-        _ => Err(format!("its `permissions.{key}` is not a list")),
+        _ => Err(SettingsFileError::NotAList(key.to_string())),
     }
 }
 
 /// Replaces the file whole: a reader never sees half of it.
-fn write(path: &Path, value: &Value) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| "the path has no folder".to_string())?;
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+fn write(path: &Path, value: &Value) -> Result<(), SettingsFileError> {
+    let dir = path.parent().ok_or(SettingsFileError::NoFolder)?;
+    std::fs::create_dir_all(dir)?;
+    let mut text = serde_json::to_string_pretty(value).map_err(SettingsFileError::Encode)?;
     text.push('\n');
-    let temp = tempfile_in(dir)?;
-    std::fs::write(&temp, text).map_err(|e| e.to_string())?;
+    let temp = tempfile_in(dir);
+    std::fs::write(&temp, text)?;
     std::fs::rename(&temp, path).map_err(|e| {
         let _ = std::fs::remove_file(&temp);
-        e.to_string()
+        e.into()
     })
 }
 
-fn tempfile_in(dir: &Path) -> Result<PathBuf, String> {
-    let name = format!(".settings-{}.tmp", uuid::Uuid::new_v4());
-    Ok(dir.join(name))
+fn tempfile_in(dir: &Path) -> PathBuf {
+    dir.join(format!(".settings-{}.tmp", uuid::Uuid::new_v4()))
 }
 
 #[cfg(test)]

@@ -2,121 +2,36 @@
 //! `permission_suggestions` back): add, replace or remove rules, set the mode, add or remove
 //! folders, each kept for the session or also written to a settings file.
 //!
-//! The shape is the Python SDK's `PermissionUpdate.to_dict` and the TypeScript SDK's
-//! `PermissionUpdate` type. As in Claude Code, a list is applied whole or not at all: every
-//! update is checked (rules parsed, mode known and allowed) before the first one changes
-//! anything.
+//! The shape (`fleet_protocol::control::PermissionUpdate`) is the Python SDK's
+//! `PermissionUpdate.to_dict` and the TypeScript SDK's `PermissionUpdate` type. As in Claude
+//! Code, a list is applied whole or not at all: every update is checked (rules parsed, mode
+//! known and allowed) before the first one changes anything.
 
 use super::settings_file::{self, SettingsEdit};
 use super::{ControlError, SessionControls};
 use fleet_tools::permissions::{PermissionMode, Rule, RuleKind};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::path::PathBuf;
 
-/// One permission update.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum PermissionUpdate {
-    AddRules {
-        rules: Vec<RuleValue>,
-        behavior: RuleBehavior,
-        #[serde(default)]
-        destination: Destination,
-    },
-    ReplaceRules {
-        rules: Vec<RuleValue>,
-        behavior: RuleBehavior,
-        #[serde(default)]
-        destination: Destination,
-    },
-    RemoveRules {
-        rules: Vec<RuleValue>,
-        behavior: RuleBehavior,
-        #[serde(default)]
-        destination: Destination,
-    },
-    SetMode {
-        /// As the SDK spells it; checked when applied, so an unknown mode is a clear error.
-        mode: String,
-        #[serde(default)]
-        destination: Destination,
-    },
-    AddDirectories {
-        directories: Vec<String>,
-        #[serde(default)]
-        destination: Destination,
-    },
-    RemoveDirectories {
-        directories: Vec<String>,
-        #[serde(default)]
-        destination: Destination,
-    },
-}
+pub use fleet_protocol::control::{Destination, PermissionUpdate, RuleBehavior, RuleValue};
 
-/// A rule as the SDKs send it: a tool, and what within it (`npm test` for Bash).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RuleValue {
-    pub tool_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule_content: Option<String>,
-}
-
-impl RuleValue {
-    /// The rule as settings files spell it: `Bash(npm test)`, or `Read` for the whole tool.
-    pub fn to_rule_string(&self) -> String {
-        match self.rule_content.as_deref().map(str::trim) {
-            Some(content) if !content.is_empty() => format!("{}({content})", self.tool_name),
-            _ => self.tool_name.clone(),
-        }
+/// The kind of rule a behaviour grants.
+fn rule_kind(behavior: RuleBehavior) -> RuleKind {
+    match behavior {
+        RuleBehavior::Allow => RuleKind::Allow,
+        RuleBehavior::Deny => RuleKind::Deny,
+        RuleBehavior::Ask => RuleKind::Ask,
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleBehavior {
-    Allow,
-    Deny,
-    Ask,
-}
-
-impl RuleBehavior {
-    pub fn kind(self) -> RuleKind {
-        match self {
-            Self::Allow => RuleKind::Allow,
-            Self::Deny => RuleKind::Deny,
-            Self::Ask => RuleKind::Ask,
-        }
-    }
-}
-
-/// Where an update is kept. `session` and `cliArg` live in memory until the session ends;
-/// the settings destinations are also written to their file, so later sessions start with
-/// them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Destination {
-    #[default]
-    Session,
-    CliArg,
-    /// `~/.claude/settings.json`.
-    UserSettings,
-    /// `.claude/settings.json` of the project.
-    ProjectSettings,
-    /// `.claude/settings.local.json` of the project.
-    LocalSettings,
-}
-
-impl Destination {
-    /// How rules granted here are named in permission messages.
-    fn source(self) -> &'static str {
-        match self {
-            Self::Session => "session (granted while running)",
-            Self::CliArg => "cliArg (granted while running)",
-            Self::UserSettings => "userSettings (granted while running)",
-            Self::ProjectSettings => "projectSettings (granted while running)",
-            Self::LocalSettings => "localSettings (granted while running)",
-        }
+/// How rules granted at `destination` are named in permission messages.
+fn source_of(destination: Destination) -> &'static str {
+    match destination {
+        Destination::Session => "session (granted while running)",
+        Destination::CliArg => "cliArg (granted while running)",
+        Destination::UserSettings => "userSettings (granted while running)",
+        Destination::ProjectSettings => "projectSettings (granted while running)",
+        Destination::LocalSettings => "localSettings (granted while running)",
     }
 }
 
@@ -173,7 +88,7 @@ impl SessionControls {
         } in checked
         {
             let base = &permissions.workspace.root;
-            let source = destination.source();
+            let source = source_of(destination);
             match change {
                 Change::AddRules(kind, rules) => {
                     permissions.grant_rules(kind, &rules, base, source)?
@@ -228,16 +143,13 @@ impl SessionControls {
         mode: PermissionMode,
         destination: Destination,
     ) -> Result<(), ControlError> {
-        self.apply_permission_updates(&[PermissionUpdate::SetMode {
-            mode: mode.as_str().to_string(),
-            destination,
-        }])
+        self.apply_permission_updates(&[PermissionUpdate::SetMode { mode, destination }])
     }
 
     fn check(&self, update: &PermissionUpdate) -> Result<Checked, ControlError> {
         let bound = self.bound()?;
         let rules_of = |behavior: &RuleBehavior, rules: &[RuleValue]| {
-            let kind = behavior.kind();
+            let kind = rule_kind(*behavior);
             let texts: Vec<String> = rules.iter().map(RuleValue::to_rule_string).collect();
             for text in &texts {
                 Rule::parse(
@@ -283,7 +195,7 @@ impl SessionControls {
                 (*destination, Change::RemoveRules(kind, texts))
             }
             PermissionUpdate::SetMode { mode, destination } => {
-                let mode: PermissionMode = mode.parse().map_err(ControlError::InvalidUpdate)?;
+                let mode = *mode;
                 if mode == PermissionMode::BypassPermissions && !bound.bypass_allowed {
                     return Err(ControlError::BypassNotAllowed);
                 }
@@ -368,7 +280,7 @@ mod tests {
         assert_eq!(
             update,
             PermissionUpdate::SetMode {
-                mode: "acceptEdits".into(),
+                mode: PermissionMode::AcceptEdits,
                 destination: Destination::Session
             }
         );

@@ -8,7 +8,7 @@ use super::frontmatter::RawField;
 use super::parse::ParseError;
 use super::values::{
     boolean, describe, parse_tool, positive_int, string_list, text, tool_name_part, tool_tokens,
-    whole_number,
+    whole_number, WrongValue,
 };
 use super::{
     AgentDefinition, AgentSource, Effort, Isolation, MemoryScope, ModelSetting, ToolEntry,
@@ -132,10 +132,10 @@ fn apply(
     def: &mut AgentDefinition,
     field: &RawField,
     issues: &mut Vec<Issue>,
-) -> Result<(), String> {
+) -> Result<(), WrongValue> {
     let value = &field.value;
     let key = field.key.as_str();
-    let found = || describe(value);
+    let wrong = |expected: &'static str| WrongValue::new(key, expected, value);
     match key {
         "tools" => {
             let entries = tools(value, key, field.line, issues, false)?;
@@ -146,8 +146,7 @@ fn apply(
         }
         "disallowedTools" => def.disallowed_tools = tools(value, key, field.line, issues, true)?,
         "model" => {
-            let model =
-                text(value).ok_or_else(|| format!("model must be text, found {}", found()))?;
+            let model = text(value).ok_or_else(|| wrong("text"))?;
             let model = model.trim();
             def.model = match model {
                 "" => None,
@@ -160,34 +159,21 @@ fn apply(
             let mode = text(value)
                 .and_then(|t| t.trim().parse::<PermissionMode>().ok())
                 .ok_or_else(|| {
-                    format!(
-                        "permissionMode must be one of {}, found {}",
-                        modes.join(", "),
-                        found()
-                    )
+                    WrongValue::new(key, format!("one of {}", modes.join(", ")), value)
                 })?;
             def.permission_mode = Some(mode);
         }
         "maxTurns" => {
-            let n = positive_int(value).ok_or_else(|| {
-                format!(
-                    "maxTurns must be a positive whole number, found {}",
-                    found()
-                )
-            })?;
+            let n = positive_int(value).ok_or_else(|| wrong("a positive whole number"))?;
             def.max_turns = Some(n);
         }
         "skills" => {
-            def.skills = string_list(value)
-                .ok_or_else(|| format!("skills must be a list of names, found {}", found()))?;
+            def.skills = string_list(value).ok_or_else(|| wrong("a list of names"))?;
         }
         "mcpServers" => def.mcp_servers = mcp_servers(value)?,
         "hooks" => {
             if !value.is_object() {
-                return Err(format!(
-                    "hooks must be a mapping of events to hooks, found {}",
-                    found()
-                ));
+                return Err(wrong("a mapping of events to hooks"));
             }
             def.hooks = Some(value.clone());
         }
@@ -200,18 +186,12 @@ fn apply(
                     Some("user") => MemoryScope::User,
                     Some("project") => MemoryScope::Project,
                     Some("local") => MemoryScope::Local,
-                    _ => {
-                        return Err(format!(
-                            "memory must be user, project or local, found {}",
-                            found()
-                        ))
-                    }
+                    _ => return Err(wrong("user, project or local")),
                 },
             );
         }
         "background" => {
-            def.background = boolean(value)
-                .ok_or_else(|| format!("background must be true or false, found {}", found()))?;
+            def.background = boolean(value).ok_or_else(|| wrong("true or false"))?;
         }
         "effort" => def.effort = Some(effort(value)?),
         "isolation" => {
@@ -222,24 +202,15 @@ fn apply(
                 {
                     Some("worktree") => Isolation::Worktree,
                     Some("remote") => Isolation::Remote,
-                    _ => {
-                        return Err(format!(
-                            "isolation must be worktree or remote, found {}",
-                            found()
-                        ))
-                    }
+                    _ => return Err(wrong("worktree or remote")),
                 },
             );
         }
         "color" => {
-            def.color =
-                Some(text(value).ok_or_else(|| format!("color must be text, found {}", found()))?);
+            def.color = Some(text(value).ok_or_else(|| wrong("text"))?);
         }
         "initialPrompt" => {
-            def.initial_prompt = Some(
-                text(value)
-                    .ok_or_else(|| format!("initialPrompt must be text, found {}", found()))?,
-            );
+            def.initial_prompt = Some(text(value).ok_or_else(|| wrong("text"))?);
         }
         _ => {
             def.extra.insert(field.key.clone(), value.clone());
@@ -261,11 +232,12 @@ fn tools(
     line: Option<usize>,
     issues: &mut Vec<Issue>,
     deny: bool,
-) -> Result<Vec<ToolEntry>, String> {
+) -> Result<Vec<ToolEntry>, WrongValue> {
     let tokens = tool_tokens(value).ok_or_else(|| {
-        format!(
-            "{key} must be a comma-separated string or a list of tool names, found {}",
-            describe(value)
+        WrongValue::new(
+            key,
+            "a comma-separated string or a list of tool names",
+            value,
         )
     })?;
     let mut entries = Vec::new();
@@ -292,7 +264,7 @@ fn tools(
 
 /// Server names or inline configurations; a mapping of name to config counts as one
 /// single-entry mapping per server, and a string as comma-separated names.
-fn mcp_servers(value: &Value) -> Result<Vec<Value>, String> {
+fn mcp_servers(value: &Value) -> Result<Vec<Value>, WrongValue> {
     match value {
         Value::Array(items) => Ok(items.clone()),
         Value::Object(map) => Ok(map
@@ -304,23 +276,25 @@ fn mcp_servers(value: &Value) -> Result<Vec<Value>, String> {
             .into_iter()
             .map(Value::String)
             .collect()),
-        other => Err(format!(
-            "mcpServers must be a list of server names or configurations, found {}",
-            describe(other)
+        other => Err(WrongValue::new(
+            "mcpServers",
+            "a list of server names or configurations",
+            other,
         )),
     }
 }
 
-fn effort(value: &Value) -> Result<Effort, String> {
+fn effort(value: &Value) -> Result<Effort, WrongValue> {
     if let Some(level) = text(value).map(|t| t.trim().to_ascii_lowercase()) {
         if crate::effort::LEVELS.contains(&level.as_str()) {
             return Ok(Effort::Level(level));
         }
     }
     whole_number(value).map(Effort::Tokens).ok_or_else(|| {
-        format!(
-            "effort must be low, medium, high, xhigh, max or a whole number of tokens, found {}",
-            describe(value)
+        WrongValue::new(
+            "effort",
+            "low, medium, high, xhigh, max or a whole number of tokens",
+            value,
         )
     })
 }

@@ -4,6 +4,39 @@
 
 use super::ToolEntry;
 use serde_json::Value;
+use std::borrow::Cow;
+use thiserror::Error;
+
+/// A field whose value is not of the shape the field takes. The field is then reported on its
+/// line and ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{field} must be {expected}, found {found}")]
+pub(crate) struct WrongValue {
+    pub field: String,
+    /// What the field takes, as a phrase: "text", "true or false".
+    pub expected: Cow<'static, str>,
+    /// What was written, described ("a list", `"x"`).
+    pub found: String,
+}
+
+impl WrongValue {
+    pub(crate) fn new(field: &str, expected: impl Into<Cow<'static, str>>, value: &Value) -> Self {
+        Self {
+            field: field.to_string(),
+            expected: expected.into(),
+            found: describe(value),
+        }
+    }
+}
+
+/// A `tools` / `disallowedTools` entry that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub(crate) enum ToolEntryError {
+    #[error("`{token}` has no tool name before `(`")]
+    NoName { token: String },
+    #[error("`{token}` has no closing `)`; write it as {name}(pattern)")]
+    Unclosed { token: String, name: String },
+}
 
 /// How a value looks, for a message: `"lots"`, `3`, `true`, `a list`, `a mapping`.
 pub(crate) fn describe(value: &Value) -> String {
@@ -121,18 +154,21 @@ pub(crate) fn tool_tokens(value: &Value) -> Option<Vec<String>> {
 }
 
 /// One entry: `Read`, `Bash(git *)`, `mcp__github__*`. An empty `()` means no specifier.
-pub(crate) fn parse_tool(token: &str) -> Result<ToolEntry, String> {
+pub(crate) fn parse_tool(token: &str) -> Result<ToolEntry, ToolEntryError> {
     let Some(open) = token.find('(') else {
         return Ok(ToolEntry::new(token));
     };
     let name = token[..open].trim();
     if name.is_empty() {
-        return Err(format!("`{token}` has no tool name before `(`"));
+        return Err(ToolEntryError::NoName {
+            token: token.to_string(),
+        });
     }
     let Some(inner) = token[open + 1..].strip_suffix(')') else {
-        return Err(format!(
-            "`{token}` has no closing `)`; write it as {name}(pattern)"
-        ));
+        return Err(ToolEntryError::Unclosed {
+            token: token.to_string(),
+            name: name.to_string(),
+        });
     };
     let inner = inner.trim();
     Ok(ToolEntry {
@@ -186,8 +222,16 @@ mod tests {
         );
         assert_eq!(parse_tool("Bash (ls)").unwrap().name, "Bash");
         assert_eq!(parse_tool("Bash()").unwrap(), ToolEntry::new("Bash"));
-        assert!(parse_tool("Bash(rm *").unwrap_err().contains("closing"));
-        assert!(parse_tool("(x)").is_err());
+        let unclosed = parse_tool("Bash(rm *").unwrap_err();
+        assert!(
+            matches!(&unclosed, ToolEntryError::Unclosed { name, .. } if name == "Bash"),
+            "{unclosed}"
+        );
+        assert!(unclosed.to_string().contains("closing"));
+        assert!(matches!(
+            parse_tool("(x)"),
+            Err(ToolEntryError::NoName { .. })
+        ));
         assert_eq!(tool_name_part("Bash(rm *"), "Bash");
     }
 

@@ -26,8 +26,8 @@ fn result_of(call: usize) -> (Outcome, ToolResultEvent) {
         is_error: false,
         structured: None,
         permission: PermissionNote {
-            decision: "accept".into(),
-            reason_type: "mode".into(),
+            decision: fleet_protocol::PermissionDecision::Accept,
+            reason_type: fleet_protocol::PermissionReasonType::Mode,
             rule: None,
         },
     };

@@ -10,6 +10,7 @@
 
 use super::config::HookEvent;
 use super::run::{Ending, HookRun};
+use fleet_protocol::{HookDecision, HookPermissionDecision};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -137,8 +138,8 @@ impl Verdict {
             self.messages.push(message);
         }
         let reason = output.reason.unwrap_or_default();
-        match output.decision.as_deref() {
-            Some("block") => {
+        match output.decision {
+            Some(HookDecision::Block) => {
                 let reason = if reason.is_empty() {
                     format!("blocked by a {event} hook")
                 } else {
@@ -147,7 +148,7 @@ impl Verdict {
                 self.blocked.get_or_insert(reason);
             }
             // The older spelling of a PreToolUse allow.
-            Some("approve") if event == HookEvent::PreToolUse => {
+            Some(HookDecision::Approve) if event == HookEvent::PreToolUse => {
                 self.set_permission(PermissionVerdict::Allow, reason.clone())
             }
             _ => {}
@@ -155,14 +156,16 @@ impl Verdict {
         let Some(specific) = output.hook_specific_output else {
             return;
         };
-        if let Some(decision) = specific.permission_decision.as_deref() {
+        if let Some(decision) = specific.permission_decision {
             let reason = specific
                 .permission_decision_reason
                 .clone()
                 .unwrap_or_default();
             match decision {
-                "allow" => self.set_permission(PermissionVerdict::Allow, reason),
-                "deny" => self.set_permission(
+                HookPermissionDecision::Allow => {
+                    self.set_permission(PermissionVerdict::Allow, reason)
+                }
+                HookPermissionDecision::Deny => self.set_permission(
                     PermissionVerdict::Deny,
                     if reason.is_empty() {
                         "denied by a PreToolUse hook".into()
@@ -170,8 +173,9 @@ impl Verdict {
                         reason
                     },
                 ),
-                "ask" => self.set_permission(PermissionVerdict::Ask, reason),
-                _ => {}
+                HookPermissionDecision::Ask => self.set_permission(PermissionVerdict::Ask, reason),
+                // An answer this build does not know is ignored, as Claude Code ignores it.
+                HookPermissionDecision::Other(_) => {}
             }
         }
         // PermissionRequest answers with {"decision": {"behavior": "allow"|"deny", …}}.
@@ -215,7 +219,7 @@ struct HookOutput {
     stop_reason: Option<String>,
     system_message: Option<String>,
     suppress_output: Option<bool>,
-    decision: Option<String>,
+    decision: Option<HookDecision>,
     reason: Option<String>,
     hook_specific_output: Option<SpecificOutput>,
 }
@@ -223,7 +227,7 @@ struct HookOutput {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SpecificOutput {
-    permission_decision: Option<String>,
+    permission_decision: Option<HookPermissionDecision>,
     permission_decision_reason: Option<String>,
     updated_input: Option<Value>,
     additional_context: Option<String>,

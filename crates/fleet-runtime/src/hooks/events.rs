@@ -5,6 +5,7 @@
 use super::{HookEvent, Hooks, Verdict};
 use crate::context::AgentContext;
 use crate::sink::EventSink;
+use fleet_protocol::PermissionMode;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
@@ -14,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 pub struct Caller {
     pub session_id: String,
     pub cwd: PathBuf,
-    pub permission_mode: String,
+    /// The agent's permission mode; `None` where no agent is running (the worktree hooks of
+    /// a session that has not started one), written as `""` as it always was.
+    pub permission_mode: Option<PermissionMode>,
     /// `(agent_id, agent_type)` for a subagent or teammate; `None` for the main agent.
     pub agent: Option<(String, String)>,
 }
@@ -22,15 +25,28 @@ pub struct Caller {
 impl Caller {
     /// The caller as seen from inside the running agent (its task-local context says whether
     /// it is a subagent or teammate).
-    pub fn current(session_id: &str, cwd: PathBuf, permission_mode: &str) -> Self {
+    pub fn current(
+        session_id: &str,
+        cwd: PathBuf,
+        permission_mode: Option<PermissionMode>,
+    ) -> Self {
         Self {
             session_id: session_id.to_string(),
             cwd,
-            permission_mode: permission_mode.to_string(),
+            permission_mode,
             agent: AgentContext::current()
                 .map(|ctx| (ctx.agent_id().to_string(), ctx.agent_type().to_string())),
         }
     }
+}
+
+/// The call a tool hook is about: its name, input and id travel together into every tool
+/// event's input.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCallRef<'a> {
+    pub name: &'a str,
+    pub input: &'a Value,
+    pub id: &'a str,
 }
 
 fn fields(value: Value) -> Map<String, Value> {
@@ -54,17 +70,15 @@ impl Hooks {
     pub async fn pre_tool_use(
         &self,
         caller: &Caller,
-        tool_name: &str,
-        tool_input: &Value,
-        tool_use_id: &str,
+        call: ToolCallRef<'_>,
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let input = json!({"tool_name": tool_name, "tool_input": tool_input,
-                           "tool_use_id": tool_use_id});
+        let input = json!({"tool_name": call.name, "tool_input": call.input,
+                           "tool_use_id": call.id});
         self.fire(
             HookEvent::PreToolUse,
-            Some(tool_name),
+            Some(call.name),
             caller,
             fields(input),
             sink,
@@ -73,23 +87,19 @@ impl Hooks {
         .await
     }
 
-    // The tool's name, input, id and output are each a field of the event's input.
-    #[allow(clippy::too_many_arguments)]
     pub async fn post_tool_use(
         &self,
         caller: &Caller,
-        tool_name: &str,
-        tool_input: &Value,
-        tool_use_id: &str,
+        call: ToolCallRef<'_>,
         tool_response: Value,
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let input = json!({"tool_name": tool_name, "tool_input": tool_input,
-                           "tool_response": tool_response, "tool_use_id": tool_use_id});
+        let input = json!({"tool_name": call.name, "tool_input": call.input,
+                           "tool_response": tool_response, "tool_use_id": call.id});
         self.fire(
             HookEvent::PostToolUse,
-            Some(tool_name),
+            Some(call.name),
             caller,
             fields(input),
             sink,
@@ -98,23 +108,20 @@ impl Hooks {
         .await
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub async fn post_tool_use_failure(
         &self,
         caller: &Caller,
-        tool_name: &str,
-        tool_input: &Value,
-        tool_use_id: &str,
+        call: ToolCallRef<'_>,
         error: &str,
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let input = json!({"tool_name": tool_name, "tool_input": tool_input,
-                           "tool_use_id": tool_use_id, "error": error,
+        let input = json!({"tool_name": call.name, "tool_input": call.input,
+                           "tool_use_id": call.id, "error": error,
                            "is_interrupt": cancel.is_cancelled()});
         self.fire(
             HookEvent::PostToolUseFailure,
-            Some(tool_name),
+            Some(call.name),
             caller,
             fields(input),
             sink,

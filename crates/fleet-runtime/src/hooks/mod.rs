@@ -29,12 +29,12 @@ pub(crate) mod worktree;
 
 pub use config::{Handler, HookConfigError, HookEvent, HookSet, HookSpec};
 pub use decision::{PermissionVerdict, Verdict};
-pub use events::{stop_event, Caller};
+pub use events::{stop_event, Caller, ToolCallRef};
 pub use run::{CommandRunner, Ending, HookRun, HookRunner, RunPlace};
-pub use sdk::SdkHooksError;
+pub use sdk::{SdkHookProblem, SdkHooksError};
 
 use crate::sink::EventSink;
-use fleet_protocol::{EventKind, HookNote};
+use fleet_protocol::{EventKind, HookNote, PermissionMode};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -211,7 +211,10 @@ impl Hooks {
         input.insert("cwd".into(), caller.cwd.display().to_string().into());
         input.insert(
             "permission_mode".into(),
-            caller.permission_mode.clone().into(),
+            caller
+                .permission_mode
+                .map_or("", PermissionMode::as_str)
+                .into(),
         );
         input.insert("hook_event_name".into(), event.as_str().into());
         if let Some((id, kind)) = &caller.agent {
@@ -239,7 +242,8 @@ pub(crate) fn for_child(
         AgentSource::BuiltIn => format!("built-in agent {}", def.name),
     };
     Hooks::for_agent(session, def.hooks.as_ref(), &source).map_err(|err| {
-        fleet_tools::ToolError::Failed(format!("Agent type {:?} has bad hooks: {err}", def.name))
+        let message = format!("Agent type {:?} has bad hooks: {err}", def.name);
+        fleet_tools::ToolError::bad_value_from("subagent_type", message, err)
     })
 }
 
@@ -329,5 +333,33 @@ fn response(hook_id: String, name: &str, event: HookEvent, run: &HookRun) -> Hoo
         stderr: run.stderr.clone(),
         exit_code,
         outcome: outcome.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod input_tests {
+    use super::*;
+
+    fn input(mode: Option<PermissionMode>) -> Vec<u8> {
+        let caller = Caller {
+            session_id: "s".into(),
+            cwd: PathBuf::from("/r"),
+            permission_mode: mode,
+            agent: None,
+        };
+        Hooks::new(HookSet::default()).input(HookEvent::WorktreeCreate, &caller, Map::new())
+    }
+
+    /// The hook input's bytes are what they were when the mode was a string: the wire name,
+    /// and `""` where no agent (so no mode) is behind the event.
+    #[test]
+    fn the_permission_mode_is_its_wire_name_or_empty_without_an_agent() {
+        let with = String::from_utf8(input(Some(PermissionMode::AcceptEdits))).unwrap_or_default();
+        assert!(
+            with.contains(r#""permission_mode":"acceptEdits""#),
+            "{with}"
+        );
+        let without = String::from_utf8(input(None)).unwrap_or_default();
+        assert!(without.contains(r#""permission_mode":"""#), "{without}");
     }
 }

@@ -16,27 +16,52 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const SOURCE: &str = "SDK initialize";
 
 /// What is wrong with the `hooks` of an `initialize` request, with where in it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("initialize: hooks.{path}: {message}")]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("initialize: hooks.{path}: {problem}")]
 pub struct SdkHooksError {
+    /// `Event[i]`, or empty for the whole `hooks` value.
     pub path: String,
-    pub message: String,
+    pub problem: SdkHookProblem,
+}
+
+/// What is wrong at one place of an SDK host's `hooks`.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SdkHookProblem {
+    #[error("must be an object keyed by event name")]
+    NotAnObject,
+    #[error("must be a list of matchers")]
+    NotAList,
+    #[error("matcher {text:?} is not valid: {source}")]
+    Matcher {
+        text: String,
+        #[source]
+        source: regex::Error,
+    },
+    #[error("matcher must be a string")]
+    MatcherNotText,
+    /// `path` repeats where the timeout is, as the message always has.
+    #[error("timeout must be a positive number of seconds ({path})")]
+    Timeout { path: String },
+    #[error("hookCallbackIds must be a list of callback ids")]
+    NoCallbackIds,
+    #[error("hookCallbackIds must hold strings")]
+    CallbackIdNotText,
 }
 
 impl HookSet {
     /// The hooks of an `initialize` request (`null` or absent: none), and warnings about
     /// events fleet does not run hooks for.
     pub fn from_sdk(value: &Value) -> Result<(HookSet, Vec<String>), SdkHooksError> {
-        let err = |path: &str, message: String| SdkHooksError {
+        let err = |path: &str, problem: SdkHookProblem| SdkHooksError {
             path: path.to_string(),
-            message,
+            problem,
         };
         let mut set = HookSet::default();
         let mut warnings = Vec::new();
         let events = match value {
             Value::Null => return Ok((set, warnings)),
             Value::Object(events) => events,
-            _ => return Err(err("", "must be an object keyed by event name".into())),
+            _ => return Err(err("", SdkHookProblem::NotAnObject)),
         };
         let source: Arc<str> = Arc::from(SOURCE);
         for (name, groups) in events {
@@ -48,7 +73,7 @@ impl HookSet {
                 continue;
             };
             let Value::Array(groups) = groups else {
-                return Err(err(name, "must be a list of matchers".into()));
+                return Err(err(name, SdkHookProblem::NotAList));
             };
             for (i, group) in groups.iter().enumerate() {
                 let path = format!("{name}[{i}]");
@@ -62,27 +87,34 @@ impl HookSet {
     }
 }
 
-fn parse_group(group: &Value, path: &str, source: &Arc<str>) -> Result<MatcherGroup, String> {
+fn parse_group(
+    group: &Value,
+    path: &str,
+    source: &Arc<str>,
+) -> Result<MatcherGroup, SdkHookProblem> {
     let matcher = match group.get("matcher") {
         None | Some(Value::Null) => Matcher::any(),
         Some(Value::String(text)) => {
-            Matcher::parse(text).map_err(|e| format!("matcher {text:?} is not valid: {e}"))?
+            Matcher::parse(text).map_err(|source| SdkHookProblem::Matcher {
+                text: text.clone(),
+                source,
+            })?
         }
-        Some(_) => return Err("matcher must be a string".into()),
+        Some(_) => return Err(SdkHookProblem::MatcherNotText),
     };
     let timeout = match group.get("timeout") {
         None | Some(Value::Null) => DEFAULT_TIMEOUT,
         Some(value) => match value.as_f64() {
             Some(secs) if secs > 0.0 && secs.is_finite() => Duration::from_secs_f64(secs),
             _ => {
-                return Err(format!(
-                    "timeout must be a positive number of seconds ({path})"
-                ))
+                return Err(SdkHookProblem::Timeout {
+                    path: path.to_string(),
+                })
             }
         },
     };
     let Some(Value::Array(ids)) = group.get("hookCallbackIds") else {
-        return Err("hookCallbackIds must be a list of callback ids".into());
+        return Err(SdkHookProblem::NoCallbackIds);
     };
     let hooks = ids
         .iter()
@@ -92,7 +124,7 @@ fn parse_group(group: &Value, path: &str, source: &Arc<str>) -> Result<MatcherGr
                 timeout,
                 source: source.clone(),
             }),
-            _ => Err("hookCallbackIds must hold strings".to_string()),
+            _ => Err(SdkHookProblem::CallbackIdNotText),
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(MatcherGroup { matcher, hooks })
@@ -135,10 +167,18 @@ mod tests {
     fn a_malformed_entry_names_its_place() {
         let err = HookSet::from_sdk(&json!({"PreToolUse": [{"matcher": "Bash"}]})).unwrap_err();
         assert_eq!(err.path, "PreToolUse[0]");
+        assert!(
+            matches!(err.problem, SdkHookProblem::NoCallbackIds),
+            "{err}"
+        );
         assert!(err.to_string().contains("hookCallbackIds"), "{err}");
         let err = HookSet::from_sdk(&json!({"Stop": [{"hookCallbackIds": ["a"], "timeout": -1}]}))
             .unwrap_err();
-        assert!(err.message.contains("timeout"), "{err}");
+        assert!(
+            matches!(err.problem, SdkHookProblem::Timeout { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("timeout"), "{err}");
         assert!(HookSet::from_sdk(&json!(null)).unwrap().0.is_empty());
     }
 }

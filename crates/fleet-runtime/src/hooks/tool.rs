@@ -7,12 +7,21 @@
 //! result; calls of the same reply not yet started are refused too, and the agent loop makes
 //! no further request in this run (see [`HookStop`]).
 
-use super::{Caller, HookEvent, Hooks, Verdict};
+use super::{Caller, HookEvent, Hooks, ToolCallRef, Verdict};
 use crate::sink::EventSink;
 use fleet_tools::{ToolError, ToolOutput};
 use serde_json::Value;
 use std::sync::{Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
+
+/// What a `PermissionRequest` hook answered on the user's behalf.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HookAnswer {
+    /// Run the call.
+    Allow,
+    /// Refuse it, for this reason (shown to the model).
+    Refuse(String),
+}
 
 /// Set by a tool hook that said `continue: false`, for the agent loop to read once the
 /// reply's calls are answered: the hook's `stopReason`.
@@ -51,9 +60,7 @@ impl ToolHooks<'_> {
     /// reply runs (nor do its hooks): the verdict refuses it.
     pub async fn before(
         &self,
-        name: &str,
-        input: &Value,
-        id: &str,
+        call: ToolCallRef<'_>,
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Verdict {
@@ -65,7 +72,7 @@ impl ToolHooks<'_> {
         }
         let mut verdict = self
             .hooks
-            .pre_tool_use(self.caller, name, input, id, sink, cancel)
+            .pre_tool_use(self.caller, call, sink, cancel)
             .await;
         if let Some(reason) = verdict.stop.clone() {
             self.stop.record(&reason);
@@ -77,9 +84,8 @@ impl ToolHooks<'_> {
         verdict
     }
 
-    /// Whether a `PermissionRequest` hook answers for the user: `Some(Ok(()))` to run,
-    /// `Some(Err(reason))` to refuse, `None` to ask as usual. A `Notification` goes out first
-    /// when someone will be asked.
+    /// Whether a `PermissionRequest` hook answers for the user (`None`: ask as usual). A
+    /// `Notification` goes out first when someone will be asked.
     pub async fn on_ask(
         &self,
         name: &str,
@@ -87,16 +93,16 @@ impl ToolHooks<'_> {
         will_ask: bool,
         sink: &EventSink,
         cancel: &CancellationToken,
-    ) -> Option<Result<(), String>> {
+    ) -> Option<HookAnswer> {
         let verdict = self
             .hooks
             .permission_request(self.caller, name, input, sink, cancel)
             .await;
         if let Some(reason) = verdict.refusal() {
-            return Some(Err(reason));
+            return Some(HookAnswer::Refuse(reason));
         }
         if verdict.allows() {
-            return Some(Ok(()));
+            return Some(HookAnswer::Allow);
         }
         if will_ask {
             let message = format!("fleet needs your permission to use {name}");
@@ -145,12 +151,9 @@ impl ToolHooks<'_> {
     /// Runs the post-call hooks and adds what they tell the model to the result: a
     /// `PostToolUse` block reason, and any `additionalContext` (`pre_context` is the
     /// PreToolUse hooks').
-    #[allow(clippy::too_many_arguments)]
     pub async fn after(
         &self,
-        name: &str,
-        input: &Value,
-        id: &str,
+        call: ToolCallRef<'_>,
         result: Result<ToolOutput, ToolError>,
         pre_context: Option<String>,
         sink: &EventSink,
@@ -167,7 +170,7 @@ impl ToolHooks<'_> {
         let verdict = match (&failed, &result) {
             (Some(error), _) => {
                 self.hooks
-                    .post_tool_use_failure(self.caller, name, input, id, error, sink, cancel)
+                    .post_tool_use_failure(self.caller, call, error, sink, cancel)
                     .await
             }
             (None, Ok(output)) => {
@@ -176,7 +179,7 @@ impl ToolHooks<'_> {
                     .clone()
                     .unwrap_or_else(|| Value::String(output.content.clone()));
                 self.hooks
-                    .post_tool_use(self.caller, name, input, id, response, sink, cancel)
+                    .post_tool_use(self.caller, call, response, sink, cancel)
                     .await
             }
             (None, Err(_)) => Verdict::default(),
@@ -201,7 +204,7 @@ impl ToolHooks<'_> {
                 output.content = format!("{}\n\n{extra}", output.content);
                 Ok(output)
             }
-            Err(err) => Err(ToolError::Failed(format!("{err}\n\n{extra}"))),
+            Err(err) => Err(err.with_feedback(extra)),
         }
     }
 }

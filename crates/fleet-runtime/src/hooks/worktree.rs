@@ -19,7 +19,40 @@ use crate::sink::EventSink;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use thiserror::Error;
 use tokio_util::sync::CancellationToken;
+
+/// Why the `WorktreeCreate` hooks gave the agent no worktree.
+#[derive(Debug, Error)]
+pub(crate) enum WorktreeHookError {
+    /// A hook ended other than with exit 0; `said` is the first line of its stderr.
+    #[error("the WorktreeCreate hook {}: {said}", how(ending))]
+    Ended { ending: super::Ending, said: String },
+    #[error(
+        "the WorktreeCreate hook printed no path: it must print the absolute path of the \
+         worktree it made on stdout"
+    )]
+    NoPath,
+    #[error("the WorktreeCreate hook printed {printed:?}, which is not an absolute path")]
+    NotAbsolute { printed: String },
+    #[error("the WorktreeCreate hook printed {printed:?}, which is not a folder")]
+    NotAFolder { printed: String },
+    #[error("the WorktreeCreate hook printed {printed:?}, which does not exist ({source})")]
+    Missing {
+        printed: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn how(ending: &super::Ending) -> String {
+    match ending {
+        super::Ending::Exited(code) => format!("exited with {code}"),
+        super::Ending::TimedOut => "was killed at its timeout".into(),
+        super::Ending::Cancelled => "was cancelled".into(),
+        super::Ending::Failed(why) => format!("failed ({why})"),
+    }
+}
 
 /// Whether `hooks` make worktrees themselves.
 pub(crate) fn hooks_make_worktrees(hooks: Option<&Arc<Hooks>>) -> bool {
@@ -34,9 +67,9 @@ pub(crate) async fn create(
     caller_cwd: &Path,
     agent_id: &str,
     sink: &EventSink,
-) -> Result<Worktree, String> {
+) -> Result<Worktree, WorktreeHookError> {
     let repo_root = checkout_root(caller_cwd).await;
-    let caller = Caller::current(session_id, repo_root.clone(), "");
+    let caller = Caller::current(session_id, repo_root.clone(), None);
     let name = format!("agent-{}", agent_id.get(..8).unwrap_or(agent_id));
     let mut fields = Map::new();
     fields.insert("name".into(), Value::String(name));
@@ -56,13 +89,10 @@ pub(crate) async fn create(
             super::Ending::Exited(0) => {}
             ending => {
                 let said = run.stderr.trim().lines().next().unwrap_or("(no output)");
-                let how = match ending {
-                    super::Ending::Exited(code) => format!("exited with {code}"),
-                    super::Ending::TimedOut => "was killed at its timeout".into(),
-                    super::Ending::Cancelled => "was cancelled".into(),
-                    super::Ending::Failed(why) => format!("failed ({why})"),
-                };
-                return Err(format!("the WorktreeCreate hook {how}: {said}"));
+                return Err(WorktreeHookError::Ended {
+                    ending: ending.clone(),
+                    said: said.to_string(),
+                });
             }
         }
         if path.is_none() {
@@ -70,11 +100,7 @@ pub(crate) async fn create(
         }
     }
     let Some(printed) = path else {
-        return Err(
-            "the WorktreeCreate hook printed no path: it must print the absolute path \
-                    of the worktree it made on stdout"
-                .into(),
-        );
+        return Err(WorktreeHookError::NoPath);
     };
     let path = checked(&printed)?;
     let cwd = match caller_cwd.strip_prefix(&repo_root) {
@@ -103,7 +129,7 @@ pub(crate) async fn removed(
     let Some(hooks) = hooks.filter(|h| h.has(HookEvent::WorktreeRemove)) else {
         return;
     };
-    let caller = Caller::current(session_id, worktree.repo_root.clone(), "");
+    let caller = Caller::current(session_id, worktree.repo_root.clone(), None);
     let mut details = json!({"worktree_path": worktree.path.display().to_string()});
     if worktree.kind != WorktreeKind::Hooked {
         details["branch"] = json!(worktree.branch);
@@ -141,21 +167,16 @@ fn printed_path(stdout: &str) -> Option<String> {
 
 /// The hook's path, if it names a folder that exists: absolute, and canonical so the
 /// workspace boundary and the sandbox see the real place.
-fn checked(printed: &str) -> Result<PathBuf, String> {
+fn checked(printed: &str) -> Result<PathBuf, WorktreeHookError> {
     let path = Path::new(printed);
+    let printed = printed.to_string();
     if !path.is_absolute() {
-        return Err(format!(
-            "the WorktreeCreate hook printed {printed:?}, which is not an absolute path"
-        ));
+        return Err(WorktreeHookError::NotAbsolute { printed });
     }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => Ok(path.canonicalize().unwrap_or_else(|_| path.into())),
-        Ok(_) => Err(format!(
-            "the WorktreeCreate hook printed {printed:?}, which is not a folder"
-        )),
-        Err(err) => Err(format!(
-            "the WorktreeCreate hook printed {printed:?}, which does not exist ({err})"
-        )),
+        Ok(_) => Err(WorktreeHookError::NotAFolder { printed }),
+        Err(source) => Err(WorktreeHookError::Missing { printed, source }),
     }
 }
 
@@ -206,13 +227,21 @@ mod tests {
         let file = dir.path().join("f");
         std::fs::write(&file, "x").unwrap();
         assert!(checked(&dir.path().display().to_string()).is_ok());
-        assert!(checked("relative/wt")
-            .unwrap_err()
-            .contains("not an absolute"));
-        assert!(checked(&file.display().to_string())
-            .unwrap_err()
-            .contains("not a folder"));
+        let relative = checked("relative/wt").unwrap_err();
+        assert!(
+            matches!(relative, WorktreeHookError::NotAbsolute { .. }),
+            "{relative}"
+        );
+        assert!(relative.to_string().contains("not an absolute"));
+        let file = checked(&file.display().to_string()).unwrap_err();
+        assert!(
+            matches!(file, WorktreeHookError::NotAFolder { .. }),
+            "{file}"
+        );
+        assert!(file.to_string().contains("not a folder"));
         let gone = dir.path().join("gone").display().to_string();
-        assert!(checked(&gone).unwrap_err().contains("does not exist"));
+        let gone = checked(&gone).unwrap_err();
+        assert!(matches!(gone, WorktreeHookError::Missing { .. }), "{gone}");
+        assert!(gone.to_string().contains("does not exist"));
     }
 }

@@ -21,6 +21,7 @@
 //! worktree registration per repository within the process, while checking files out and
 //! deleting them run side by side.
 
+mod agents;
 mod error;
 mod export;
 mod git;
@@ -34,6 +35,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+pub use agents::Isolator;
 pub use error::IsolationError;
 pub use export::{export_snapshot, ExportedSnapshot};
 pub use listing::{

@@ -45,7 +45,7 @@ pub use edit::{
     add_server, project_file_for_writing, remove_server, server_names, McpEditError, ServerSpec,
 };
 pub use expand::{process_env, Lookup};
-pub use server::{check_name, parse_server, ServerProblem};
+pub use server::{check_name, parse_server, ServerNameError, ServerProblem};
 pub use sources::McpConfigSources;
 
 use std::collections::BTreeMap;
@@ -159,7 +159,11 @@ impl fmt::Display for McpSource {
 pub enum McpConfigError {
     /// A whole source is unusable: unreadable, not JSON, or `mcpServers` not an object.
     #[error("MCP configuration {origin}: {problem}")]
-    Source { origin: McpSource, problem: String },
+    Source {
+        origin: McpSource,
+        #[source]
+        problem: SourceProblem,
+    },
     /// One server's definition is unusable.
     #[error("MCP server {server:?} in {origin}: {problem}")]
     Server {
@@ -168,6 +172,38 @@ pub enum McpConfigError {
         problem: ServerProblem,
     },
 }
+
+/// Why a whole configuration source is unusable. The underlying I/O or JSON error is kept
+/// (shared, so the configuration stays `Clone`); two problems are equal when they read the same.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SourceProblem {
+    #[error("cannot read: {0}")]
+    Unreadable(#[source] std::sync::Arc<std::io::Error>),
+    #[error("not valid JSON: {0}")]
+    NotJson(#[source] std::sync::Arc<serde_json::Error>),
+    #[error("expected a JSON object, found {found}")]
+    NotObject { found: &'static str },
+    /// A document whose whole point is servers (`.mcp.json`, `--mcp-config`) without them.
+    #[error("no \"mcpServers\" object (expected {{\"mcpServers\": {{\"name\": {{…}}}}}})")]
+    NoServers,
+    #[error("\"mcpServers\" must be an object of servers by name, found {found}")]
+    ServersNotObject { found: &'static str },
+}
+
+impl SourceProblem {
+    pub(crate) fn unreadable(err: std::io::Error) -> Self {
+        Self::Unreadable(std::sync::Arc::new(err))
+    }
+}
+
+impl PartialEq for SourceProblem {
+    fn eq(&self, other: &Self) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+            && self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for SourceProblem {}
 
 impl McpConfigError {
     /// The server this error is about, when it is about one.
@@ -212,11 +248,11 @@ pub struct McpConfig {
 }
 
 impl McpConfig {
-    /// Everything configured for a session started in `cwd`, with `--mcp-config` values
-    /// `flags` and `--strict-mcp-config` `strict`, variables expanded from the process
+    /// Everything configured for a session whose folders `at` names, with `--mcp-config`
+    /// values `flags` and `--strict-mcp-config` `strict`, variables expanded from the process
     /// environment. Never fails: problems are in `errors`.
-    pub fn load(cwd: &std::path::Path, flags: Vec<String>, strict: bool) -> Self {
-        let sources = McpConfigSources::discover(cwd, flags, strict);
+    pub fn load(at: &crate::locations::Locations, flags: Vec<String>, strict: bool) -> Self {
+        let sources = McpConfigSources::discover(at, flags, strict);
         let mut config = sources.load(&process_env);
         config.hold_back_unapproved(sources.approval());
         config

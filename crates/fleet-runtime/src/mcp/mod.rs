@@ -46,8 +46,8 @@ pub use resource_tools::{
     ListMcpResourcesTool, ReadMcpResourceTool, ResourceServers, LIST_MCP_RESOURCES_TOOL,
     READ_MCP_RESOURCE_TOOL,
 };
-pub use resources::{McpResource, McpResourceError};
-pub use sdk::{BridgeReply, SdkMcpBridge};
+pub use resources::{McpResource, McpResourceError, PagingProblem};
+pub use sdk::{BridgeError, BridgeReply, SdkMcpBridge};
 pub use session::{McpServerEntry, McpServers};
 pub use status::{McpServerInfo, McpServerStatusReport, McpToolStatus};
 pub use tool::{mcp_tool_name, McpTool};

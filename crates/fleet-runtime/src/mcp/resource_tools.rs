@@ -77,16 +77,17 @@ impl ResourceServers {
         } else {
             format!("There is no MCP server named {name:?}")
         };
-        Err(ToolError::failed(format!(
-            "{why}. Servers with resources: {offering}."
-        )))
+        Err(ToolError::bad_value(
+            "server",
+            format!("{why}. Servers with resources: {offering}."),
+        ))
     }
 }
 
 fn tool_error(error: McpResourceError) -> ToolError {
     match error {
         McpResourceError::Cancelled { .. } => ToolError::Cancelled,
-        other => ToolError::failed(other.to_string()),
+        other => ToolError::service(other),
     }
 }
 

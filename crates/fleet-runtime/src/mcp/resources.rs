@@ -64,6 +64,23 @@ pub enum McpResourceError {
         operation: String,
         message: String,
     },
+    /// The server's listing pages went wrong (a cursor loop, no end).
+    #[error("MCP server {server:?}: {operation}: {problem}")]
+    Paging {
+        server: String,
+        operation: String,
+        #[source]
+        problem: PagingProblem,
+    },
+}
+
+/// How a server's paged listing went wrong; what was listed until then is dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PagingProblem {
+    #[error("the server gave the cursor {cursor:?} twice; stopped after {listed} resources")]
+    RepeatedCursor { cursor: String, listed: usize },
+    #[error("more than {pages} pages; stopped after {listed} resources")]
+    TooManyPages { pages: usize, listed: usize },
 }
 
 impl McpConnection {
@@ -92,10 +109,10 @@ impl McpConnection {
         let listing = list_pages(&peer);
         match self.bounded(&operation, cancel, listing).await? {
             Ok(resources) => Ok(resources),
-            Err(message) => Err(McpResourceError::Failed {
+            Err(problem) => Err(McpResourceError::Paging {
                 server,
                 operation,
-                message,
+                problem,
             }),
         }
     }
@@ -190,7 +207,7 @@ impl McpConnection {
 /// it like any request's); the inner one says the server's paging went wrong.
 async fn list_pages(
     peer: &Peer<RoleClient>,
-) -> Result<Result<Vec<McpResource>, String>, ServiceError> {
+) -> Result<Result<Vec<McpResource>, PagingProblem>, ServiceError> {
     let mut resources = Vec::new();
     let mut seen = HashSet::new();
     let mut cursor = None;
@@ -206,18 +223,18 @@ async fn list_pages(
         match page.next_cursor {
             None => return Ok(Ok(resources)),
             Some(next) if !seen.insert(next.clone()) => {
-                return Ok(Err(format!(
-                    "the server gave the cursor {next:?} twice; stopped after {} resources",
-                    resources.len()
-                )))
+                return Ok(Err(PagingProblem::RepeatedCursor {
+                    cursor: next,
+                    listed: resources.len(),
+                }))
             }
             Some(next) => cursor = Some(next),
         }
     }
-    Ok(Err(format!(
-        "more than {MAX_RESOURCE_PAGES} pages; stopped after {} resources",
-        resources.len()
-    )))
+    Ok(Err(PagingProblem::TooManyPages {
+        pages: MAX_RESOURCE_PAGES,
+        listed: resources.len(),
+    }))
 }
 
 /// A `resources/read` result (wire JSON, so an unknown content kind degrades to a line

@@ -26,7 +26,14 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What [`SdkMcpBridge::send`] gives back.
-pub type BridgeReply<'a> = Pin<Box<dyn Future<Output = Result<Option<Value>, String>> + Send + 'a>>;
+pub type BridgeReply<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<Value>, BridgeError>> + Send + 'a>>;
+
+/// Why no answer came for a message to an SDK server: the control link's own error (the
+/// control response was an error, the SDK host is gone, the session ended), shown as it is.
+#[derive(Debug, Error)]
+#[error(transparent)]
+pub struct BridgeError(pub fleet_tools::error::BoxedSource);
 
 /// The way to an SDK program's MCP servers, implemented by the control link.
 pub trait SdkMcpBridge: Send + Sync {
@@ -46,8 +53,12 @@ const INCOMING_BUFFER: usize = 64;
 /// Why a message could not go to the SDK.
 #[derive(Debug, Error)]
 pub enum SdkTransportError {
-    #[error("SDK MCP server {server:?}: {message}")]
-    Send { server: String, message: String },
+    #[error("SDK MCP server {server:?}: {source}")]
+    Send {
+        server: String,
+        #[source]
+        source: BridgeError,
+    },
     #[error("SDK MCP server {server:?}: the message could not be written as JSON: {source}")]
     Encode {
         server: String,
@@ -133,7 +144,7 @@ impl Transport<RoleClient> for SdkTransport {
                     .send(&server, message)
                     .await
                     .map(drop)
-                    .map_err(|message| SdkTransportError::Send { server, message }),
+                    .map_err(|source| SdkTransportError::Send { server, source }),
             }
         }
     }
@@ -164,7 +175,7 @@ fn request_id(message: &Value) -> Option<Value> {
 fn answer_for(
     server: &str,
     id: Value,
-    reply: Result<Option<Value>, String>,
+    reply: Result<Option<Value>, BridgeError>,
 ) -> RxJsonRpcMessage<RoleClient> {
     let mut response = match reply {
         Ok(Some(response)) => response,
@@ -174,7 +185,7 @@ fn answer_for(
                 format!("SDK MCP server {server:?} acknowledged a request without answering it"),
             )
         }
-        Err(message) => return error_answer(&id, format!("SDK MCP server {server:?}: {message}")),
+        Err(err) => return error_answer(&id, format!("SDK MCP server {server:?}: {err}")),
     };
     // The answer is this request's, whatever id the SDK wrote (some leave it out on errors).
     if let Value::Object(fields) = &mut response {
@@ -210,7 +221,11 @@ mod tests {
 
     #[test]
     fn a_bridge_error_fails_the_one_request_with_its_id() {
-        let answer = as_value(answer_for("calc", json!(7), Err("boom".into())));
+        let answer = as_value(answer_for(
+            "calc",
+            json!(7),
+            Err(BridgeError("boom".into())),
+        ));
         assert_eq!(answer["id"], 7);
         assert_eq!(answer["error"]["code"], -32603);
         assert!(answer["error"]["message"]

@@ -6,6 +6,7 @@ use super::config::{McpConfig, McpSource};
 use super::resource_tools::ResourceServers;
 use super::sdk::SdkMcpBridge;
 use super::{McpConnection, McpTimeouts, McpTool};
+use fleet_protocol::McpServerState;
 use fleet_tools::Tool;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ const MAX_INSTRUCTIONS_CHARS: usize = 2_000;
 pub struct McpServerEntry {
     pub name: String,
     /// `connected` or `failed`, as Claude Code's `init` line says it.
-    pub status: &'static str,
+    pub status: McpServerState,
     /// Why it failed (or why its configuration was refused).
     pub error: Option<String>,
     /// The server when it connected at the start: what agents were given.
@@ -69,7 +70,7 @@ impl McpServers {
                         let connection = Arc::new(connection);
                         McpServerEntry {
                             name: server.name.clone(),
-                            status: "connected",
+                            status: McpServerState::Connected,
                             error: None,
                             connection: Some(connection.clone()),
                             server: Some(connection),
@@ -78,7 +79,7 @@ impl McpServers {
                     }
                     Err(err) => McpServerEntry {
                         name: server.name.clone(),
-                        status: "failed",
+                        status: McpServerState::Failed,
                         error: Some(err.to_string()),
                         connection: None,
                         server: Some(Arc::new(McpConnection::failed(
@@ -96,7 +97,7 @@ impl McpServers {
         for error in &config.errors {
             entries.push(McpServerEntry {
                 name: error.server().unwrap_or("(configuration)").to_string(),
-                status: "failed",
+                status: McpServerState::Failed,
                 error: Some(error.to_string()),
                 connection: None,
                 server: None,
@@ -134,10 +135,10 @@ impl McpServers {
     }
 
     /// `(name, status)` per server, for the `init` line.
-    pub fn statuses(&self) -> Vec<(String, String)> {
+    pub fn statuses(&self) -> Vec<(String, McpServerState)> {
         self.entries
             .iter()
-            .map(|e| (e.name.clone(), e.status.to_string()))
+            .map(|e| (e.name.clone(), e.status.clone()))
             .collect()
     }
 

@@ -44,6 +44,8 @@ pub enum SseError {
     BadHeader { name: String, reason: String },
     #[error("cannot build the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    #[error("cannot set up TLS: {0}")]
+    Tls(#[source] rustls::Error),
     #[error("GET {url}: {source}")]
     Get {
         url: String,
@@ -121,7 +123,8 @@ impl SseClientTransport {
             reason: e.to_string(),
         })?;
         let headers = header_map(headers)?;
-        let http = reqwest::Client::builder()
+        let http = fleet_model::tls::client_builder()
+            .map_err(SseError::Tls)?
             .user_agent(concat!("fleet/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(SseError::Client)?;

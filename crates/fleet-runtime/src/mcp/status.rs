@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use fleet_protocol::McpServerState;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -25,7 +26,7 @@ pub struct McpServerStatusReport {
     pub name: String,
     /// `connected`, `failed`, `pending` or `disabled` (fleet has no OAuth, so never
     /// `needs-auth`).
-    pub status: &'static str,
+    pub status: McpServerState,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<McpServerInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +73,7 @@ impl McpServers {
             let Some(server) = &entry.server else {
                 reports.push(McpServerStatusReport {
                     name: entry.name.clone(),
-                    status: "failed",
+                    status: McpServerState::Failed,
                     server_info: None,
                     error: entry.error.clone(),
                     config: None,
@@ -85,12 +86,12 @@ impl McpServers {
             let config = server.config();
             let snapshot = server.snapshot().await;
             let (status, error) = match snapshot.status {
-                None => ("pending", None),
-                Some(McpStatus::Connected) => ("connected", None),
-                Some(McpStatus::Disabled) => ("disabled", None),
-                Some(McpStatus::Failed { reason, .. }) => ("failed", Some(reason)),
+                None => (McpServerState::Pending, None),
+                Some(McpStatus::Connected) => (McpServerState::Connected, None),
+                Some(McpStatus::Disabled) => (McpServerState::Disabled, None),
+                Some(McpStatus::Failed { reason, .. }) => (McpServerState::Failed, Some(reason)),
             };
-            let connected = status == "connected";
+            let connected = status == McpServerState::Connected;
             reports.push(McpServerStatusReport {
                 name: entry.name.clone(),
                 status,

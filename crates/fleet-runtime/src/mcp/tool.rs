@@ -89,7 +89,7 @@ impl Tool for McpTool {
             {
                 Ok(output) => Ok(output),
                 Err(McpError::Cancelled { .. }) => Err(ToolError::Cancelled),
-                Err(e) => Err(ToolError::failed(e.to_string())),
+                Err(e) => Err(ToolError::service(e)),
             }
         })
     }

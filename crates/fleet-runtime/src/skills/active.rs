@@ -92,19 +92,19 @@ impl SkillEffects {
     /// Restores the agent's model and permissions as they were before any skill of this run.
     pub fn revert(&mut self, config: &mut AgentConfig) {
         if let Some(saved) = self.saved.take() {
-            config.model = saved.model;
-            config.max_tokens = saved.max_tokens;
-            config.thinking = saved.thinking;
-            config.permissions = saved.permissions;
+            config.model.id = saved.model;
+            config.model.max_tokens = saved.max_tokens;
+            config.model.thinking = saved.thinking;
+            config.tools.permissions = saved.permissions;
         }
     }
 
     fn save(&mut self, config: &AgentConfig) {
         self.saved.get_or_insert_with(|| Saved {
-            model: config.model.clone(),
-            max_tokens: config.max_tokens,
-            thinking: config.thinking.clone(),
-            permissions: config.permissions.clone(),
+            model: config.model.id.clone(),
+            max_tokens: config.model.max_tokens,
+            thinking: config.model.thinking.clone(),
+            permissions: config.tools.permissions.clone(),
         });
     }
 }
@@ -112,7 +112,7 @@ impl SkillEffects {
 /// Adds `grants` as allow rules of `config`'s permissions. An entry that is not a valid rule
 /// is skipped with a warning: it grants nothing.
 fn grant(config: &mut AgentConfig, skill: &str, grants: &[&str]) {
-    let mut permissions = Permissions::clone(&config.permissions);
+    let mut permissions = Permissions::clone(&config.tools.permissions);
     let base = permissions.workspace.root.clone();
     let source = format!("skill {skill}");
     for entry in grants {
@@ -123,7 +123,7 @@ fn grant(config: &mut AgentConfig, skill: &str, grants: &[&str]) {
             tracing::warn!("skill {skill}: allowed-tools entry {entry:?} grants nothing: {err}");
         }
     }
-    config.permissions = Arc::new(permissions);
+    config.tools.permissions = Arc::new(permissions);
 }
 
 /// Makes `model` (an alias or id) the model of the following requests. A Claude alias is
@@ -134,21 +134,21 @@ fn switch_model(config: &mut AgentConfig, catalog: &Catalog, skill: &str, model:
         model.to_ascii_lowercase().as_str(),
         "sonnet" | "opus" | "haiku"
     );
-    if alias && !config.model.starts_with("claude") {
+    if alias && !config.model.id.starts_with("claude") {
         tracing::warn!(
             "skill {skill}: model {model:?} is a Claude alias and this agent runs {}; kept",
-            config.model
+            config.model.id
         );
         return;
     }
     let id = catalog.resolve_id(model);
     let info = catalog.info(&id);
     if !info.thinking {
-        config.thinking = None;
+        config.model.thinking = None;
     }
     let ceiling = u32::try_from(info.max_output_tokens).unwrap_or(u32::MAX);
-    config.max_tokens = config.max_tokens.min(ceiling).max(1);
-    config.model = id;
+    config.model.max_tokens = config.model.max_tokens.min(ceiling).max(1);
+    config.model.id = id;
 }
 
 #[cfg(test)]
@@ -177,6 +177,7 @@ mod tests {
 
     fn bash(config: &AgentConfig, command: &str) -> Behavior {
         config
+            .tools
             .permissions
             .check(
                 "Bash",
@@ -216,19 +217,19 @@ mod tests {
         let mut effects = SkillEffects::default();
         let loaded = [json!({"skill": "s", "granted_tools": [], "model": "haiku"})];
         effects.apply(&loaded, &mut config, &Catalog::builtin());
-        assert_eq!(config.model, Catalog::builtin().resolve_id("haiku"));
-        assert_ne!(config.model, "claude-sonnet-4-5");
+        assert_eq!(config.model.id, Catalog::builtin().resolve_id("haiku"));
+        assert_ne!(config.model.id, "claude-sonnet-4-5");
         effects.revert(&mut config);
-        assert_eq!(config.model, "claude-sonnet-4-5");
+        assert_eq!(config.model.id, "claude-sonnet-4-5");
     }
 
     #[test]
     fn a_claude_alias_is_ignored_on_another_provider() {
         let mut config = config(PermissionMode::Default, &[]);
-        config.model = "llama3.1:8b".into();
+        config.model.id = "llama3.1:8b".into();
         let mut effects = SkillEffects::default();
         let loaded = [json!({"skill": "s", "model": "haiku"})];
         effects.apply(&loaded, &mut config, &Catalog::builtin());
-        assert_eq!(config.model, "llama3.1:8b");
+        assert_eq!(config.model.id, "llama3.1:8b");
     }
 }

@@ -22,7 +22,7 @@ pub use prompt::{
     listing, preload, unknown_skill_warnings, MAX_DESCRIPTION_CHARS, MAX_LISTING_CHARS,
 };
 pub use tool::{SkillInput, SkillTool, SKILL_TOOL};
-pub use trust::SkillApproval;
+pub use trust::{NotGranted, SkillApproval};
 
 use crate::definitions::{AgentSources, LoadWarning};
 use std::collections::HashSet;
@@ -96,7 +96,7 @@ impl SkillSet {
     }
 
     /// The allow rules loading `skill` grants its agent, or why it grants none.
-    pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, String> {
+    pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, trust::NotGranted> {
         self.approval.grants(skill)
     }
 

@@ -59,10 +59,10 @@ impl TypedTool for SkillTool {
             } else {
                 format!("the skills are: {}", self.skills.names().join(", "))
             };
-            return Err(ToolError::failed(format!(
-                "No skill named {:?}; {known}.",
-                input.skill
-            )));
+            return Err(ToolError::bad_value(
+                "skill",
+                format!("No skill named {:?}; {known}.", input.skill),
+            ));
         };
         let args = input.args.as_deref().map(str::trim).unwrap_or_default();
         let mut body = skill.body.clone();

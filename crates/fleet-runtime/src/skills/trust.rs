@@ -26,6 +26,7 @@
 
 use super::{Skill, SkillScope};
 use crate::definitions::AgentSources;
+use crate::locations::Locations;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -67,7 +68,7 @@ impl SkillApproval {
     }
 
     /// The allow rules loading `skill` grants, or why it grants none.
-    pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, String> {
+    pub fn grants(&self, skill: &Skill) -> Result<Vec<String>, NotGranted> {
         if skill.allowed_tools.is_empty() {
             return Ok(Vec::new());
         }
@@ -76,38 +77,32 @@ impl SkillApproval {
             SkillScope::Project if self.all || self.enabled.contains(&skill.name) => {
                 Ok(skill.allowed_tools.clone())
             }
-            SkillScope::Project => Err(format!(
-                "it is a project skill, and a repository's skills grant tools only once the \
-                 user approves them (`fleet trust` for the repository, or \"{ENABLED_KEY}\": \
-                 [{:?}] in the user settings)",
-                skill.name
-            )),
+            SkillScope::Project => Err(NotGranted {
+                skill: skill.name.clone(),
+            }),
         }
     }
 }
 
+/// Why a skill's `allowed-tools` were not granted: it is a project skill the user has not
+/// approved. The text completes "they were not granted, because …".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "it is a project skill, and a repository's skills grant tools only once the user approves \
+     them (`fleet trust` for the repository, or \"{}\": [{:?}] in the user settings)",
+    ENABLED_KEY,
+    .skill
+)]
+pub struct NotGranted {
+    pub skill: String,
+}
+
 /// The files whose approvals count: the user's settings, then each project folder's local
-/// settings. Never the project's shared `settings.json`, which the repository controls.
+/// settings — the same list that approves project MCP servers
+/// ([`Locations::approval_files`]). Never the project's shared `settings.json`, which the
+/// repository controls.
 fn trusted_files(sources: &AgentSources) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    if let Some(home) = &sources.fleet_home {
-        files.push(home.join("settings.json"));
-    }
-    if let Some(home) = &sources.user_home {
-        files.push(home.join(".claude").join("settings.json"));
-    }
-    for dir in sources.project_dirs() {
-        // A local settings file the repository committed is the repository's, not the user's.
-        files.extend(
-            [
-                dir.join(".claude").join("settings.local.json"),
-                dir.join(".fleet").join("settings.local.json"),
-            ]
-            .into_iter()
-            .filter(|file| !crate::tracked::tracked_by_git(file)),
-        );
-    }
-    files
+    Locations::of_agent_sources(sources).approval_files(&sources.project_dirs())
 }
 
 #[cfg(test)]
@@ -153,7 +148,10 @@ mod tests {
         );
         let approval = SkillApproval::read(&sources);
         assert_eq!(approval, SkillApproval::default());
-        assert!(approval.grants(&skill("x", SkillScope::Project)).is_err());
+        assert_eq!(
+            approval.grants(&skill("x", SkillScope::Project)),
+            Err(NotGranted { skill: "x".into() })
+        );
         assert_eq!(
             approval.grants(&skill("x", SkillScope::User)).unwrap(),
             ["Bash"]

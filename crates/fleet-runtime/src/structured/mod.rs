@@ -139,10 +139,10 @@ impl StructuredOutput {
             );
         }
         state.failures += 1;
-        Err(ToolError::Failed(format!(
-            "The input does not match the schema; fix these and call {TOOL_NAME} again:\n- {}",
-            problems.join("\n- ")
-        )))
+        Err(ToolError::SchemaMismatch {
+            tool: TOOL_NAME.to_string(),
+            problems,
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::fork::{ForkBase, FORK_MAX_TURNS, FORK_TYPE};
 use super::lifecycle::Run;
-use super::pool::{child_keeps, child_permissions, scratch_dir, shape};
+use super::pool::{child_keeps, child_permissions, shape};
 use super::tap::ChildTap;
 use super::{ParentView, Spawner, ORCHESTRATION_TOOLS};
 use crate::agent::Agent;
@@ -12,9 +12,8 @@ use crate::context::{AgentContext, SubagentContext, TeammateContext};
 use crate::definitions::{AgentDefinition, Restriction};
 use crate::sink::EventSink;
 use fleet_protocol::{AgentRef, CommittedMessage, Message};
-use fleet_store::SidechainWriter;
-use fleet_tools::permissions::{PermissionMode, Permissions};
-use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
+use fleet_tools::permissions::Permissions;
+use fleet_tools::sandbox::AgentSandbox;
 use fleet_tools::{ToolContext, ToolError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -117,12 +116,13 @@ impl Spawner {
         let parent = &bp.parent;
         let mut permissions = match &bp.kind {
             Kind::Defined(def) => child_permissions(&parent.permissions, def).map_err(|err| {
-                ToolError::Failed(format!("Agent type {:?} has a bad rule: {err}", def.name))
+                let message = format!("Agent type {:?} has a bad rule: {err}", def.name);
+                ToolError::bad_value_from("subagent_type", message, err)
             })?,
             Kind::Fork(_) => Permissions::clone(&parent.permissions),
         };
         let memory = match &bp.kind {
-            Kind::Defined(def) => self.open_memory(def, &mut permissions)?,
+            Kind::Defined(def) => self.config.open_memory(def, &mut permissions)?,
             Kind::Fork(_) => None,
         };
         // An isolated child's boundary is its worktree: writes into the caller's checkout are
@@ -141,7 +141,8 @@ impl Spawner {
             .filter(|wt| wt.kind == crate::isolation::WorktreeKind::Snapshot)
             .map(|wt| wt.path.clone());
         let sandbox = AgentSandbox::new(
-            self.sandbox_kind(&bp.kind, permissions.mode(), snapshot.as_deref()),
+            self.config
+                .sandbox_kind(&bp.kind, permissions.mode(), snapshot.as_deref()),
             self.config.sandbox.clone(),
             Some(permissions.clone()),
         );
@@ -175,7 +176,7 @@ impl Spawner {
                         None => {
                             (child_keeps(parent, def, name) || bp.mcp.names_tool(name))
                                 && !(coordinator && ORCHESTRATION_TOOLS.contains(&name))
-                                && !crate::teams::TEAM_TOOLS.contains(&name)
+                                && !self.team.as_ref().is_some_and(|t| t.is_team_tool(name))
                                 && name != "ExitPlanMode"
                         }
                     },
@@ -191,33 +192,32 @@ impl Spawner {
                     tools
                 };
                 let tools = super::scoped::apply(tools, def, &permissions).map_err(|err| {
-                    ToolError::Failed(format!(
-                        "Agent type {:?} has a bad tools entry: {err}",
-                        def.name
-                    ))
+                    let message = format!("Agent type {:?} has a bad tools entry: {err}", def.name);
+                    ToolError::bad_value_from("subagent_type", message, err)
                 })?;
                 let definitions = self.definitions_for(&tools, &shape(&tools, def));
                 let mut config = AgentConfig::new(bp.model.clone(), tools, permissions);
-                config.max_tokens = crate::output_limit::for_model(
+                config.model.max_tokens = crate::output_limit::for_model(
                     &self.config.catalog.info(&bp.model),
                     self.config.max_tokens,
                 );
-                config.max_tokens_asked = self.config.max_tokens;
-                let notes = match member {
-                    Some(_) => crate::teams::mate::TEAMMATE_NOTES,
-                    None => SUBAGENT_NOTES,
+                config.model.max_tokens_asked = self.config.max_tokens;
+                let notes = match (member, &self.team) {
+                    (Some(_), Some(team)) => team.member_notes(),
+                    _ => SUBAGENT_NOTES,
                 };
-                config.system = [def.prompt.clone(), notes.to_string()]
+                config.context.system = [def.prompt.clone(), notes.to_string()]
                     .into_iter()
                     .chain(self.config.shared_system.iter().cloned())
                     .collect();
                 if let Some(wt) = &bp.worktree {
-                    config.system.insert(2, super::isolate::note(wt, bp));
+                    let note = super::isolate::note(wt, bp);
+                    config.context.system.insert(2, note);
                 }
-                self.equip(def, memory.as_ref(), &mut config);
-                config.max_turns = def.max_turns;
-                config.tool_definitions = Some(definitions);
-                config.mcp_live = self.child_mcp_live(&bp.mcp, def);
+                self.config.equip(def, memory.as_ref(), &mut config);
+                config.stop.max_turns = def.max_turns;
+                config.tools.definitions = Some(definitions);
+                config.tools.mcp_live = self.mcp.live(&bp.mcp, def);
                 config
             }
             Kind::Fork(base) => {
@@ -228,12 +228,12 @@ impl Spawner {
                     Restriction::None,
                 );
                 let mut config = AgentConfig::new(base.model.clone(), tools, permissions);
-                config.max_tokens = base.max_tokens;
-                config.max_tokens_asked = self.config.max_tokens;
-                config.system = base.system.clone();
-                config.thinking = base.thinking.clone();
-                config.max_turns = Some(FORK_MAX_TURNS);
-                config.tool_definitions = Some(base.tools.clone());
+                config.model.max_tokens = base.max_tokens;
+                config.model.max_tokens_asked = self.config.max_tokens;
+                config.context.system = base.system.clone();
+                config.model.thinking = base.thinking.clone();
+                config.stop.max_turns = Some(FORK_MAX_TURNS);
+                config.tools.definitions = Some(base.tools.clone());
                 config
             }
         };
@@ -242,14 +242,15 @@ impl Spawner {
             Kind::Fork(_) => None,
         };
         config.hooks = crate::hooks::for_child(self.config.hooks.as_ref(), definition)?;
-        config.inbox = Some(run.inbox.clone());
-        config.ledger = Some(self.ledger.clone());
-        config.approver = parent.approver.clone();
-        if self.config.features.fork() {
-            config.fork_source = Some(view.fork_source.clone());
-        }
+        let forks = self.config.features.fork();
+        config.tree = Some(crate::config::TreeLink {
+            inbox: run.inbox.clone(),
+            ledger: self.ledger.clone(),
+            fork_source: forks.then(|| view.fork_source.clone()),
+        });
+        config.tools.approver = parent.approver.clone();
 
-        let (writer, output_file) = self.transcript(&agent_id, transcript_after)?;
+        let (writer, output_file) = self.config.transcript(&agent_id, transcript_after)?;
         let tap = Arc::new(ChildTap {
             transcript: writer.map(Mutex::new),
             transcript_error: Mutex::new(None),
@@ -266,7 +267,7 @@ impl Spawner {
             }
         }
         if let Some(spec) = member {
-            config.end_after_tools = Some(spec.exit.clone());
+            config.stop.end_after_tools = spec.exit.clone();
         }
         let type_name = bp.kind.type_name();
         let shown_id = match member {
@@ -324,58 +325,6 @@ impl Spawner {
             output_file,
             depth: bp.depth,
         })
-    }
-
-    /// How a child's Bash commands are confined: read-only for read-only agents and anything in
-    /// plan mode, scratch space for the verification agent, else as the settings say.
-    fn sandbox_kind(
-        &self,
-        kind: &Kind,
-        mode: PermissionMode,
-        snapshot: Option<&std::path::Path>,
-    ) -> SandboxKind {
-        let restriction = match kind {
-            Kind::Defined(def) => def.restriction,
-            Kind::Fork(_) => Restriction::None,
-        };
-        let kind = match restriction {
-            Restriction::None => SandboxKind::Standard,
-            Restriction::ReadOnly => SandboxKind::ReadOnly,
-            Restriction::TempWritesOnly => SandboxKind::Scratch(
-                snapshot
-                    .map(std::path::Path::to_path_buf)
-                    .unwrap_or_else(|| scratch_dir(&self.config.workspace.root)),
-            ),
-        };
-        AgentSandbox::kind_for_mode(mode, kind)
-    }
-
-    /// The child's transcript writer and its path (empty when transcripts are off).
-    fn transcript(
-        &self,
-        agent_id: &str,
-        after: Option<String>,
-    ) -> Result<(Option<SidechainWriter>, String), ToolError> {
-        let Some(target) = &self.config.transcripts else {
-            return Ok((None, String::new()));
-        };
-        let writer =
-            SidechainWriter::new(&target.home, &target.project, &target.session_id, agent_id)
-                .map_err(|err| ToolError::Failed(format!("Cannot start a subagent: {err}")))?
-                .continuing_after(after);
-        let path = writer.path().display().to_string();
-        Ok((Some(writer), path))
-    }
-
-    /// Where a child's transcript is, when transcripts are kept.
-    pub(crate) fn transcript_path(&self, agent_id: &str) -> Option<PathBuf> {
-        let target = self.config.transcripts.as_ref()?;
-        Some(SidechainWriter::path_for(
-            &target.home,
-            &target.project,
-            &target.session_id,
-            agent_id,
-        ))
     }
 }
 

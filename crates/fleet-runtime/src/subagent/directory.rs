@@ -35,7 +35,7 @@ impl Directory {
         id: &str,
         blueprint: Arc<Blueprint>,
         run: Run,
-    ) -> Result<Arc<AgentRecord>, String> {
+    ) -> Result<Arc<AgentRecord>, NameTaken> {
         let mut inner = self.lock();
         if let Some(name) = &blueprint.name {
             if let Some(holder) = inner.names.get(name) {
@@ -54,7 +54,7 @@ impl Directory {
     }
 
     /// Fails, naming the holder, when `name` is taken (checked again when the agent is added).
-    pub fn check_name_free(&self, name: &str) -> Result<(), String> {
+    pub fn check_name_free(&self, name: &str) -> Result<(), NameTaken> {
         match self.lock().names.get(name) {
             Some(holder) => Err(taken(name, holder)),
             None => Ok(()),
@@ -105,9 +105,27 @@ impl Directory {
     }
 }
 
-fn taken(name: &str, holder: &str) -> String {
-    format!(
-        "The name {name:?} is already taken by agent {holder}; choose another name, or use \
-         SendMessage to continue that agent."
-    )
+fn taken(name: &str, holder: &str) -> NameTaken {
+    NameTaken {
+        name: name.to_string(),
+        holder: holder.to_string(),
+    }
+}
+
+/// An agent's `name` that another agent of the session holds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "The name {name:?} is already taken by agent {holder}; choose another name, or use \
+     SendMessage to continue that agent."
+)]
+pub struct NameTaken {
+    pub name: String,
+    /// The id of the agent that holds the name.
+    pub holder: String,
+}
+
+impl From<NameTaken> for fleet_tools::ToolError {
+    fn from(taken: NameTaken) -> Self {
+        Self::bad_value("name", taken.to_string())
+    }
 }

@@ -2,18 +2,17 @@
 //! skill instructions and its memory in its system prompt, its memory folder in its
 //! permissions, and its thinking budget.
 
-use super::Spawner;
+use super::Delegation;
 use crate::config::AgentConfig;
 use crate::definitions::AgentDefinition;
 use crate::memory::AgentMemory;
 use fleet_tools::permissions::Permissions;
 use fleet_tools::ToolError;
 
-impl Spawner {
+impl Delegation {
     /// The session's skills by name, for the `init` line.
     pub fn skill_names(&self) -> Vec<String> {
-        self.config
-            .skills
+        self.skills
             .names()
             .into_iter()
             .map(str::to_string)
@@ -34,7 +33,7 @@ impl Spawner {
             ToolError::Failed(format!("Agent type {:?}: {err}", def.name))
         };
         // The project's memory stays in the main checkout, also for a child in a worktree.
-        let root = &self.config.workspace.root;
+        let root = &self.workspace.root;
         let memory =
             AgentMemory::open(scope, &def.name, root, permissions.home.as_deref()).map_err(fail)?;
         memory.allow(permissions).map_err(fail)?;
@@ -49,14 +48,13 @@ impl Spawner {
         memory: Option<&AgentMemory>,
         config: &mut AgentConfig,
     ) {
-        let (skills, _unknown) = crate::skills::preload(&def.skills, &self.config.skills);
+        let (skills, _unknown) = crate::skills::preload(&def.skills, &self.skills);
         let blocks = skills.into_iter().chain(memory.map(AgentMemory::prompt));
         for (i, block) in blocks.enumerate() {
-            config
-                .system
-                .insert((1 + i).min(config.system.len()), block);
+            let system = &mut config.context.system;
+            system.insert((1 + i).min(system.len()), block);
         }
-        let effort = def.effort.as_ref().or(self.config.effort.as_ref());
-        crate::effort::apply(config, effort, &self.config.catalog);
+        let effort = def.effort.as_ref().or(self.effort.as_ref());
+        crate::effort::apply(config, effort, &self.catalog);
     }
 }

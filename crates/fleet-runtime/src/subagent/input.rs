@@ -82,20 +82,58 @@ impl Features {
     }
 }
 
+/// Why an Agent call's input cannot be used in this session. The text is what the model
+/// reads; [`InputProblem::field`] names the input field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputProblem {
+    /// A field of a feature this session does not have.
+    #[error("`{field}` is not available in this session; leave it out and call Agent again.")]
+    Unavailable { field: &'static str },
+    /// `isolation: remote` in a session with no remote workers.
+    #[error("{}", super::remote::NO_WORKERS)]
+    NoRemoteWorkers,
+    #[error("`description` is empty: give the task a 3-5 word description.")]
+    EmptyDescription,
+    #[error("`prompt` is empty: say what the agent should do.")]
+    EmptyPrompt,
+    /// A `name` that cannot be used as a SendMessage address.
+    #[error(
+        "`name` {name:?} cannot be used: use 1-64 letters, digits, '-', '_' or '.', \
+         other than \"main\"."
+    )]
+    BadName { name: String },
+}
+
+impl InputProblem {
+    /// The input field at fault.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Self::Unavailable { field } => field,
+            Self::NoRemoteWorkers => "isolation",
+            Self::EmptyDescription => "description",
+            Self::EmptyPrompt => "prompt",
+            Self::BadName { .. } => "name",
+        }
+    }
+}
+
+/// The model reads the problem's text as a `BadValue` of its field.
+impl From<InputProblem> for fleet_tools::ToolError {
+    fn from(problem: InputProblem) -> Self {
+        Self::bad_value(problem.field(), problem.to_string())
+    }
+}
+
 impl AgentInput {
     /// Refuses fields of features this session does not have, naming them.
-    pub fn check_features(&self, features: Features) -> Result<(), String> {
-        let unsupported = |field: &str| {
-            format!(
-                "`{field}` is not available in this session; leave it out and call Agent again."
-            )
-        };
+    pub fn check_features(&self, features: Features) -> Result<(), InputProblem> {
+        let unsupported = |field: &'static str| InputProblem::Unavailable { field };
         if self.run_in_background == Some(true) && !features.background {
             return Err(unsupported("run_in_background"));
         }
         if self.isolation.is_some() && !features.isolation {
             if self.isolation.as_deref().map(str::trim) == Some("remote") {
-                return Err(super::remote::NO_WORKERS.into());
+                return Err(InputProblem::NoRemoteWorkers);
             }
             return Err(unsupported("isolation"));
         }
@@ -112,10 +150,10 @@ impl AgentInput {
             return Err(unsupported("cwd"));
         }
         if self.description.trim().is_empty() {
-            return Err("`description` is empty: give the task a 3-5 word description.".into());
+            return Err(InputProblem::EmptyDescription);
         }
         if self.prompt.trim().is_empty() {
-            return Err("`prompt` is empty: say what the agent should do.".into());
+            return Err(InputProblem::EmptyPrompt);
         }
         Ok(())
     }
@@ -123,7 +161,7 @@ impl AgentInput {
 
 /// A name must be usable as a SendMessage address: not empty, no spaces, not an agent id's
 /// shape or a reserved word.
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), InputProblem> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -133,10 +171,9 @@ fn check_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "`name` {name:?} cannot be used: use 1-64 letters, digits, '-', '_' or '.', \
-             other than \"main\"."
-        ))
+        Err(InputProblem::BadName {
+            name: name.to_string(),
+        })
     }
 }
 
@@ -244,6 +281,7 @@ mod tests {
         let err = input
             .check_features(Features::default())
             .expect_err("isolation is not offered");
-        assert!(err.contains("`isolation`"), "{err}");
+        assert_eq!(err, InputProblem::Unavailable { field: "isolation" });
+        assert!(err.to_string().contains("`isolation`"), "{err}");
     }
 }

@@ -1,152 +1,14 @@
-//! Isolation: a child that edits in parallel with others gets its own git worktree, and the
-//! verification agent a throwaway copy of the caller's checkout as it is now, so neither can
-//! trample the user's checkout.
-//!
-//! The worktree is made before the child is built (its cwd, its workspace boundary and its
-//! sandbox's writable root are the worktree), and settled when the child's run ends: an agent
-//! worktree is removed when nothing changed and kept, with a report, when anything did; a
-//! verification snapshot is always removed.
+//! An isolated child as the spawner builds it: the isolation its call asks for, its cwd and
+//! workspace inside its worktree, what it is told about where it works, and what its caller
+//! reads about a kept worktree. Making and settling worktrees is the session's
+//! [`Isolator`](crate::isolation::Isolator).
 
 use super::build::Blueprint;
 use super::input::AgentInput;
-use super::Spawner;
 use crate::definitions::{AgentDefinition, Isolation};
-use crate::isolation::{Outcome, Worktree, WorktreeKind, WorktreeReport};
+use crate::isolation::{Worktree, WorktreeKind, WorktreeReport};
 use fleet_tools::{ToolError, Workspace};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-/// What a child is isolated in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Isolate {
-    /// Its own worktree on its own branch, from the caller's HEAD.
-    Worktree,
-    /// A throwaway snapshot of the caller's checkout, uncommitted work included.
-    Snapshot,
-}
-
-/// The built-in agent that checks work; it always runs in a snapshot when it can.
-const VERIFIER: &str = "verification";
-
-impl Spawner {
-    /// How the call `input` for `def` is isolated, if at all.
-    pub(crate) fn isolation_for(
-        &self,
-        input: &AgentInput,
-        def: &AgentDefinition,
-    ) -> Result<Option<Isolate>, ToolError> {
-        match requested_isolation(input, def)? {
-            // Routed to a worker before anything is made here (see `remote`).
-            Some(Isolation::Remote) => Err(ToolError::failed(super::remote::NO_WORKERS)),
-            Some(Isolation::Worktree) => {
-                // A WorktreeCreate hook makes the worktree instead of fleet's manager.
-                if !crate::hooks::worktree::hooks_make_worktrees(self.config.hooks.as_ref()) {
-                    self.worktree_manager()?;
-                }
-                Ok(Some(Isolate::Worktree))
-            }
-            None if def.is_builtin() && def.name == VERIFIER => {
-                Ok(self.config.worktrees.is_some().then_some(Isolate::Snapshot))
-            }
-            None => Ok(None),
-        }
-    }
-
-    fn session_id(&self) -> &str {
-        self.config
-            .transcripts
-            .as_ref()
-            .map(|t| t.session_id.as_str())
-            .unwrap_or_default()
-    }
-
-    /// Tells the session's `WorktreeRemove` hooks that a worktree's agent ended.
-    async fn worktree_removed(&self, worktree: &Worktree) {
-        crate::hooks::worktree::removed(
-            self.config.hooks.as_ref(),
-            self.session_id(),
-            worktree,
-            &self.sink,
-        )
-        .await;
-    }
-
-    fn worktree_manager(&self) -> Result<&crate::isolation::WorktreeManager, ToolError> {
-        self.config.worktrees.as_deref().ok_or_else(|| {
-            ToolError::failed(
-                "Worktree isolation needs a fleet home to keep worktrees in, and this session \
-                 has none (FLEET_NO_SESSION_PERSISTENCE); run the agent without `isolation`.",
-            )
-        })
-    }
-
-    /// Makes the child's worktree from the checkout holding `caller_cwd`. A verifier outside
-    /// a git checkout runs without one (in its scratch folder, as before).
-    pub(crate) async fn make_worktree(
-        &self,
-        isolate: Isolate,
-        caller_cwd: &Path,
-        agent_id: &str,
-    ) -> Result<Option<Arc<Worktree>>, ToolError> {
-        if let (Isolate::Worktree, Some(hooks)) = (isolate, self.config.hooks.as_deref()) {
-            if hooks.has(crate::hooks::HookEvent::WorktreeCreate) {
-                let made = crate::hooks::worktree::create(
-                    hooks,
-                    self.session_id(),
-                    caller_cwd,
-                    agent_id,
-                    &self.sink,
-                )
-                .await;
-                return made.map(|wt| Some(Arc::new(wt))).map_err(|why| {
-                    ToolError::Failed(format!("Cannot give the agent its own worktree: {why}"))
-                });
-            }
-        }
-        let manager = self.worktree_manager()?;
-        let made = match isolate {
-            Isolate::Worktree => manager.create_for_agent(caller_cwd, agent_id).await,
-            Isolate::Snapshot => manager.create_snapshot(caller_cwd, agent_id).await,
-        };
-        match made {
-            Ok(worktree) => Ok(Some(Arc::new(worktree))),
-            Err(err) if isolate == Isolate::Snapshot => {
-                tracing::info!("the verifier runs without a snapshot: {err}");
-                Ok(None)
-            }
-            Err(err) => Err(ToolError::Failed(format!(
-                "Cannot give the agent its own worktree: {err}"
-            ))),
-        }
-    }
-
-    /// Settles the child's worktree once its run has ended: the report of a kept one, `None`
-    /// when it was removed. A failure is logged and the worktree left in place, since nothing
-    /// an agent wrote may be lost.
-    pub(crate) async fn settle_worktree(&self, worktree: &Worktree) -> Option<WorktreeReport> {
-        if worktree.kind == WorktreeKind::Hooked {
-            // The hooks that made it remove it (or keep it); fleet deletes nothing of it.
-            self.worktree_removed(worktree).await;
-            return None;
-        }
-        let manager = self.config.worktrees.as_deref()?;
-        let settled = match worktree.kind {
-            WorktreeKind::Snapshot => manager.discard(worktree).await.map(|()| Outcome::Removed),
-            WorktreeKind::Agent | WorktreeKind::Hooked => manager.finish(worktree).await,
-        };
-        match settled {
-            Ok(Outcome::Removed) => {
-                self.worktree_removed(worktree).await;
-                None
-            }
-            Ok(Outcome::Kept(report)) => Some(report),
-            Err(err) => {
-                tracing::warn!(path = %worktree.path.display(), "worktree left in place: {err}");
-                None
-            }
-        }
-    }
-}
 
 /// The isolation the call asks for, else its definition's.
 pub(crate) fn requested_isolation(
@@ -156,9 +18,12 @@ pub(crate) fn requested_isolation(
     match input.isolation.as_deref().map(str::trim) {
         Some("worktree") => Ok(Some(Isolation::Worktree)),
         Some("remote") => Ok(Some(Isolation::Remote)),
-        Some(other) => Err(ToolError::Failed(format!(
-            "`isolation` {other:?} is not one fleet knows: use \"worktree\" or \"remote\"."
-        ))),
+        Some(other) => Err(ToolError::bad_value(
+            "isolation",
+            format!(
+                "`isolation` {other:?} is not one fleet knows: use \"worktree\" or \"remote\"."
+            ),
+        )),
         None => Ok(def.isolation),
     }
 }

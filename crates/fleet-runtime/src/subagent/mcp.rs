@@ -5,12 +5,12 @@
 //! A required server that is not connected, or an inline one that cannot start, fails the
 //! spawn at once, naming every server that is unavailable and why.
 
-use super::Spawner;
 use crate::definitions::Restriction;
 use crate::definitions::{AgentDefinition, AgentSource};
 use crate::mcp::config::agent_servers;
 use crate::mcp::{McpConnection, McpLive, McpTimeouts, McpTool};
 use fleet_tools::{Tool, ToolError};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What a child gets from MCP.
@@ -56,16 +56,33 @@ impl ChildMcp {
     }
 }
 
-impl Spawner {
+/// The session's MCP servers as children need them: what is configured, and what started.
+#[derive(Debug)]
+pub struct McpSession {
+    pub config: crate::mcp::config::McpConfig,
+    pub servers: crate::mcp::McpServers,
+}
+
+/// The session's MCP pool for its children: the session's servers they share, and the
+/// servers of their own they start (and stop) with them.
+#[derive(Debug)]
+pub struct McpPool {
+    session: Option<Arc<McpSession>>,
+    /// Where a built-in definition's inline servers start (the project root).
+    root: PathBuf,
+}
+
+impl McpPool {
+    /// The pool over the session's servers (`None`: the session has none), with inline
+    /// servers of built-in definitions started in `root`.
+    pub fn new(session: Option<Arc<McpSession>>, root: PathBuf) -> Self {
+        Self { session, root }
+    }
+
     /// What a child watches for `list_changed`: the session's servers and its own.
-    pub(crate) fn child_mcp_live(
-        &self,
-        child: &ChildMcp,
-        def: &AgentDefinition,
-    ) -> Option<McpLive> {
+    pub(crate) fn live(&self, child: &ChildMcp, def: &AgentDefinition) -> Option<McpLive> {
         let mut connections = self
-            .config
-            .mcp
+            .session
             .as_ref()
             .map(|session| session.servers.connections())
             .unwrap_or_default();
@@ -76,8 +93,8 @@ impl Spawner {
     /// A resumed teammate's servers: as at its spawn, but one that cannot start now does not
     /// keep the rest of the team from coming back (its tools are then missing, and say so
     /// when the model asks for them).
-    pub(crate) async fn restored_mcp(&self, member: &str, def: &AgentDefinition) -> ChildMcp {
-        match self.child_mcp(def).await {
+    pub(crate) async fn restored(&self, member: &str, def: &AgentDefinition) -> ChildMcp {
+        match self.child(def).await {
             Ok(mcp) => mcp,
             Err(err) => {
                 tracing::warn!(member, "teammate restored without its MCP servers: {err}");
@@ -87,11 +104,11 @@ impl Spawner {
     }
 
     /// Gets the servers `def` names ready for a child, or fails naming every one that is not.
-    pub(crate) async fn child_mcp(&self, def: &AgentDefinition) -> Result<ChildMcp, ToolError> {
+    pub(crate) async fn child(&self, def: &AgentDefinition) -> Result<ChildMcp, ToolError> {
         if def.mcp_servers.is_empty() {
             return Ok(ChildMcp::default());
         }
-        let Some(session) = self.config.mcp.as_ref() else {
+        let Some(session) = self.session.as_ref() else {
             return Err(ToolError::Failed(format!(
                 "Agent type {:?} needs MCP servers, and this session has none configured.",
                 def.name
@@ -102,8 +119,8 @@ impl Spawner {
             AgentSource::Project(path) | AgentSource::User(path) => path
                 .parent()
                 .map(std::path::Path::to_path_buf)
-                .unwrap_or_else(|| self.config.workspace.root.clone()),
-            _ => self.config.workspace.root.clone(),
+                .unwrap_or_else(|| self.root.clone()),
+            _ => self.root.clone(),
         };
         let lookup = |name: &str| std::env::var(name).ok();
         let wanted = agent_servers(&def.name, &def.mcp_servers, &session.config, &base, &lookup);

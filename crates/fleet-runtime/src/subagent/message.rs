@@ -7,7 +7,6 @@ use super::directory::AgentRecord;
 use super::lifecycle::{Delivery, Run};
 use super::{ParentView, Spawner};
 use fleet_protocol::{AgentMessage, Message};
-use fleet_store::Transcript;
 use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -124,7 +123,7 @@ impl TypedTool for SendMessageTool {
 
     fn description(&self) -> String {
         let mut text = String::from(SUBAGENT_HELP);
-        if self.spawner.teams().is_some() {
+        if self.spawner.team_port().is_some() {
             text.push_str(TEAM_HELP);
         }
         text
@@ -157,14 +156,17 @@ impl Spawner {
         input: SendMessageInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        if let Some(out) = self.send_in_team(sender, &input).await? {
-            return Ok(out);
+        if let Some(team) = &self.team {
+            if let Some(out) = team.send(self, sender, &input).await? {
+                return Ok(out);
+            }
         }
         let to = input.to.trim();
         let MessageBody::Text(body) = &input.message else {
-            return Err(ToolError::Failed(format!(
-                "{to:?} is not a member of a team, so it takes plain text only."
-            )));
+            return Err(ToolError::bad_value(
+                "message",
+                format!("{to:?} is not a member of a team, so it takes plain text only."),
+            ));
         };
         let body = body.clone();
         if to == sender.agent_id {
@@ -216,18 +218,19 @@ impl Spawner {
         let bp = record.blueprint.clone();
         if let Some(wt) = bp.worktree.as_ref().filter(|wt| !wt.path.exists()) {
             record.life.release(&run);
-            return Err(ToolError::Failed(format!(
+            let message = format!(
                 "Agent {} worked in its own worktree, which was removed when it finished \
                  because it changed nothing ({}). Start a new agent for the next step.",
                 record.id,
                 wt.path.display()
-            )));
+            );
+            return Err(ToolError::not_found(wt.path.clone(), message));
         }
         // Kept to hand the claim back, with what its inbox holds, if the run cannot start.
         let claimed = run.clone();
         let started = self
             .admit(bp.depth)
-            .and_then(|slot| Ok((slot, self.history(&record.id)?)))
+            .and_then(|slot| Ok((slot, self.config.history(&record.id)?)))
             .and_then(|(slot, (history, last_uuid))| {
                 let child = self.build(
                     &bp,
@@ -254,43 +257,18 @@ impl Spawner {
         self.ledger.reopen(&record.id);
         let output_file = child.output_file.clone();
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
-        self.launch(sender, &bp, &text, child, record.clone(), slot, tool_use_id)
-            .await;
+        let admitted = super::run::Admitted {
+            bp: bp.clone(),
+            child,
+            record: record.clone(),
+            slot,
+        };
+        self.launch(sender, admitted, &text, tool_use_id).await;
         Ok(resumed(&record.id, &bp, &output_file))
     }
 
-    /// The stopped agent's conversation, from its transcript, and the transcript's last entry.
-    pub(crate) fn history(
-        &self,
-        agent_id: &str,
-    ) -> Result<(Vec<Message>, Option<String>), ToolError> {
-        let path = self.transcript_path(agent_id).ok_or_else(|| {
-            ToolError::failed(format!(
-                "Agent {agent_id} has stopped and cannot be resumed: this session keeps no \
-                 transcripts. Start a new agent with everything it needs in its prompt."
-            ))
-        })?;
-        let loaded = Transcript::load(&path).map_err(|err| {
-            ToolError::failed(format!(
-                "Agent {agent_id} has stopped and cannot be resumed: {err}"
-            ))
-        })?;
-        for warning in loaded.warnings() {
-            tracing::warn!(agent = agent_id, "resuming: {warning}");
-        }
-        Ok((loaded.messages(), loaded.last_uuid().map(str::to_string)))
-    }
-
-    /// The team mail an agent's transcript says it read (empty when there is none).
-    pub(crate) fn delivered_mail_of(&self, agent_id: &str) -> std::collections::HashSet<String> {
-        self.transcript_path(agent_id)
-            .and_then(|path| Transcript::load(&path).ok())
-            .map(|loaded| crate::transcript::delivered_mail(&loaded))
-            .unwrap_or_default()
-    }
-
     fn unknown_recipient(&self, to: &str, sender: &ParentView) -> String {
-        let mut reachable = self.team_listing();
+        let mut reachable = self.team.as_ref().map(|t| t.listing()).unwrap_or_default();
         reachable.extend(self.directory.listing(&sender.agent_id));
         if sender.agent_id != "main" {
             reachable.insert(0, "main (the main agent)".into());

@@ -1,12 +1,17 @@
 //! Subagents: the Agent tool and what it shares across a session.
 //!
-//! A [`Spawner`] is made once per session. It holds what every subagent needs — the model
-//! client, the agent definitions, the tools, the task registry, the ledger and the limits —
-//! and hands out tool pools in which the Agent, TaskStop and TaskOutput tools are bound to the
+//! A [`Spawner`] is made once per session. It keeps the delegation logic — what a child runs
+//! as, admitting it under the limits, building it, running it in the foreground or as a task,
+//! resuming it — with its own settings ([`Delegation`]: the model client, the agent
+//! definitions, the tools, the limits), and holds the session's [`Services`], which own their
+//! state: the task registry, the ledger, isolation, the MCP pool, the remote launcher and the
+//! team service (seen only through [`TeamPort`]: this module does not import `teams/`). It
+//! hands out tool pools in which the Agent, TaskStop and TaskOutput tools are bound to the
 //! agent that holds them ([`ParentView`]), so a spawn always knows who its parent is without
 //! any global state.
 
 mod build;
+mod delegation;
 mod directory;
 mod equip;
 mod fork;
@@ -14,6 +19,7 @@ mod input;
 mod isolate;
 mod lifecycle;
 pub(crate) mod mcp;
+pub use mcp::{McpPool, McpSession};
 mod message;
 mod message_from_lead;
 mod plan_exit;
@@ -22,19 +28,24 @@ mod remote;
 mod report;
 mod run;
 mod scoped;
+mod shells;
 mod tap;
+mod team_port;
 mod tool;
 mod waiting;
 
 pub(crate) use build::{Blueprint, Kind, MemberSpec, Start};
+pub use delegation::Delegation;
 pub use fork::{
     fork_history, fork_prompt, instruction as fork_instruction, is_fork_conversation, ForkBase,
     ForkPoint, ForkSource, FORK_TAG, FORK_TYPE, PLACEHOLDER_RESULT,
 };
-pub use input::{AgentInput, Features, Orchestration};
+pub use input::{AgentInput, Features, InputProblem, Orchestration};
 pub(crate) use lifecycle::Run;
 pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
 pub use plan_exit::{MainExitPlanMode, APPROVED as PLAN_APPROVED};
+pub(crate) use shells::SessionShells;
+pub use team_port::TeamPort;
 pub use tool::AgentTool;
 
 /// The tools that direct other agents. Coordinator workers get none of them: only the
@@ -43,18 +54,18 @@ pub const ORCHESTRATION_TOOLS: [&str; 4] = ["Agent", "SendMessage", "TaskStop", 
 
 use crate::approval::Approver;
 use crate::config::AgentConfig;
-use crate::definitions::{AgentCatalog, AgentDefinition, ModelSetting, Restriction};
+use crate::definitions::{AgentCatalog, Restriction};
 use crate::inbox::Inbox;
+use crate::isolation::Isolator;
 use crate::ledger::Ledger;
-use crate::limits::{Slots, SpawnLimits};
+use crate::limits::Slots;
+use crate::remote::RemoteLauncher;
 use crate::sink::EventSink;
 use crate::tasks::TaskRegistry;
-use fleet_model::{Catalog, ModelClient};
 use fleet_protocol::ToolDefinition;
 use fleet_store::FleetHome;
 use fleet_tools::permissions::{PermissionMode, Permissions};
-use fleet_tools::sandbox::SandboxConfig;
-use fleet_tools::{ToolPool, Workspace};
+use fleet_tools::ToolPool;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -68,103 +79,22 @@ pub struct TranscriptTarget {
     pub session_id: String,
 }
 
-/// What a session's spawner is made from.
-pub struct SpawnerConfig {
-    pub client: Arc<dyn ModelClient>,
-    pub catalog: Arc<Catalog>,
-    pub agents: Arc<AgentCatalog>,
-    /// The tools subagents are built from (the built-ins): a child gets the ones its
-    /// definition names and its parent holds.
-    pub base_tools: ToolPool,
-    /// System prompt blocks every subagent gets after its own prompt (environment,
-    /// instruction files).
-    pub shared_system: Vec<String>,
-    pub workspace: Arc<Workspace>,
-    pub limits: SpawnLimits,
-    /// `--max-budget-usd`, binding the whole tree.
-    pub max_budget_usd: Option<f64>,
-    /// `FLEET_SUBAGENT_MODEL`: every subagent's model, whatever else says.
-    pub model_override: Option<String>,
-    /// Whether `sonnet`/`opus`/`haiku` name models of this provider (Anthropic). Elsewhere
-    /// (a local server) a definition asking for one of them gets its parent's model.
-    pub resolve_aliases: bool,
-    pub features: Features,
-    /// The output limit the user set for every agent (`--max-output-tokens`); `None` gives
-    /// each child its model's own (see [`crate::output_limit`]).
-    pub max_tokens: Option<u32>,
-    pub transcripts: Option<TranscriptTarget>,
-    /// The session's sandbox settings; each child gets an [`AgentSandbox`] of its kind from
-    /// them.
-    ///
-    /// [`AgentSandbox`]: fleet_tools::sandbox::AgentSandbox
-    pub sandbox: Arc<SandboxConfig>,
-    /// Teams: `Agent` with `name` starts a teammate. `None` keeps names for plain subagents.
-    pub teams: Option<crate::teams::TeamSettings>,
-    /// Where isolated agents' worktrees are made; `None` refuses `isolation: worktree`.
-    pub worktrees: Option<Arc<crate::isolation::WorktreeManager>>,
-    /// The session's MCP configuration and started servers, for agents that name servers.
-    pub mcp: Option<Arc<McpSession>>,
-    /// The session's skills: listed to agents holding the Skill tool, preloaded by `skills`.
-    pub skills: Arc<crate::skills::SkillSet>,
-    /// The session's effort, for children whose definition sets none.
-    pub effort: Option<crate::definitions::Effort>,
-    /// The session's hooks (from settings files); every agent runs them, and an agent started
-    /// from a definition adds its own.
-    pub hooks: Option<Arc<crate::hooks::Hooks>>,
+/// The session's services the spawner delegates to; each owns its state, and the session
+/// holds them too.
+pub struct Services {
+    /// Background tasks: registered, followed, stopped, reported.
+    pub tasks: Arc<TaskRegistry>,
+    /// The tree's figures: who runs, at what depth, for what cost.
+    pub ledger: Arc<Ledger>,
+    /// Worktrees and verifier snapshots for isolated children.
+    pub isolation: Arc<Isolator>,
     /// Remote workers for `isolation: "remote"`; `None` refuses it, naming how to set one up.
-    pub remote: Option<Arc<dyn crate::remote::RemoteLauncher>>,
-}
-
-/// The session's MCP servers as children need them: what is configured, and what started.
-#[derive(Debug)]
-pub struct McpSession {
-    pub config: crate::mcp::config::McpConfig,
-    pub servers: crate::mcp::McpServers,
-}
-
-impl SpawnerConfig {
-    /// The built-in tools, default limits, no budget and no transcripts; set the rest with
-    /// struct update syntax.
-    pub fn new(
-        client: Arc<dyn ModelClient>,
-        catalog: Arc<Catalog>,
-        agents: Arc<AgentCatalog>,
-        workspace: Arc<Workspace>,
-    ) -> Self {
-        Self {
-            client,
-            catalog,
-            agents,
-            base_tools: ToolPool::builtin(),
-            shared_system: Vec::new(),
-            workspace,
-            limits: SpawnLimits::default(),
-            max_budget_usd: None,
-            model_override: None,
-            resolve_aliases: true,
-            features: Features::default(),
-            max_tokens: None,
-            transcripts: None,
-            sandbox: Arc::default(),
-            teams: None,
-            worktrees: None,
-            mcp: None,
-            skills: Arc::default(),
-            effort: None,
-            hooks: None,
-            remote: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for SpawnerConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SpawnerConfig")
-            .field("agents", &self.agents.names())
-            .field("limits", &self.limits)
-            .field("max_budget_usd", &self.max_budget_usd)
-            .finish_non_exhaustive()
-    }
+    pub remote: Option<Arc<dyn RemoteLauncher>>,
+    /// The session's MCP servers, and those children start for themselves.
+    pub mcp: Arc<McpPool>,
+    /// The team service, when teams are on: `Agent` with `name` starts a teammate. `None`
+    /// keeps names for plain subagents.
+    pub team: Option<Arc<dyn TeamPort>>,
 }
 
 /// What a child needs to know about the agent that starts it.
@@ -225,7 +155,7 @@ pub struct MainAgent {
 
 #[derive(Debug)]
 pub struct Spawner {
-    config: SpawnerConfig,
+    config: Delegation,
     sink: EventSink,
     tasks: Arc<TaskRegistry>,
     ledger: Arc<Ledger>,
@@ -239,34 +169,34 @@ pub struct Spawner {
     /// Tool definitions by pool shape: most subagents share a handful of shapes, and deriving
     /// schemas is the costly part of starting one.
     definitions: Mutex<HashMap<String, Arc<Vec<ToolDefinition>>>>,
-    /// The session's team, when teams are on.
-    teams: Option<Arc<crate::teams::Teams>>,
+    /// The session's team service, when teams are on.
+    team: Option<Arc<dyn TeamPort>>,
+    isolation: Arc<Isolator>,
+    remote: Option<Arc<dyn RemoteLauncher>>,
+    mcp: Arc<McpPool>,
     /// The main agent as a parent (teammates are its members).
     main_view: OnceLock<Arc<ParentView>>,
-    /// Team mail the lead's transcript says it read (a resumed session).
-    lead_delivered: Mutex<Arc<std::collections::HashSet<String>>>,
-    /// Set when this session is a pane teammate of a team another session leads.
-    membership: OnceLock<Arc<crate::teams::member::Membership>>,
 }
 
 impl Spawner {
-    /// `sink` is the session's event stream (stamped as the main agent); subagents and tasks
-    /// report into it.
-    pub fn new(config: SpawnerConfig, sink: EventSink) -> Arc<Self> {
-        let ledger = Arc::new(Ledger::new());
-        let tasks = Arc::new(TaskRegistry::new(sink.clone(), ledger.clone()));
-        let teams = config.teams.clone().map(|settings| {
-            Arc::new(crate::teams::Teams::new(
-                settings,
-                sink.clone(),
-                ledger.clone(),
-            ))
-        });
+    /// A spawner that builds children as `config` says and delegates to `services`. `sink`
+    /// is the session's event stream (stamped as the main agent); subagents and tasks report
+    /// into it.
+    pub fn with_services(config: Delegation, services: Services, sink: EventSink) -> Arc<Self> {
+        let Services {
+            tasks,
+            ledger,
+            isolation,
+            remote,
+            mcp,
+            team,
+        } = services;
         Arc::new(Self {
-            teams,
+            team,
+            isolation,
+            remote,
+            mcp,
             main_view: OnceLock::new(),
-            lead_delivered: Mutex::default(),
-            membership: OnceLock::new(),
             slots: Slots::new(config.limits.max_concurrent),
             config,
             sink,
@@ -280,70 +210,51 @@ impl Spawner {
         })
     }
 
-    /// The session's teams, when they are on.
-    pub fn teams(&self) -> Option<&Arc<crate::teams::Teams>> {
-        self.teams.as_ref()
+    /// The session's team service, when teams are on.
+    pub fn team_port(&self) -> Option<&Arc<dyn TeamPort>> {
+        self.team.as_ref()
     }
 
-    /// The team this session is a pane teammate of, if it is one.
-    pub fn membership(&self) -> Option<&Arc<crate::teams::member::Membership>> {
-        self.membership.get()
+    /// The spawner's own settings.
+    pub fn settings(&self) -> &Delegation {
+        &self.config
     }
 
-    pub(crate) fn set_membership(
-        &self,
-        member: Arc<crate::teams::member::Membership>,
-    ) -> Result<(), String> {
-        self.membership
-            .set(member)
-            .map_err(|_| "this session already joined a team".to_string())
+    /// The session's MCP pool.
+    pub(crate) fn mcp(&self) -> &Arc<McpPool> {
+        &self.mcp
     }
 
-    pub(crate) fn set_lead_delivered(&self, ids: std::collections::HashSet<String>) {
-        *self
-            .lead_delivered
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(ids);
-    }
-
-    pub(crate) fn lead_delivered(&self) -> Arc<std::collections::HashSet<String>> {
-        self.lead_delivered
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+    /// The session's isolation service.
+    pub(crate) fn isolation(&self) -> &Arc<Isolator> {
+        &self.isolation
     }
 
     pub(crate) fn main_view(&self) -> Option<Arc<ParentView>> {
         self.main_view.get().cloned()
     }
 
-    /// Whether the session's team has work going on (see [`crate::teams::Team::busy`]).
+    /// Whether the session's team has work going on (see [`TeamPort::busy`]).
     pub fn team_busy(&self) -> bool {
-        self.teams
-            .as_ref()
-            .and_then(|t| t.current())
-            .is_some_and(|team| team.busy())
+        self.team.as_ref().is_some_and(|team| team.busy())
     }
 
     /// Stops every teammate (the session is ending); returns how many were running.
     pub async fn stop_team(&self) -> usize {
-        match self.teams.as_ref().and_then(|t| t.current()) {
-            Some(team) => self.shutdown_team(&team).await,
+        match &self.team {
+            Some(team) => team.stop_all().await,
             None => 0,
         }
     }
 
-    /// The team's change count (see [`crate::teams::Team::version`]); 0 without a team.
+    /// The team's change count (see [`TeamPort::version`]); 0 without a team.
     pub fn team_version(&self) -> u64 {
-        self.teams
-            .as_ref()
-            .and_then(|t| t.current())
-            .map_or(0, |team| team.version())
+        self.team.as_ref().map_or(0, |team| team.version())
     }
 
     /// Wakes once the team has changed since `seen` (or a team appears).
     pub async fn team_changed_since(&self, seen: u64) {
-        match self.teams.as_ref().and_then(|t| t.current()) {
+        match &self.team {
             Some(team) => team.changed_since(seen).await,
             None => std::future::pending().await,
         }
@@ -429,18 +340,19 @@ impl Spawner {
     /// Connects the main agent's config to the tree: its inbox, the ledger, and (in fork
     /// mode) the copy of its conversation that forks start from.
     pub fn attach_main(&self, config: &mut AgentConfig) {
-        config.inbox = Some(self.main_inbox.clone());
-        config.ledger = Some(self.ledger.clone());
+        let forks = self.config.features.fork();
+        config.tree = Some(crate::config::TreeLink {
+            inbox: self.main_inbox.clone(),
+            ledger: self.ledger.clone(),
+            fork_source: forks.then(|| self.main_fork_source.clone()),
+        });
         config.hooks = self.config.hooks.clone();
-        if self.config.features.fork() {
-            config.fork_source = Some(self.main_fork_source.clone());
-        }
     }
 
     pub fn features(&self) -> Features {
         let mut features = self.config.features;
-        features.teams = self.teams.is_some();
-        features.isolation = self.config.worktrees.is_some() || self.config.remote.is_some();
+        features.teams = self.team.is_some();
+        features.isolation = self.isolation.has_worktrees() || self.remote.is_some();
         features
     }
 
@@ -455,38 +367,6 @@ impl Spawner {
             .or_insert_with(|| Arc::new(pool.definitions()))
             .clone()
     }
-
-    /// The model a child runs: `FLEET_SUBAGENT_MODEL`, else the call's `model`, else the
-    /// definition's, else the parent's.
-    pub(crate) fn child_model(
-        &self,
-        parent: &ParentView,
-        def: &AgentDefinition,
-        requested: Option<&str>,
-    ) -> String {
-        let named = self
-            .config
-            .model_override
-            .clone()
-            .or_else(|| requested.map(str::to_string))
-            .or_else(|| match &def.model {
-                Some(ModelSetting::Named(name)) => Some(name.clone()),
-                Some(ModelSetting::Inherit) | None => None,
-            });
-        match named {
-            None => parent.model.clone(),
-            Some(name) if self.config.resolve_aliases => self.config.catalog.resolve_id(&name),
-            Some(name) if is_claude_alias(&name) => parent.model.clone(),
-            Some(name) => name,
-        }
-    }
-}
-
-fn is_claude_alias(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "sonnet" | "opus" | "haiku" | "inherit"
-    )
 }
 
 /// A fresh subagent id: `a` and 16 hex digits, like Claude Code's, safe in file names.

@@ -6,7 +6,7 @@
 //! ([`Tool::asks_always`]): in `-p` with `--permission-prompt-tool stdio` that is a
 //! `can_use_tool` request naming `ExitPlanMode` with the plan in its input, which is how a
 //! remote Ultraplan worker learns that a plan is ready. A teammate's ExitPlanMode, which goes
-//! to its lead instead, is [`crate::teams::tools::ExitPlanModeTool`].
+//! to its lead instead, is the team service's own ExitPlanMode tool (`teams/tools/plan.rs`).
 
 use fleet_tools::permissions::{PermissionMode, Permissions};
 use fleet_tools::tool::{parse_input, schema_for};

@@ -6,7 +6,7 @@ use crate::definitions::{AgentDefinition, Restriction};
 use crate::subagent::message::SendMessageTool;
 use crate::subagent::tool::AgentTool;
 use crate::tasks::{TaskOutputTool, TaskStopTool};
-use fleet_tools::permissions::{PermissionMode, Permissions, RuleKind};
+use fleet_tools::permissions::{PermissionMode, Permissions, RuleError, RuleKind};
 use fleet_tools::{CommandPolicy, GuardedBash, Tool, ToolPool};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,10 +36,10 @@ impl Spawner {
         }
         if keep("TaskStop") {
             let mut stop = TaskStopTool::new(self.tasks.clone());
-            if self.teams().is_some() {
-                let spawner = Arc::downgrade(self);
+            if let Some(team) = &self.team {
+                let team = Arc::downgrade(team);
                 stop = stop.with_teammates(Arc::new(move |name: &str| {
-                    spawner.upgrade()?.stop_teammate(name)
+                    team.upgrade()?.stop_member(name)
                 }));
             }
             tools.push(Arc::new(stop));
@@ -47,24 +47,8 @@ impl Spawner {
         if keep("TaskOutput") {
             tools.push(Arc::new(TaskOutputTool::new(self.tasks.clone())));
         }
-        if self.teams().is_some() {
-            use crate::teams::tools::*;
-            let team_tools: [(&str, Arc<dyn Tool>); 6] = [
-                ("TeamCreate", Arc::new(TeamCreateTool::new(self.clone()))),
-                ("TeamDelete", Arc::new(TeamDeleteTool::new(self.clone()))),
-                ("TaskCreate", Arc::new(TaskCreateTool::new(self.clone()))),
-                ("TaskGet", Arc::new(TaskGetTool::new(self.clone()))),
-                ("TaskList", Arc::new(TaskListTool::new(self.clone()))),
-                ("TaskUpdate", Arc::new(TaskUpdateTool::new(self.clone()))),
-            ];
-            for (name, tool) in team_tools {
-                if keep(name) {
-                    tools.push(tool);
-                }
-            }
-            if keep("ExitPlanMode") {
-                tools.push(Arc::new(ExitPlanModeTool::new(self.clone())));
-            }
+        if let Some(team) = &self.team {
+            tools.extend(team.clone().tools(&keep));
         }
         let scratch = view
             .scratch
@@ -153,7 +137,7 @@ pub(crate) fn shape(pool: &ToolPool, def: &AgentDefinition) -> String {
 pub(crate) fn child_permissions(
     parent: &Permissions,
     def: &AgentDefinition,
-) -> Result<Permissions, String> {
+) -> Result<Permissions, RuleError> {
     let mut permissions = parent.clone();
     if let Some(wanted) = def.permission_mode {
         permissions.set_own_mode(narrower(parent.mode(), wanted));
@@ -168,15 +152,12 @@ pub(crate) fn child_permissions(
         .iter()
         .filter(|e| e.specifier.is_some())
     {
-        permissions
-            .rules
-            .add(
-                RuleKind::Deny,
-                &entry.to_rule_string(),
-                base.clone(),
-                &source,
-            )
-            .map_err(|err| err.to_string())?;
+        permissions.rules.add(
+            RuleKind::Deny,
+            &entry.to_rule_string(),
+            base.clone(),
+            &source,
+        )?;
     }
     Ok(permissions)
 }

@@ -9,9 +9,9 @@
 //! [`RemoteLauncher`]: crate::remote::RemoteLauncher
 
 use super::input::AgentInput;
-use super::{ParentView, Spawner};
+use super::ParentView;
 use crate::definitions::{AgentDefinition, ModelSetting};
-use crate::remote::{RemoteEnding, RemoteRequest, RemoteUpdate};
+use crate::remote::{RemoteEnding, RemoteLauncher, RemoteRequest, RemoteUpdate};
 use crate::tasks::{NewTask, TaskKind, TaskRegistry};
 use fleet_protocol::{TaskProgress, TaskStatus, TaskUsage};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
@@ -21,11 +21,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// What a call with `isolation: "remote"` is told when the session has no workers.
-pub(crate) const NO_WORKERS: &str = "`isolation: remote` runs the agent on a remote worker, \
-     and this session has no broker to reach one: set FLEET_NATS_URL (or the `remote.natsUrl` \
-     setting) to the URL of a NATS server where `fleet worker` processes run, or use \
-     \"worktree\" to isolate the agent on this machine.";
+pub(crate) use crate::remote::NO_WORKERS;
 
 /// Where the agent runs and with what, resolved as a local child's would be.
 pub(crate) struct RemoteCall<'a> {
@@ -37,18 +33,16 @@ pub(crate) struct RemoteCall<'a> {
     pub depth: u32,
 }
 
-impl Spawner {
-    /// Publishes the call as a remote job, registers its task and returns at once.
-    pub(crate) async fn launch_remote(
-        self: &Arc<Self>,
-        call: RemoteCall<'_>,
+impl RemoteCall<'_> {
+    /// Publishes the call as a remote job through the session's `launcher`, registers its
+    /// task in `tasks` and returns at once.
+    pub(crate) async fn launch(
+        self,
+        launcher: Option<&Arc<dyn RemoteLauncher>>,
+        tasks: &Arc<TaskRegistry>,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let launcher = self
-            .config
-            .remote
-            .clone()
-            .ok_or_else(|| ToolError::failed(NO_WORKERS))?;
+        let launcher = launcher.ok_or_else(|| ToolError::failed(NO_WORKERS))?;
         let RemoteCall {
             parent,
             input,
@@ -56,7 +50,7 @@ impl Spawner {
             model,
             cwd,
             depth,
-        } = call;
+        } = self;
         let prompt = match &def.initial_prompt {
             Some(first) => format!("{first}\n\n{}", input.prompt),
             None => input.prompt.clone(),
@@ -74,7 +68,7 @@ impl Spawner {
             agent_type: def.name.clone(),
             definition: agents_entry(def),
             model: model.clone(),
-            permission_mode: mode.as_str().to_string(),
+            permission_mode: mode,
             allow,
             deny,
             cwd,
@@ -84,7 +78,7 @@ impl Spawner {
             .launch(request, cancel.clone())
             .await
             .map_err(|why| ToolError::Failed(format!("Cannot start the remote agent: {why}")))?;
-        self.tasks
+        tasks
             .register_kind(
                 NewTask {
                     task_id: task_id.clone(),
@@ -104,7 +98,7 @@ impl Spawner {
             )
             .await;
         tokio::spawn(follow(
-            self.tasks.clone(),
+            tasks.clone(),
             task_id.clone(),
             launched.updates,
             cancel,

@@ -10,14 +10,13 @@ use super::lifecycle::Run;
 use super::report::{self, ChildOutcome};
 use super::{new_agent_id, ParentView, Spawner};
 use crate::context::AgentContext;
-use crate::definitions::{AgentDefinition, Isolation};
+use crate::definitions::Isolation;
 use crate::ledger::{Refusal, RequestedMode};
 use crate::limits::SlotGuard;
 use crate::settle::Settle;
 use crate::tasks::NewTask;
 use fleet_protocol::{KilledBy, Message, RunResult, TaskStatus};
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
-use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -66,7 +65,7 @@ impl Spawner {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let features = self.features();
-        input.check_features(features).map_err(ToolError::Failed)?;
+        input.check_features(features)?;
         let in_teammate = AgentContext::current().is_some_and(|c| c.teammate().is_some());
         if in_teammate && input.run_in_background == Some(true) {
             return Err(ToolError::failed(
@@ -79,7 +78,10 @@ impl Spawner {
             .clone()
             .filter(|_| features.teams && !features.coordinator())
         {
-            return Box::pin(self.spawn_teammate(parent, input, &name, ctx)).await;
+            let team = self.team.clone().ok_or_else(|| {
+                ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
+            })?;
+            return Box::pin(team.spawn_teammate(self, parent, input, &name, ctx)).await;
         }
         let fork = self.fork_point(parent, &input)?;
         if fork.is_some() && input.isolation.is_some() {
@@ -95,8 +97,8 @@ impl Spawner {
                 fork_prompt(&point.messages, &input.prompt),
             ),
             None => {
-                let def = self.definition(input.subagent_type.as_deref())?;
-                self.check_isolation(&def)?;
+                let def = self.config.definition(input.subagent_type.as_deref())?;
+                self.isolation.check(&def)?;
                 let prompt = match &def.initial_prompt {
                     Some(first) => format!("{first}\n\n{}", input.prompt),
                     None => input.prompt.clone(),
@@ -105,9 +107,7 @@ impl Spawner {
             }
         };
         if let Some(name) = &input.name {
-            self.directory
-                .check_name_free(name)
-                .map_err(ToolError::Failed)?;
+            self.directory.check_name_free(name)?;
         }
         let depth = parent.depth + 1;
         // A teammate waits for its subagents: it has no background of its own to return to.
@@ -123,8 +123,8 @@ impl Spawner {
         };
         let (model, cwd) = match &kind {
             Kind::Defined(def) => (
-                self.child_model(parent, def, input.model.as_deref()),
-                self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?,
+                self.config.child_model(parent, def, input.model.as_deref()),
+                self.config.child_cwd(input.cwd.as_deref(), &ctx.cwd)?,
             ),
             Kind::Fork(base) => (base.model.clone(), ctx.cwd.clone()),
         };
@@ -140,21 +140,25 @@ impl Spawner {
                     cwd,
                     depth,
                 };
-                return Box::pin(self.launch_remote(call, ctx)).await;
+                let launch = call.launch(self.remote.as_ref(), &self.tasks, ctx);
+                return Box::pin(launch).await;
             }
         }
         let isolate = match &kind {
-            Kind::Defined(def) => self.isolation_for(&input, def)?,
+            Kind::Defined(def) => {
+                let requested = super::isolate::requested_isolation(&input, def)?;
+                self.isolation.isolate_for(requested, def)?
+            }
             Kind::Fork(_) => None,
         };
         // Its required MCP servers, before anything else is made for it.
         let child_mcp = Arc::new(match &kind {
-            Kind::Defined(def) => Box::pin(self.child_mcp(def)).await?,
+            Kind::Defined(def) => Box::pin(self.mcp.child(def)).await?,
             Kind::Fork(_) => super::mcp::ChildMcp::default(),
         });
         let agent_id = new_agent_id();
         let worktree = match isolate {
-            Some(isolate) => Box::pin(self.make_worktree(isolate, &cwd, &agent_id)).await?,
+            Some(isolate) => Box::pin(self.isolation.make(isolate, &cwd, &agent_id)).await?,
             None => None,
         };
         let cwd = match &worktree {
@@ -199,16 +203,13 @@ impl Spawner {
             Ok(child) => child,
             Err(err) => {
                 if let Some(wt) = &worktree {
-                    Box::pin(self.settle_worktree(wt)).await;
+                    Box::pin(self.isolation.settle(wt)).await;
                 }
                 Box::pin(child_mcp.stop()).await;
                 return Err(err);
             }
         };
-        let record = self
-            .directory
-            .add(&child.agent_id, bp.clone(), run)
-            .map_err(ToolError::Failed)?;
+        let record = self.directory.add(&child.agent_id, bp.clone(), run)?;
         let type_name = bp.kind.type_name();
         self.ledger.register(
             &child.agent_id,
@@ -221,8 +222,13 @@ impl Spawner {
         if background {
             let task_id = child.agent_id.clone();
             let output_file = child.output_file.clone();
-            Box::pin(self.launch(parent, &bp, &input.prompt, child, record, slot, tool_use_id))
-                .await;
+            let admitted = Admitted {
+                bp: bp.clone(),
+                child,
+                record,
+                slot,
+            };
+            Box::pin(self.launch(parent, admitted, &input.prompt, tool_use_id)).await;
             return Ok(report::launched(
                 &task_id,
                 &bp,
@@ -231,7 +237,13 @@ impl Spawner {
                 parent.tool_names(),
             ));
         }
-        Box::pin(self.run_foreground(parent, bp, &input.prompt, child, record, slot, ctx)).await
+        let admitted = Admitted {
+            bp,
+            child,
+            record,
+            slot,
+        };
+        Box::pin(self.run_foreground(parent, admitted, &input.prompt, ctx)).await
     }
 
     /// The parent's conversation when this call forks it: `subagent_type: "fork"`, or no
@@ -251,7 +263,7 @@ impl Spawner {
             return Ok(None);
         }
         if !self.config.features.fork() {
-            return Err(ToolError::Failed(format!(
+            let message = format!(
                 "Forking is off in this session (FLEET_FORK_SUBAGENT=1 turns it on{}). Use \
                  one of the agent types: {}.",
                 if self.config.features.coordinator() {
@@ -260,7 +272,8 @@ impl Spawner {
                     ""
                 },
                 self.config.agents.names().join(", ")
-            )));
+            );
+            return Err(ToolError::bad_value("subagent_type", message));
         }
         let point = parent.fork_source.latest();
         // How the agent was started says it is a fork; its messages say so too if that was
@@ -270,18 +283,23 @@ impl Spawner {
                 .as_ref()
                 .is_some_and(|p| is_fork_conversation(&p.messages));
         if in_fork {
-            return Err(ToolError::Failed(
+            return Err(ToolError::bad_value(
+                "subagent_type",
                 "Forking is not available inside a fork: you are already a forked worker. Do \
                  the work directly with your tools, or name a subagent_type to delegate part \
-                 of it."
-                    .into(),
+                 of it.",
             ));
         }
         if input.model.is_some() || input.cwd.is_some() {
-            return Err(ToolError::Failed(
+            let field = if input.model.is_some() {
+                "model"
+            } else {
+                "cwd"
+            };
+            return Err(ToolError::bad_value(
+                field,
                 "A fork runs on your model in your folder, with your conversation; leave out \
-                 `model` and `cwd`, or name a subagent_type."
-                    .into(),
+                 `model` and `cwd`, or name a subagent_type.",
             ));
         }
         point.map(Some).ok_or_else(|| {
@@ -291,40 +309,6 @@ impl Spawner {
                     .into(),
             )
         })
-    }
-
-    pub(crate) fn definition(
-        &self,
-        requested: Option<&str>,
-    ) -> Result<Arc<AgentDefinition>, ToolError> {
-        let name = requested
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .unwrap_or("general-purpose");
-        self.config.agents.get(name).cloned().ok_or_else(|| {
-            let fork = if self.config.features.fork() {
-                " (or leave subagent_type out to fork yourself)"
-            } else {
-                ""
-            };
-            ToolError::Failed(format!(
-                "Unknown subagent_type {name:?}. Available agent types: {}{fork}.",
-                self.config.agents.names().join(", ")
-            ))
-        })
-    }
-
-    pub(crate) fn check_isolation(&self, def: &AgentDefinition) -> Result<(), ToolError> {
-        // A remote agent needs no worktrees here; without workers its launch says so.
-        if def.isolation != Some(Isolation::Worktree) || self.config.worktrees.is_some() {
-            return Ok(());
-        }
-        Err(ToolError::Failed(format!(
-            "Agent type {:?} asks for isolation: worktree, which this session cannot provide \
-             (it has no fleet home to keep worktrees in); use another agent type or do the \
-             work yourself.",
-            def.name
-        )))
     }
 
     /// Checks depth, budget and concurrency for an agent at `depth`; a refusal is counted and
@@ -360,47 +344,21 @@ impl Spawner {
         })
     }
 
-    /// `cwd` from the call, which must be a folder inside the workspace; else the parent's.
-    pub(crate) fn child_cwd(
-        &self,
-        requested: Option<&str>,
-        parent_cwd: &std::path::Path,
-    ) -> Result<PathBuf, ToolError> {
-        let Some(requested) = requested.filter(|c| !c.trim().is_empty()) else {
-            return Ok(parent_cwd.to_path_buf());
-        };
-        let dir = parent_cwd.join(requested);
-        let dir = dir.canonicalize().map_err(|err| {
-            ToolError::Failed(format!("cwd {requested:?}: {err}; give an existing folder"))
-        })?;
-        let workspace = &self.config.workspace;
-        let inside = dir.starts_with(&workspace.root)
-            || workspace
-                .additional
-                .iter()
-                .any(|extra| dir.starts_with(extra));
-        if !dir.is_dir() || !inside {
-            return Err(ToolError::Failed(format!(
-                "cwd {requested:?} must be a folder inside the project ({})",
-                workspace.root.display()
-            )));
-        }
-        Ok(dir)
-    }
-
     /// Registers a background task owned by `owner` and starts the child. The task ends,
     /// and `owner` is notified, when the child's run has ended.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn launch(
+    pub(super) async fn launch(
         self: &Arc<Self>,
         owner: &ParentView,
-        bp: &Blueprint,
+        admitted: Admitted,
         prompt: &str,
-        child: Child,
-        record: Arc<AgentRecord>,
-        slot: SlotGuard,
         tool_use_id: String,
     ) {
+        let Admitted {
+            bp,
+            child,
+            record,
+            slot,
+        } = admitted;
         let task_id = child.agent_id.clone();
         // From now on the child's progress shows on its task.
         let _ = child.tap.task.set((self.tasks.clone(), task_id.clone()));
@@ -431,7 +389,7 @@ impl Spawner {
             child_mcp.stop().await;
             let mut result = outcome.result_text();
             if let Some(wt) = &worktree {
-                if let Some(kept) = Box::pin(spawner.settle_worktree(wt)).await {
+                if let Some(kept) = Box::pin(spawner.isolation.settle(wt)).await {
                     result.push_str(&super::isolate::kept_text(&kept));
                     if let Ok(json) = serde_json::to_string(&kept) {
                         spawner.tasks.set_worktree(&task_id, json);
@@ -449,6 +407,16 @@ impl Spawner {
             record.life.set_stopped();
         });
     }
+}
+
+/// A child admitted and built, with what it holds until its run ends.
+pub(super) struct Admitted {
+    pub bp: Arc<Blueprint>,
+    pub child: Child,
+    /// Its entry in the session's directory (how SendMessage reaches and resumes it).
+    pub record: Arc<AgentRecord>,
+    /// Its place among the agents running at once, given back when its run ends.
+    pub slot: SlotGuard,
 }
 
 /// [`run_to_end`] under a panic guard: a child that crashes still ends — failed, saying why —
@@ -523,7 +491,7 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                     break;
                 }
             }
-            if let Some(source) = &agent.config().fork_source {
+            if let Some(source) = agent.config().fork_source() {
                 source.clear();
             }
             if cancel.is_cancelled() {

@@ -4,7 +4,7 @@
 
 use crate::definitions::AgentDefinition;
 use fleet_tools::permissions::{
-    Behavior, DecisionReason, PermissionMode, Permissions, RuleKind, RuleSet,
+    Behavior, DecisionReason, PermissionMode, Permissions, RuleError, RuleKind, RuleSet,
 };
 use fleet_tools::{Access, Parallelism, Tool, ToolContext, ToolError, ToolFuture, ToolPool};
 use serde_json::Value;
@@ -78,7 +78,7 @@ pub(crate) fn apply(
     pool: ToolPool,
     def: &AgentDefinition,
     base: &Permissions,
-) -> Result<ToolPool, String> {
+) -> Result<ToolPool, RuleError> {
     let Some(entries) = &def.tools else {
         return Ok(pool);
     };
@@ -101,9 +101,7 @@ pub(crate) fn apply(
                 tool.name(),
                 entry.specifier.as_deref().unwrap_or_default()
             );
-            rules
-                .add(RuleKind::Allow, &text, base.workspace.root.clone(), &source)
-                .map_err(|err| err.to_string())?;
+            rules.add(RuleKind::Allow, &text, base.workspace.root.clone(), &source)?;
         }
         let mut scope = Permissions::new(PermissionMode::DontAsk, rules, base.workspace.clone());
         scope.home.clone_from(&base.home);

@@ -10,13 +10,11 @@
 //! `async_launched` Agent call does, and the child's end reaches the caller's inbox as a
 //! `<task-notification>` — the caller's interrupt no longer touches it.
 
-use super::build::{Blueprint, Child};
-use super::directory::AgentRecord;
+use super::build::Blueprint;
 use super::report::{self, ChildOutcome};
-use super::run::run_guarded;
+use super::run::{run_guarded, Admitted};
 use super::{ParentView, Spawner};
 use crate::isolation::WorktreeReport;
-use crate::limits::SlotGuard;
 use crate::tasks::{ForegroundStart, ForegroundTask, NewTask};
 use crate::watchdog::WaitingFor;
 use fleet_protocol::KilledBy;
@@ -57,17 +55,19 @@ impl Drop for StopOnDrop {
 impl Spawner {
     /// Runs `child` in the foreground for the call `ctx` answers, and returns the call's
     /// result: the child's answer, or — when moved — that it goes on in the background.
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn run_foreground(
         self: &Arc<Self>,
         parent: &Arc<ParentView>,
-        bp: Arc<Blueprint>,
+        admitted: Admitted,
         prompt: &str,
-        child: Child,
-        record: Arc<AgentRecord>,
-        slot: SlotGuard,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
+        let Admitted {
+            bp,
+            child,
+            record,
+            slot,
+        } = admitted;
         let started = Instant::now();
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
@@ -93,10 +93,17 @@ impl Spawner {
         let mut stop_on_drop = StopOnDrop(Some(cancel.clone()));
         // Enrolled before the child starts: whoever sees it running can move it.
         let mut enrolment = ctx.enrol_foreground();
-        tokio::spawn(
-            self.clone()
-                .drive(child, record, slot, bp.clone(), task, mode.clone(), tx),
-        );
+        tokio::spawn(self.clone().drive(
+            Admitted {
+                bp: bp.clone(),
+                child,
+                record,
+                slot,
+            },
+            task,
+            mode.clone(),
+            tx,
+        ));
         let _wait = self.sink.waiting_for(WaitingFor::Child {
             agent_id: agent_id.clone(),
         });
@@ -153,24 +160,26 @@ impl Spawner {
     }
 
     /// Runs the child to its end and reports it to whoever it answers by then.
-    #[allow(clippy::too_many_arguments)]
     async fn drive(
         self: Arc<Self>,
-        child: Child,
-        record: Arc<AgentRecord>,
-        slot: SlotGuard,
-        bp: Arc<Blueprint>,
+        admitted: Admitted,
         task: ForegroundTask,
         mode: Arc<Mutex<Mode>>,
         answer: oneshot::Sender<Ended>,
     ) {
+        let Admitted {
+            bp,
+            child,
+            record,
+            slot,
+        } = admitted;
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
         let outcome = run_guarded(self.clone(), child, &record).await;
         drop(slot);
         bp.mcp.stop().await;
         let kept = match &bp.worktree {
-            Some(wt) => Box::pin(self.settle_worktree(wt)).await,
+            Some(wt) => Box::pin(self.isolation.settle(wt)).await,
             None => None,
         };
         let status = outcome.status(cancel.is_cancelled());

@@ -1,5 +1,5 @@
 //! Background tasks: the registry that tracks them, the tools that look at and stop them, and
-//! the shell commands the user moved to the background.
+//! the output of shell commands the user moved to the background.
 
 mod foreground;
 pub mod interrupted;
@@ -9,5 +9,4 @@ mod tools;
 
 pub(crate) use foreground::{ForegroundStart, ForegroundTask};
 pub use registry::{NewTask, TaskError, TaskKind, TaskRegistry, TaskSnapshot};
-pub(crate) use shells::SessionShells;
 pub use tools::{TaskOutputTool, TaskStopTool};

@@ -9,18 +9,19 @@
 
 use super::clock;
 use super::handed::Handed;
-use super::roster::Team;
+use super::roster::{Team, Teams};
 use crate::subagent::Spawner;
 use fleet_protocol::team::frames::{Frame, PlanApprovalResponse};
 use fleet_protocol::team::render;
-use fleet_protocol::{MailEntry, Message};
+use fleet_protocol::{MailEntry, Message, PermissionMode};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-impl Spawner {
-    /// Starts the team's lead poller unless one runs.
-    pub(crate) fn ensure_lead_poller(self: &Arc<Self>, team: &Arc<Team>) {
+impl Teams {
+    /// Starts the team's lead poller unless one runs: it hands the lead's mail to
+    /// `spawner`'s team inbox.
+    pub(crate) fn ensure_lead_poller(&self, spawner: &Arc<Spawner>, team: &Arc<Team>) {
         let mut poller = team
             .poller
             .lock()
@@ -29,8 +30,8 @@ impl Spawner {
             return;
         }
         let team = team.clone();
-        let spawner = Arc::downgrade(self);
-        let inbox = self.team_inbox().clone();
+        let inbox = spawner.team_inbox().clone();
+        let spawner = Arc::downgrade(spawner);
         // Mail a resumed lead's transcript says it already read: acknowledged, not repeated.
         let delivered = self.lead_delivered();
         *poller = Some(tokio::spawn(async move {
@@ -113,7 +114,7 @@ fn auto_approve(team: &Team, entries: &[MailEntry]) {
             approved: true,
             feedback: None,
             timestamp: clock::now_iso(),
-            permission_mode: Some("default".into()),
+            permission_mode: Some(PermissionMode::Default),
             plan_digest: Some(digest),
         });
         let reply = MailEntry::new(

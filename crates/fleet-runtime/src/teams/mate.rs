@@ -14,7 +14,7 @@ use crate::sink::EventSink;
 use crate::subagent::Blueprint;
 use fleet_protocol::team::frames::{Frame, IdleNotification, TeammateTerminated};
 use fleet_protocol::team::render;
-use fleet_protocol::{MailEntry, Message, TeamEvent};
+use fleet_protocol::{BackendType, MailEntry, Message, TeamEvent};
 use fleet_store::team::MemberStatus;
 use fleet_store::Mailbox;
 use fleet_tools::permissions::PermissionMode;
@@ -90,7 +90,6 @@ pub struct Mate {
 pub const RECENT_MAIL: usize = 50;
 
 impl Mate {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         name: &str,
         team: &str,
@@ -140,10 +139,10 @@ impl Mate {
     }
 
     /// Where it runs: `in-process`, `tmux` or `iterm2`.
-    pub fn backend(&self) -> &'static str {
+    pub fn backend(&self) -> BackendType {
         match &self.pane {
-            Some(link) => link.backend_kind().as_str(),
-            None => fleet_store::team::IN_PROCESS,
+            Some(link) => link.backend_kind().into(),
+            None => BackendType::InProcess,
         }
     }
 
@@ -404,12 +403,14 @@ impl Mate {
             plan.pending = None;
             if verdict.approved {
                 plan.required = false;
-                let mode = match verdict.permission_mode.as_deref() {
-                    Some("acceptEdits") => PermissionMode::AcceptEdits,
+                // Approval lets it edit at most: any other mode, or one this build does not
+                // know, leaves it asking as `default` does (a verdict never widens it further).
+                let mode = match verdict.permission_mode {
+                    Some(PermissionMode::AcceptEdits) => PermissionMode::AcceptEdits,
                     _ => PermissionMode::Default,
                 };
                 agent.set_permission_mode(mode);
-                team.update_member(&self.name, |m| m.mode = Some(mode.as_str().to_string()));
+                team.update_member(&self.name, |m| m.mode = Some(mode));
             }
             keep.push(entry);
         }

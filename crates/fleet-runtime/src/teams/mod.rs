@@ -25,6 +25,9 @@
 //!   session leads.
 //! - [`signing`]: the lead's Ed25519 signatures on what it writes to pane teammates.
 //! - `enlist`: what every new teammate goes through, wherever it runs.
+//! - `service`: [`Teams`] as the spawner's `TeamPort` (teams/ builds on subagent/, never the
+//!   other way), and the session's entry points: [`restore_team`], [`listen_uds`],
+//!   [`join_team`], [`membership`].
 
 pub mod accept;
 pub mod clock;
@@ -34,15 +37,23 @@ pub mod lead;
 pub mod mate;
 pub mod member;
 pub mod pane;
+mod pane_error;
 mod pane_mail;
 pub mod roster;
+mod roster_error;
 pub mod send;
+mod service;
 pub mod signing;
 pub mod spawn;
 pub mod tools;
 pub mod uds;
+mod uds_error;
 
+pub use pane_error::{PaneError, RevivalError, RevivalProblem};
 pub use roster::{Team, Teams};
+pub use roster_error::RosterError;
+pub use service::{join_team, listen_uds, membership, restore_team};
+pub use uds_error::{ListenError, TargetError, UdsSendError};
 
 use fleet_store::FleetHome;
 

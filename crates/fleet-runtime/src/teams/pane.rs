@@ -10,9 +10,9 @@
 
 use super::enlist::{self, Enlistee};
 use super::mate::{Mate, MateState};
-use super::roster::Team;
+use super::roster::{Team, Teams};
 use super::signing::LeadKey;
-use super::{PaneSettings, LEAD_NAME};
+use super::{PaneError, PaneSettings, RevivalError, RevivalProblem, LEAD_NAME};
 use crate::backends::{pidwatch, BackendKind, Pane, PaneBackend, PaneSpec};
 use crate::subagent::{AgentInput, ParentView, Spawner};
 use fleet_protocol::MailEntry;
@@ -101,20 +101,35 @@ impl PaneLink {
     }
 }
 
-impl Spawner {
-    /// Starts the teammate of the Agent call `input` in a pane of its own.
-    #[allow(clippy::too_many_arguments)]
+/// The Agent call a pane teammate is started for: who asks, for what, as which agent type,
+/// in which folder.
+pub(crate) struct Recruit<'a> {
+    pub parent: &'a Arc<ParentView>,
+    pub input: &'a AgentInput,
+    pub name: &'a str,
+    pub def: Arc<crate::definitions::AgentDefinition>,
+    pub cwd: std::path::PathBuf,
+}
+
+impl Teams {
+    /// Starts the teammate `recruit` asks for in a pane of its own.
     pub(crate) async fn spawn_pane_teammate(
-        self: &Arc<Self>,
-        parent: &Arc<ParentView>,
-        input: &AgentInput,
-        name: &str,
-        def: Arc<crate::definitions::AgentDefinition>,
+        &self,
+        spawner: &Arc<Spawner>,
+        recruit: Recruit<'_>,
         team: &Arc<Team>,
         panes: &PaneSettings,
-        cwd: std::path::PathBuf,
     ) -> Result<ToolOutput, ToolError> {
-        let model = self.child_model(parent, &def, input.model.as_deref());
+        let Recruit {
+            parent,
+            input,
+            name,
+            def,
+            cwd,
+        } = recruit;
+        let model = spawner
+            .settings()
+            .child_model(parent, &def, input.model.as_deref());
         let mode = parent.permissions.mode();
         let plan_required = mode == PermissionMode::Plan;
         let color = team.next_color();
@@ -137,7 +152,7 @@ impl Spawner {
             started: AtomicBool::new(false),
             secrets: Mutex::new(None),
         });
-        let mailbox = team.mailbox(name).map_err(ToolError::Failed)?;
+        let mailbox = team.mailbox(name)?;
         let mate = Arc::new(
             Mate::new(
                 name,
@@ -151,7 +166,7 @@ impl Spawner {
             .with_pane(link.clone()),
         );
         let mut member = enlist::record(&mate, team, input, &def);
-        member.backend = link.backend_kind().as_str().to_string();
+        member.backend = link.backend_kind().into();
         member.extra.insert("tmuxPaneId".into(), json!(""));
         enlist::enroll(team, mate.clone(), member)?;
         // Its first prompt comes through its inbox, signed, before its process exists: it
@@ -164,17 +179,17 @@ impl Spawner {
         );
         if let Err(err) = team.post(name, &first) {
             team.remove_mate(name);
-            return Err(ToolError::Failed(err));
+            return Err(err.into());
         }
-        let pane = match self.launch_pane(team, &mate).await {
+        let pane = match launch_pane(team, &mate).await {
             Ok(pane) => pane,
             Err(err) => {
                 team.remove_mate(name);
                 team.update_member(name, |m| m.status = MemberStatus::Stopped);
-                return Err(ToolError::Failed(err));
+                return Err(err.into());
             }
         };
-        self.announce(team, &mate, false).await;
+        self.announce(spawner, team, &mate, false).await;
         let backend = link.backend_kind().as_str();
         let mut text = format!(
             "Spawned successfully. ({name} is a teammate in its own {backend} pane: a separate \
@@ -207,54 +222,58 @@ impl Spawner {
     /// Starts a stopped pane teammate again in a new pane, resuming its own session; its
     /// unread mail waits in its inbox. `false` when it is already running.
     pub(crate) async fn relaunch_pane(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Arc<Spawner>,
         team: &Arc<Team>,
         mate: &Arc<Mate>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RevivalError> {
         if !mate.claim_for_revival() {
             return Ok(false);
         }
-        if let Err(err) = self.launch_pane(team, mate).await {
+        if let Err(err) = launch_pane(team, mate).await {
             mate.mark_stopped();
-            return Err(format!("Cannot bring {:?} back: {err}", mate.name));
+            return Err(RevivalError {
+                name: mate.name.clone(),
+                why: RevivalProblem::Pane(err),
+            });
         }
-        self.announce(team, mate, true).await;
+        self.announce(spawner, team, mate, true).await;
         Ok(true)
-    }
-
-    /// Opens a pane running the teammate's process and starts watching it.
-    async fn launch_pane(
-        self: &Arc<Self>,
-        team: &Arc<Team>,
-        mate: &Arc<Mate>,
-    ) -> Result<Pane, String> {
-        let link = mate
-            .pane
-            .clone()
-            .ok_or_else(|| format!("{:?} is not a pane teammate", mate.name))?;
-        let resume = link.started.swap(true, Ordering::AcqRel);
-        let spec = pane_spec(team, mate, &link, resume)?;
-        let backend = link.backend.clone();
-        let pane = tokio::task::spawn_blocking(move || backend.spawn(&spec))
-            .await
-            .map_err(|err| format!("the pane could not be opened: {err}"))?
-            .map_err(|err| format!("the pane could not be opened: {err}"))?;
-        *lock(&link.pane) = Some(pane.clone());
-        let (id, pid) = (pane.id.clone(), pane.pid);
-        team.update_member(&mate.name, |m| {
-            m.extra.insert("tmuxPaneId".into(), json!(id));
-            m.extra.insert("isActive".into(), json!(true));
-            if let Some(pid) = pid {
-                m.extra.insert("pid".into(), json!(pid));
-            }
-        });
-        tokio::spawn(watch(team.clone(), mate.clone(), link, pane.clone()));
-        Ok(pane)
     }
 }
 
+/// Opens a pane running the teammate's process and starts watching it.
+async fn launch_pane(team: &Arc<Team>, mate: &Arc<Mate>) -> Result<Pane, PaneError> {
+    let link = mate.pane.clone().ok_or_else(|| PaneError::NotPane {
+        name: mate.name.clone(),
+    })?;
+    let resume = link.started.swap(true, Ordering::AcqRel);
+    let spec = pane_spec(team, mate, &link, resume)?;
+    let backend = link.backend.clone();
+    let pane = tokio::task::spawn_blocking(move || backend.spawn(&spec))
+        .await
+        .map_err(PaneError::Task)?
+        .map_err(PaneError::Backend)?;
+    *lock(&link.pane) = Some(pane.clone());
+    let (id, pid) = (pane.id.clone(), pane.pid);
+    team.update_member(&mate.name, |m| {
+        m.extra.insert("tmuxPaneId".into(), json!(id));
+        m.extra.insert("isActive".into(), json!(true));
+        if let Some(pid) = pid {
+            m.extra.insert("pid".into(), json!(pid));
+        }
+    });
+    tokio::spawn(watch(team.clone(), mate.clone(), link, pane.clone()));
+    Ok(pane)
+}
+
 /// The command line and environment of a teammate's process.
-fn pane_spec(team: &Team, mate: &Mate, link: &PaneLink, resume: bool) -> Result<PaneSpec, String> {
+fn pane_spec(
+    team: &Team,
+    mate: &Mate,
+    link: &PaneLink,
+    resume: bool,
+) -> Result<PaneSpec, PaneError> {
     let settings = &link.settings;
     let mut argv = vec![settings.program.display().to_string()];
     argv.extend(settings.args.iter().cloned());
@@ -308,23 +327,28 @@ fn secrets_file(
     team: &Team,
     name: &str,
     vars: &[(String, String)],
-) -> Result<std::path::PathBuf, String> {
+) -> Result<std::path::PathBuf, PaneError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let dir = team.store.dir(&team.name).join("secrets");
-    std::fs::create_dir_all(&dir).map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(PaneError::SecretsDir { dir, source });
+    }
     let path = dir.join(format!("{name}-{}.json", uuid::Uuid::new_v4().simple()));
     let map: serde_json::Map<String, serde_json::Value> =
         vars.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-    let mut file = std::fs::OpenOptions::new()
+    let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(&path)
-        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-    file.write_all(serde_json::Value::Object(map).to_string().as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        .and_then(|mut file| {
+            file.write_all(serde_json::Value::Object(map).to_string().as_bytes())?;
+            file.sync_all()
+        });
+    if let Err(source) = written {
+        return Err(PaneError::SecretsFile { path, source });
+    }
     Ok(path)
 }
 

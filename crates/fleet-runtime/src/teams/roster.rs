@@ -6,6 +6,7 @@
 //! session id when the session is resumed.
 
 use super::mate::{Mate, MateState};
+use super::roster_error::RosterError;
 use super::{clock, TeamSettings, COLORS, LEAD_NAME};
 use crate::sink::EventSink;
 use fleet_protocol::{EventKind, MailEntry, TeamEvent};
@@ -29,6 +30,10 @@ pub struct Teams {
     /// Ends the socket's accept loop: fired by [`Teams::stop_listening`], and when the
     /// session's teams are dropped.
     pub(crate) listening: tokio_util::sync::CancellationToken,
+    /// Team mail the lead's transcript says it read (a resumed session).
+    lead_delivered: Mutex<Arc<std::collections::HashSet<String>>>,
+    /// Set when this session is a pane teammate of a team another session leads.
+    membership: std::sync::OnceLock<Arc<super::member::Membership>>,
 }
 
 impl Drop for Teams {
@@ -51,7 +56,31 @@ impl Teams {
             socket: Mutex::new(None),
             ledger,
             listening: tokio_util::sync::CancellationToken::new(),
+            lead_delivered: Mutex::default(),
+            membership: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The team this session is a pane teammate of, if it is one.
+    pub fn membership(&self) -> Option<&Arc<super::member::Membership>> {
+        self.membership.get()
+    }
+
+    pub(crate) fn set_membership(
+        &self,
+        member: Arc<super::member::Membership>,
+    ) -> Result<(), RosterError> {
+        self.membership
+            .set(member)
+            .map_err(|_| RosterError::AlreadyJoined)
+    }
+
+    pub(crate) fn set_lead_delivered(&self, ids: std::collections::HashSet<String>) {
+        *lock(&self.lead_delivered) = Arc::new(ids);
+    }
+
+    pub(crate) fn lead_delivered(&self) -> Arc<std::collections::HashSet<String>> {
+        lock(&self.lead_delivered).clone()
     }
 
     /// Stops taking messages from other sessions (the session is ending): the socket's
@@ -88,7 +117,7 @@ impl Teams {
     }
 
     /// The team, made implicitly (`session-<sid8>`) when there is none yet.
-    pub fn get_or_create(&self, cwd: &std::path::Path) -> Result<Arc<Team>, String> {
+    pub fn get_or_create(&self, cwd: &std::path::Path) -> Result<Arc<Team>, RosterError> {
         let sid8: String = self.settings.session_id.chars().take(8).collect();
         // Checked and made under one lock: two teammates started in one reply (their Agent
         // calls run side by side) must land in one team.
@@ -101,7 +130,7 @@ impl Teams {
         wanted: &str,
         description: Option<&str>,
         cwd: &std::path::Path,
-    ) -> Result<Arc<Team>, String> {
+    ) -> Result<Arc<Team>, RosterError> {
         self.make(wanted, description, cwd, false)
     }
 
@@ -113,23 +142,21 @@ impl Teams {
         description: Option<&str>,
         cwd: &std::path::Path,
         reuse: bool,
-    ) -> Result<Arc<Team>, String> {
+    ) -> Result<Arc<Team>, RosterError> {
         let mut current = lock(&self.current);
         if let Some(team) = &*current {
             if reuse {
                 return Ok(team.clone());
             }
-            return Err(format!(
-                "This session already leads team {:?}; end it with TeamDelete before creating \
-                 another.",
-                team.name
-            ));
+            return Err(RosterError::AlreadyLeads {
+                team: team.name.clone(),
+            });
         }
         let lead = Member::new(LEAD_NAME, wanted, LEAD_NAME, &cwd.display().to_string());
         let config = self
             .store
             .create(wanted, description, lead, &self.settings.session_id)
-            .map_err(|err| format!("Cannot create the team: {err}"))?;
+            .map_err(RosterError::Create)?;
         let team = Arc::new(Team::open(self, config)?);
         *current = Some(team.clone());
         drop(current);
@@ -143,11 +170,8 @@ impl Teams {
     }
 
     /// Finds the team this session led before (a resumed session), and takes it up again.
-    pub fn restore(&self) -> Result<Option<Arc<Team>>, String> {
-        let teams = self
-            .store
-            .list()
-            .map_err(|err| format!("Cannot list teams: {err}"))?;
+    pub fn restore(&self) -> Result<Option<Arc<Team>>, RosterError> {
+        let teams = self.store.list().map_err(RosterError::List)?;
         let Some(config) = teams
             .into_iter()
             .find(|t| t.lead_session_id == self.settings.session_id)
@@ -163,11 +187,11 @@ impl Teams {
 
     /// Opens the team `name` another session leads, as one of its members (a pane teammate's
     /// session): its files, inboxes and task list, without making or claiming anything.
-    pub fn join(&self, name: &str) -> Result<Arc<Team>, String> {
-        let config = self
-            .store
-            .load(name)
-            .map_err(|err| format!("Cannot join team {name:?}: {err}"))?;
+    pub fn join(&self, name: &str) -> Result<Arc<Team>, RosterError> {
+        let config = self.store.load(name).map_err(|source| RosterError::Join {
+            team: name.to_string(),
+            source,
+        })?;
         let team = Arc::new(Team::open(self, config)?);
         *lock(&self.current) = Some(team.clone());
         Ok(team)
@@ -217,12 +241,11 @@ pub struct Team {
 }
 
 impl Team {
-    fn open(teams: &Teams, config: TeamConfig) -> Result<Self, String> {
+    fn open(teams: &Teams, config: TeamConfig) -> Result<Self, RosterError> {
         let inboxes = teams.store.inboxes_dir(&config.name);
-        let lead_mailbox = Mailbox::open(&inboxes, LEAD_NAME)
-            .map_err(|err| format!("Cannot open the lead's inbox: {err}"))?;
-        let tasks = TaskList::open(&teams.settings.home, &config.name)
-            .map_err(|err| format!("Cannot open the team's task list: {err}"))?;
+        let lead_mailbox = Mailbox::open(&inboxes, LEAD_NAME).map_err(RosterError::LeadInbox)?;
+        let tasks =
+            TaskList::open(&teams.settings.home, &config.name).map_err(RosterError::TaskList)?;
         let used = config
             .members
             .iter()
@@ -271,10 +294,13 @@ impl Team {
         format!("{LEAD_NAME}@{}", self.name)
     }
 
-    pub fn config(&self) -> Result<TeamConfig, String> {
+    pub fn config(&self) -> Result<TeamConfig, RosterError> {
         self.store
             .load(&self.name)
-            .map_err(|err| format!("Cannot read team {:?}: {err}", self.name))
+            .map_err(|source| RosterError::Read {
+                team: self.name.clone(),
+                source,
+            })
     }
 
     /// The next teammate color.
@@ -283,9 +309,11 @@ impl Team {
         COLORS[n % COLORS.len()].to_string()
     }
 
-    pub(crate) fn mailbox(&self, member: &str) -> Result<Mailbox, String> {
-        Mailbox::open(&self.inboxes, member)
-            .map_err(|err| format!("Cannot open the inbox of {member:?}: {err}"))
+    pub(crate) fn mailbox(&self, member: &str) -> Result<Mailbox, RosterError> {
+        Mailbox::open(&self.inboxes, member).map_err(|source| RosterError::Inbox {
+            member: member.to_string(),
+            source,
+        })
     }
 
     pub fn mate(&self, name: &str) -> Option<Arc<Mate>> {
@@ -318,21 +346,26 @@ impl Team {
     /// lead writes to a pane teammate is signed with that teammate's key. For sync code: the
     /// locked, fsynced append runs with the async worker's other tasks moved elsewhere
     /// ([`off_worker`]); async code calls [`post_async`](Self::post_async).
-    pub(crate) fn post(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
+    pub(crate) fn post(&self, to: &str, entry: &MailEntry) -> Result<(), RosterError> {
         let (mailbox, entry, pane_mate) = self.addressed(to, entry)?;
-        off_worker(|| mailbox.append(&entry))
-            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+        off_worker(|| mailbox.append(&entry)).map_err(|source| RosterError::Deliver {
+            to: to.to_string(),
+            source,
+        })?;
         self.posted(to, &entry, pane_mate);
         Ok(())
     }
 
     /// [`post`](Self::post) with the append on tokio's blocking pool.
-    pub(crate) async fn post_async(&self, to: &str, entry: &MailEntry) -> Result<(), String> {
+    pub(crate) async fn post_async(&self, to: &str, entry: &MailEntry) -> Result<(), RosterError> {
         let (mailbox, entry, pane_mate) = self.addressed(to, entry)?;
         mailbox
             .append_async(entry.clone())
             .await
-            .map_err(|err| format!("Cannot deliver to {to:?}: {err}"))?;
+            .map_err(|source| RosterError::Deliver {
+                to: to.to_string(),
+                source,
+            })?;
         self.posted(to, &entry, pane_mate);
         Ok(())
     }
@@ -343,7 +376,7 @@ impl Team {
         &self,
         to: &str,
         entry: &MailEntry,
-    ) -> Result<(Mailbox, MailEntry, Option<Arc<Mate>>), String> {
+    ) -> Result<(Mailbox, MailEntry, Option<Arc<Mate>>), RosterError> {
         let mailbox = if to == LEAD_NAME {
             self.lead_mailbox.clone()
         } else {

@@ -6,7 +6,7 @@
 //! a member that has stopped brings it back from its transcript.
 
 use super::mate::{Mate, MateState};
-use super::roster::Team;
+use super::roster::{Team, Teams};
 use super::{clock, uds, LEAD_NAME};
 use crate::context::AgentContext;
 use crate::subagent::{MessageBody, ParentView, SendMessageInput, Spawner, Structured};
@@ -14,7 +14,7 @@ use fleet_protocol::team::frames::{
     frame_type, plan_request_id, shutdown_request_id, Frame, PlanApprovalRequest,
     PlanApprovalResponse, ShutdownApproved, ShutdownRejected, ShutdownRequest,
 };
-use fleet_protocol::MailEntry;
+use fleet_protocol::{BackendType, MailEntry, PermissionMode};
 use fleet_tools::{ToolError, ToolOutput};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
@@ -34,22 +34,20 @@ impl Sender {
     }
 }
 
-impl Spawner {
+impl Teams {
     /// Handles `input` when it is team mail; `Ok(None)` when `to` is no team address (the
-    /// caller then looks among subagents).
+    /// caller then looks among subagents). `spawner` brings a stopped member back.
     pub(crate) async fn send_in_team(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Arc<Spawner>,
         parent: &ParentView,
         input: &SendMessageInput,
     ) -> Result<Option<ToolOutput>, ToolError> {
         let to = input.to.trim();
         if let Some(target) = to.strip_prefix("uds:") {
             let text = plain_text(input)?;
-            let teams = self.teams().ok_or_else(|| {
-                ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
-            })?;
-            let path =
-                uds::resolve_target(&teams.settings.home, target).map_err(ToolError::Failed)?;
+            let teams = self;
+            let path = uds::resolve_target(&teams.settings.home, target)?;
             let from = self.sender_label(parent);
             let reply_to = teams
                 .settings
@@ -60,7 +58,7 @@ impl Spawner {
             return uds::send(&path, &from, text, input.summary.as_deref(), reply_to)
                 .await
                 .map(Some)
-                .map_err(ToolError::Failed);
+                .map_err(ToolError::from);
         }
         // A pane teammate's own agent: its team is led from another process.
         if let Some(member) = self.membership() {
@@ -68,7 +66,7 @@ impl Spawner {
                 return member.send(input);
             }
         }
-        let Some(team) = self.teams().and_then(|t| t.current()) else {
+        let Some(team) = self.current() else {
             if to == "*" {
                 return Err(ToolError::failed(
                     "There is no team to broadcast to: start teammates with the Agent tool and \
@@ -98,10 +96,7 @@ impl Spawner {
         }
         let out = to_mate(&team, &sender, &mate, input)?;
         if mate.state() == MateState::Stopped {
-            let revived = self
-                .revive(&team, &mate, None)
-                .await
-                .map_err(ToolError::Failed)?;
+            let revived = self.revive(spawner, &team, &mate, None).await?;
             if revived {
                 return Ok(Some(
                     ToolOutput::text(format!(
@@ -123,7 +118,7 @@ impl Spawner {
 
     /// The members a sender can reach, for an unknown recipient's error.
     pub(crate) fn team_listing(&self) -> Vec<String> {
-        let Some(team) = self.teams().and_then(|t| t.current()) else {
+        let Some(team) = self.current() else {
             return Vec::new();
         };
         let mut lines = vec![format!("{LEAD_NAME} (the lead; also \"main\")")];
@@ -144,15 +139,12 @@ impl Spawner {
             .and_then(|c| c.teammate())
         {
             Some(t) => t.agent_id.clone(),
-            None if parent.agent_id == "main" => match self.teams() {
-                Some(teams) => match teams.current() {
-                    Some(team) => team.lead_agent_id(),
-                    None => {
-                        let sid8: String = teams.settings.session_id.chars().take(8).collect();
-                        format!("main@session-{sid8}")
-                    }
-                },
-                None => "main".into(),
+            None if parent.agent_id == "main" => match self.current() {
+                Some(team) => team.lead_agent_id(),
+                None => {
+                    let sid8: String = self.settings.session_id.chars().take(8).collect();
+                    format!("main@session-{sid8}")
+                }
             },
             None => parent.agent_id.clone(),
         }
@@ -191,7 +183,8 @@ pub(super) fn plain_text(input: &SendMessageInput) -> Result<&str, ToolError> {
             }
             Ok(text)
         }
-        MessageBody::Structured(_) => Err(ToolError::failed(
+        MessageBody::Structured(_) => Err(ToolError::bad_value(
+            "message",
             "This recipient takes plain text only; send the message as a string.",
         )),
     }
@@ -257,7 +250,7 @@ pub(super) fn sent(message: String, msg_id: &str, routing: Value) -> ToolOutput 
 }
 
 pub(super) fn deliver(team: &Team, to: &str, entry: &MailEntry) -> Result<(), ToolError> {
-    team.post(to, entry).map_err(ToolError::Failed)
+    team.post(to, entry).map_err(ToolError::from)
 }
 
 fn to_mate(
@@ -332,7 +325,7 @@ fn to_mate(
                 approved: *approve,
                 feedback: feedback.clone(),
                 timestamp: clock::now_iso(),
-                permission_mode: approve.then(|| "default".to_string()),
+                permission_mode: approve.then_some(PermissionMode::Default),
                 plan_digest: None,
             });
             deliver(team, &mate.name, &entry(sender, frame.to_text(), None))?;
@@ -348,10 +341,13 @@ fn to_mate(
             let value = json!({"success": true, "message": message, "request_id": request_id});
             Ok(ToolOutput::text(value.to_string()).with_structured(value))
         }
-        MessageBody::Structured(other) => Err(ToolError::Failed(format!(
-            "A {} goes to the team lead (`to: \"{LEAD_NAME}\"`), not to a teammate.",
-            other.type_name()
-        ))),
+        MessageBody::Structured(other) => Err(ToolError::bad_value(
+            "message",
+            format!(
+                "A {} goes to the team lead (`to: \"{LEAD_NAME}\"`), not to a teammate.",
+                other.type_name()
+            ),
+        )),
     }
 }
 
@@ -408,7 +404,7 @@ fn to_lead(
                     from: me.name.clone(),
                     timestamp: clock::now_iso(),
                     pane_id: "in-process".into(),
-                    backend_type: "in-process".into(),
+                    backend_type: BackendType::InProcess,
                 });
                 deliver(team, LEAD_NAME, &entry(sender, frame.to_text(), None))?;
                 me.exit.store(true, Ordering::Release);
@@ -424,7 +420,8 @@ fn to_lead(
                 .map(str::trim)
                 .filter(|r| !r.is_empty())
                 .ok_or_else(|| {
-                    ToolError::failed(
+                    ToolError::bad_value(
+                        "reason",
                         "Declining a shutdown needs a `reason`: say why you keep working.",
                     )
                 })?;

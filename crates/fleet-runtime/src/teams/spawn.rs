@@ -3,12 +3,12 @@
 
 use super::enlist::{self, Enlistee};
 use super::mate::{Mate, MateState};
-use super::roster::Team;
-use super::LEAD_NAME;
+use super::roster::{Team, Teams};
+use super::{RevivalError, RevivalProblem, LEAD_NAME};
 use crate::context::AgentContext;
 use crate::subagent::{AgentInput, Blueprint, Kind, MemberSpec, ParentView, Run, Spawner, Start};
 use fleet_protocol::team::render;
-use fleet_protocol::{ContentBlock, Message, Role, TeamEvent};
+use fleet_protocol::{BackendType, ContentBlock, Message, Role, TeamEvent};
 use fleet_store::team::{validate_member_name, MemberStatus};
 use fleet_tools::permissions::PermissionMode;
 use fleet_tools::{ToolContext, ToolError, ToolOutput};
@@ -22,18 +22,17 @@ const RESUMED_MID_TURN: &str = "<system-reminder>\nfleet was restarted while you
 so your last turn was cut off. Check what you had done, then continue where you left off.\n\
 </system-reminder>";
 
-impl Spawner {
-    /// Starts a teammate for the Agent call `input` (which has a `name`).
+impl Teams {
+    /// Starts a teammate for the Agent call `input` (which has a `name`), built by `spawner`.
     pub(crate) async fn spawn_teammate(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Arc<Spawner>,
         parent: &Arc<ParentView>,
         input: AgentInput,
         name: &str,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let teams = self.teams().ok_or_else(|| {
-            ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
-        })?;
+        let teams = self;
         if self.membership().is_some()
             || AgentContext::current().is_some_and(|c| c.teammate().is_some())
         {
@@ -48,35 +47,53 @@ impl Spawner {
                  `name` to start an ordinary subagent.",
             ));
         }
-        validate_member_name(name).map_err(|err| ToolError::Failed(err.to_string()))?;
+        validate_member_name(name)
+            .map_err(|err| ToolError::bad_value_from("name", err.to_string(), err))?;
         if input.isolation.is_some() {
-            return Err(ToolError::failed(
+            return Err(ToolError::bad_value(
+                "isolation",
                 "A teammate runs in the team's folder: leave out `isolation`, or leave out \
                  `name` to start an isolated subagent.",
             ));
         }
-        let def = self.definition(input.subagent_type.as_deref())?;
-        self.check_isolation(&def)?;
-        let team = teams.get_or_create(&ctx.cwd).map_err(ToolError::Failed)?;
+        let def = spawner
+            .settings()
+            .definition(input.subagent_type.as_deref())?;
+        spawner.isolation().check(&def)?;
+        let team = teams.get_or_create(&ctx.cwd)?;
         if let Some(existing) = team.mate(name) {
             let state = match existing.state() {
                 MateState::Stopped => "stopped; a SendMessage to it brings it back",
                 _ => "running",
             };
-            return Err(ToolError::Failed(format!(
-                "The team already has a member named {name:?} ({state}). Choose another name, \
-                 or use SendMessage to reach it."
-            )));
+            return Err(ToolError::bad_value(
+                "name",
+                format!(
+                    "The team already has a member named {name:?} ({state}). Choose another \
+                     name, or use SendMessage to reach it."
+                ),
+            ));
         }
-        let cwd = self.child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
+        let cwd = spawner
+            .settings()
+            .child_cwd(input.cwd.as_deref(), &ctx.cwd)?;
         if let Some(panes) = teams.settings.panes.clone() {
+            let recruit = super::pane::Recruit {
+                parent,
+                input: &input,
+                name,
+                def,
+                cwd,
+            };
             return self
-                .spawn_pane_teammate(parent, &input, name, def, &team, &panes, cwd)
+                .spawn_pane_teammate(spawner, recruit, &team, &panes)
                 .await;
         }
-        let model = self.child_model(parent, &def, input.model.as_deref());
+        let model = spawner
+            .settings()
+            .child_model(parent, &def, input.model.as_deref());
         // Its required MCP servers, before anything else is made for it.
-        let mcp = Arc::new(self.child_mcp(&def).await?);
+        let mcp = Arc::new(spawner.mcp().child(&def).await?);
         let plan_required = parent.permissions.mode() == PermissionMode::Plan;
         let color = team.next_color();
         let enlistee = Enlistee {
@@ -105,7 +122,7 @@ impl Spawner {
             }
         }
         let transcript_id = transcript_id(name);
-        let built = self.build(
+        let built = spawner.build(
             &bp,
             Start {
                 agent_id: transcript_id.clone(),
@@ -125,7 +142,7 @@ impl Spawner {
                 return Err(err);
             }
         };
-        let mailbox = team.mailbox(name).map_err(ToolError::Failed)?;
+        let mailbox = team.mailbox(name)?;
         let mate = Arc::new(Mate::new(
             name,
             &team.name,
@@ -140,7 +157,7 @@ impl Spawner {
             mate.clone(),
             enlist::record(&mate, &team, &input, &def),
         )?;
-        self.announce(&team, &mate, false).await;
+        self.announce(spawner, &team, &mate, false).await;
         let prompt = child.prompt;
         tokio::spawn(mate.clone().live(
             team.clone(),
@@ -155,45 +172,49 @@ impl Spawner {
     /// Brings a stopped member back from its transcript, to read its mail (or, cut off by a
     /// crash, to go on with `first`). Does nothing when it is already running.
     pub(crate) async fn revive(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Arc<Spawner>,
         team: &Arc<Team>,
         mate: &Arc<Mate>,
         first: Option<Message>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RevivalError> {
         if mate.pane.is_some() {
-            return self.relaunch_pane(team, mate).await;
+            return self.relaunch_pane(spawner, team, mate).await;
         }
         if !mate.claim_for_revival() {
             return Ok(false);
         }
-        let started = self
-            .history(&mate.transcript_id)
-            .map_err(|err| err.to_string())
-            .and_then(|(history, last_uuid)| {
-                self.build(
-                    &mate.blueprint,
-                    Start {
-                        agent_id: mate.transcript_id.clone(),
-                        history,
-                        write_history: false,
-                        prompt: Message::user_text(""),
-                        tool_use_id: String::new(),
-                        request_id: None,
-                        transcript_after: last_uuid,
-                        run: Run::new(CancellationToken::new()),
-                    },
-                )
-                .map_err(|err| err.to_string())
-            });
+        let started =
+            spawner
+                .settings()
+                .history(&mate.transcript_id)
+                .and_then(|(history, last_uuid)| {
+                    spawner.build(
+                        &mate.blueprint,
+                        Start {
+                            agent_id: mate.transcript_id.clone(),
+                            history,
+                            write_history: false,
+                            prompt: Message::user_text(""),
+                            tool_use_id: String::new(),
+                            request_id: None,
+                            transcript_after: last_uuid,
+                            run: Run::new(CancellationToken::new()),
+                        },
+                    )
+                });
         let child = match started {
             Ok(child) => child,
             Err(err) => {
                 mate.mark_stopped();
-                return Err(format!("Cannot bring {:?} back: {err}", mate.name));
+                return Err(RevivalError {
+                    name: mate.name.clone(),
+                    why: RevivalProblem::Start(Box::new(err)),
+                });
             }
         };
-        mate.remember_delivered(self.delivered_mail_of(&mate.transcript_id));
-        self.announce(team, mate, true).await;
+        mate.remember_delivered(spawner.settings().delivered_mail_of(&mate.transcript_id));
+        self.announce(spawner, team, mate, true).await;
         tokio::spawn(mate.clone().live(
             team.clone(),
             child.agent,
@@ -209,44 +230,42 @@ impl Spawner {
     /// `lead_read` is the team mail the lead's transcript says it read, which is not
     /// delivered again.
     pub async fn restore_team(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Arc<Spawner>,
         lead_read: std::collections::HashSet<String>,
     ) -> Result<Option<String>, String> {
-        let Some(teams) = self.teams() else {
-            return Ok(None);
-        };
         self.set_lead_delivered(lead_read);
-        let Some(team) = teams.restore()? else {
+        let Some(team) = self.restore()? else {
             return Ok(None);
         };
         let config = team.config()?;
-        let parent = self
+        let parent = spawner
             .main_view()
             .ok_or("the main agent's tools are not set up yet")?;
         for member in config.members.iter().filter(|m| m.name != LEAD_NAME) {
             let Some(transcript_id) = member.transcript_id.clone() else {
                 continue;
             };
-            if member.backend != fleet_store::team::IN_PROCESS {
+            if member.backend != BackendType::InProcess {
                 // A pane teammate's process ended with its old lead's; it is not brought
                 // back into this one.
                 team.update_member(&member.name, |m| m.status = MemberStatus::Stopped);
                 continue;
             }
-            let def = self
+            let def = spawner
                 .agents()
                 .get(&member.agent_type)
-                .or_else(|| self.agents().get("general-purpose"))
+                .or_else(|| spawner.agents().get("general-purpose"))
                 .cloned()
                 .ok_or("no general-purpose agent to bring members back as")?;
             let spec = Arc::new(MemberSpec {
                 team: team.name.clone(),
                 name: member.name.clone(),
                 color: member.color.clone().unwrap_or_else(|| team.next_color()),
-                plan_required: member.plan_mode_required && member.mode.is_none(),
+                plan_required: member.plan_mode_required && !member.has_mode(),
                 exit: Arc::new(AtomicBool::new(false)),
             });
-            let mcp = Arc::new(self.restored_mcp(&member.name, &def).await);
+            let mcp = Arc::new(spawner.mcp().restored(&member.name, &def).await);
             let bp = Arc::new(Blueprint {
                 kind: Kind::Defined(def),
                 parent: parent.clone(),
@@ -273,7 +292,7 @@ impl Spawner {
             if !team.add_mate(mate.clone()) {
                 continue;
             }
-            self.ledger().register(
+            spawner.ledger().register(
                 &mate.agent_id,
                 &mate.agent_type,
                 Some("main"),
@@ -285,24 +304,30 @@ impl Spawner {
                 MemberStatus::Active => Some(Message::user_text(RESUMED_MID_TURN)),
                 MemberStatus::Idle => None,
             };
-            if let Err(err) = self.revive(&team, &mate, first).await {
+            if let Err(err) = self.revive(spawner, &team, &mate, first).await {
                 tracing::warn!("{err}");
             }
         }
-        self.ensure_lead_poller(&team);
+        self.ensure_lead_poller(spawner, &team);
         Ok(Some(team.name.clone()))
     }
 }
 
-impl Spawner {
+impl Teams {
     /// A member runs (again, when `resumed`): in the ledger, active in the team file,
     /// announced on the stream, and its mail to the lead read.
-    pub(super) async fn announce(self: &Arc<Self>, team: &Arc<Team>, mate: &Mate, resumed: bool) {
+    pub(super) async fn announce(
+        &self,
+        spawner: &Arc<Spawner>,
+        team: &Arc<Team>,
+        mate: &Mate,
+        resumed: bool,
+    ) {
         if resumed {
             team.update_member(&mate.name, |m| m.status = MemberStatus::Active);
-            self.ledger().reopen(&mate.agent_id);
+            spawner.ledger().reopen(&mate.agent_id);
         } else {
-            self.ledger().register(
+            spawner.ledger().register(
                 &mate.agent_id,
                 &mate.agent_type,
                 Some("main"),
@@ -320,7 +345,7 @@ impl Spawner {
             resumed,
         })
         .await;
-        self.ensure_lead_poller(team);
+        self.ensure_lead_poller(spawner, team);
     }
 }
 

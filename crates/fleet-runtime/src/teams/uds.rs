@@ -18,7 +18,8 @@
 //! - Running out of file descriptors (a flood of connections) does not make the accept loop
 //!   spin: it backs off, and ends when the session does ([`super::accept`]).
 
-use super::{clock, LEAD_NAME};
+use super::uds_error::AcceptRefusal;
+use super::{clock, ListenError, TargetError, Teams, UdsSendError, LEAD_NAME};
 use crate::subagent::Spawner;
 use fleet_protocol::MailEntry;
 use fleet_tools::ToolOutput;
@@ -70,16 +71,16 @@ fn sockets_dir(home: &fleet_store::FleetHome) -> PathBuf {
 pub(crate) fn resolve_target(
     home: &fleet_store::FleetHome,
     target: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, TargetError> {
     let target = target.trim();
     if target.is_empty() {
-        return Err("`uds:` needs a socket path or a session id after it.".into());
+        return Err(TargetError::Empty);
     }
     let dir = sockets_dir(home);
     let path = if target.contains('/') {
         PathBuf::from(target)
     } else {
-        fleet_store::validate_session_id(target).map_err(|err| err.to_string())?;
+        fleet_store::validate_session_id(target).map_err(TargetError::BadSessionId)?;
         dir.join(format!("{target}.sock"))
     };
     // Compared by folder, resolved, so `..` and links cannot lead elsewhere.
@@ -88,20 +89,19 @@ pub(crate) fn resolve_target(
         _ => path.parent() == Some(dir.as_path()),
     };
     if !inside || path.extension().is_none_or(|e| e != "sock") {
-        return Err(format!(
-            "`uds:` reaches other fleet sessions only: a socket in {} (give its path or the \
-             session id), not {target}.",
-            dir.display()
-        ));
+        return Err(TargetError::Outside {
+            dir,
+            target: target.to_string(),
+        });
     }
     Ok(path)
 }
 
-impl Spawner {
-    /// Starts listening for other sessions' messages; they land in the lead's inbox. Returns
-    /// the socket's path.
-    pub fn listen_uds(self: &Arc<Self>) -> Result<PathBuf, String> {
-        let teams = self.teams().ok_or("teams are off")?;
+impl Teams {
+    /// Starts listening for other sessions' messages; they land in the lead's inbox (read by
+    /// `spawner`'s main agent). Returns the socket's path.
+    pub fn listen_uds(&self, spawner: &Arc<Spawner>) -> Result<PathBuf, ListenError> {
+        let teams = self;
         let path = socket_path(&teams.settings.home, &teams.settings.session_id);
         if let Some(dir) = path.parent() {
             use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -112,19 +112,24 @@ impl Spawner {
                 .and_then(|()| {
                     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 })
-                .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+                .map_err(|source| ListenError::Folder {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
         }
         // A socket file left by a session that died is in the way; one that answers is not ours.
         if path.exists() {
             if std::os::unix::net::UnixStream::connect(&path).is_ok() {
-                return Err(format!("{} is in use by another session", path.display()));
+                return Err(ListenError::InUse { path });
             }
             let _ = std::fs::remove_file(&path);
         }
-        let listener = UnixListener::bind(&path)
-            .map_err(|err| format!("cannot listen on {}: {err}", path.display()))?;
+        let listener = match UnixListener::bind(&path) {
+            Ok(listener) => listener,
+            Err(source) => return Err(ListenError::Bind { path, source }),
+        };
         teams.set_socket(&path);
-        let spawner = Arc::downgrade(self);
+        let spawner = Arc::downgrade(spawner);
         let (stop, what) = (teams.listening.clone(), path.display().to_string());
         tokio::spawn(async move {
             let stats = super::accept::AcceptStats::default();
@@ -132,75 +137,76 @@ impl Spawner {
                 let Some(spawner) = spawner.upgrade() else {
                     return super::accept::Next::Stop;
                 };
-                tokio::spawn(async move { spawner.serve(stream).await });
+                tokio::spawn(async move { serve(spawner, stream).await });
                 super::accept::Next::Continue
             })
             .await;
         });
         Ok(path)
     }
+}
 
-    async fn serve(self: Arc<Self>, stream: UnixStream) {
-        let (read, mut write) = stream.into_split();
-        let mut lines = BufReader::new(read.take(MAX_CONNECTION_BYTES)).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let answer = match self.accept_line(&line).await {
-                Ok(msg_id) => Answer {
-                    ok: true,
-                    msg_id: Some(msg_id),
-                    error: None,
-                },
-                Err(error) => Answer {
-                    ok: false,
-                    msg_id: None,
-                    error: Some(error),
-                },
-            };
-            let mut text = serde_json::to_string(&answer).unwrap_or_default();
-            text.push('\n');
-            if write.write_all(text.as_bytes()).await.is_err() {
-                return;
-            }
+async fn serve(spawner: Arc<Spawner>, stream: UnixStream) {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read.take(MAX_CONNECTION_BYTES)).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let answer = match accept_line(&spawner, &line).await {
+            Ok(msg_id) => Answer {
+                ok: true,
+                msg_id: Some(msg_id),
+                error: None,
+            },
+            Err(error) => Answer {
+                ok: false,
+                msg_id: None,
+                error: Some(error.to_string()),
+            },
+        };
+        let mut text = serde_json::to_string(&answer).unwrap_or_default();
+        text.push('\n');
+        if write.write_all(text.as_bytes()).await.is_err() {
+            return;
         }
     }
+}
 
-    async fn accept_line(self: &Arc<Self>, line: &str) -> Result<String, String> {
-        if line.len() > MAX_LINE {
-            return Err(format!("message over {MAX_LINE} bytes"));
-        }
-        let request: Request =
-            serde_json::from_str(line).map_err(|err| format!("not a message line: {err}"))?;
-        if request.text.trim().is_empty() {
-            return Err("empty text".into());
-        }
-        if let Some(kind) = fleet_protocol::team::frames::frame_type(&request.text) {
-            return Err(format!("a {kind} frame cannot come from another session"));
-        }
-        let mut text = request.text;
-        if let Some(reply_to) = request.reply_to.filter(|r| !r.trim().is_empty()) {
-            text.push_str(&format!(
-                "\n\n(Sent from another fleet session; answer with SendMessage to \"uds:{reply_to}\".)"
-            ));
-        }
-        let teams = self.teams().ok_or("teams are off")?;
-        let cwd = self
-            .main_view()
-            .map(|v| v.cwd.clone())
-            .unwrap_or_else(|| PathBuf::from("."));
-        let team = teams.get_or_create(&cwd)?;
-        self.ensure_lead_poller(&team);
-        // Marked, so another session cannot pass for a member, the lead or the user.
-        let from: String = request.from.trim().chars().take(200).collect();
-        let entry = MailEntry::new(
-            format!("uds:{from}"),
-            text,
-            clock::now_iso(),
-            clock::new_msg_id(),
-        )
-        .with_summary(request.summary);
-        team.post_async(LEAD_NAME, &entry).await?;
-        Ok(entry.msg_id)
+async fn accept_line(spawner: &Arc<Spawner>, line: &str) -> Result<String, AcceptRefusal> {
+    if line.len() > MAX_LINE {
+        return Err(AcceptRefusal::TooLong { max: MAX_LINE });
     }
+    let request: Request = serde_json::from_str(line).map_err(AcceptRefusal::NotALine)?;
+    if request.text.trim().is_empty() {
+        return Err(AcceptRefusal::Empty);
+    }
+    if let Some(kind) = fleet_protocol::team::frames::frame_type(&request.text) {
+        return Err(AcceptRefusal::Frame {
+            kind: kind.to_string(),
+        });
+    }
+    let mut text = request.text;
+    if let Some(reply_to) = request.reply_to.filter(|r| !r.trim().is_empty()) {
+        text.push_str(&format!(
+            "\n\n(Sent from another fleet session; answer with SendMessage to \"uds:{reply_to}\".)"
+        ));
+    }
+    let teams = Teams::of(spawner).ok_or(AcceptRefusal::TeamsOff)?;
+    let cwd = spawner
+        .main_view()
+        .map(|v| v.cwd.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let team = teams.get_or_create(&cwd)?;
+    teams.ensure_lead_poller(spawner, &team);
+    // Marked, so another session cannot pass for a member, the lead or the user.
+    let from: String = request.from.trim().chars().take(200).collect();
+    let entry = MailEntry::new(
+        format!("uds:{from}"),
+        text,
+        clock::now_iso(),
+        clock::new_msg_id(),
+    )
+    .with_summary(request.summary);
+    team.post_async(LEAD_NAME, &entry).await?;
+    Ok(entry.msg_id)
 }
 
 /// Sends `text` to the session listening on `path`.
@@ -210,17 +216,23 @@ pub(crate) async fn send(
     text: &str,
     summary: Option<&str>,
     reply_to: Option<String>,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, UdsSendError> {
     let shown = path.display();
+    let path_buf = || path.to_path_buf();
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, UnixStream::connect(path))
         .await
-        .map_err(|_| format!("No session answered on {shown} within 5 s."))?
-        .map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => format!(
-                "Nobody listens on {shown}: that session has ended, or the path is wrong \
-                 (sessions listen on $FLEET_HOME/sockets/<session id>.sock)."
-            ),
-            _ => format!("Cannot connect to {shown}: {err}"),
+        .map_err(|_| UdsSendError::ConnectTimeout { path: path_buf() })?
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+                UdsSendError::Nobody {
+                    path: path_buf(),
+                    source,
+                }
+            }
+            _ => UdsSendError::Connect {
+                path: path_buf(),
+                source,
+            },
         })?;
     let (read, mut write) = stream.into_split();
     let mut line = serde_json::to_string(&Request {
@@ -229,24 +241,33 @@ pub(crate) async fn send(
         summary: summary.map(str::to_string),
         reply_to,
     })
-    .map_err(|err| err.to_string())?;
+    .map_err(UdsSendError::Encode)?;
     line.push('\n');
     write
         .write_all(line.as_bytes())
         .await
-        .map_err(|err| format!("Cannot write to {shown}: {err}"))?;
+        .map_err(|source| UdsSendError::Write {
+            path: path_buf(),
+            source,
+        })?;
     let mut answer = String::new();
     tokio::time::timeout(CONNECT_TIMEOUT, BufReader::new(read).read_line(&mut answer))
         .await
-        .map_err(|_| format!("{shown} took the message but did not confirm it within 5 s."))?
-        .map_err(|err| format!("Cannot read the answer from {shown}: {err}"))?;
-    let answer: Answer = serde_json::from_str(answer.trim())
-        .map_err(|_| format!("{shown} answered with something that is not fleet's: {answer:?}"))?;
+        .map_err(|_| UdsSendError::Unconfirmed { path: path_buf() })?
+        .map_err(|source| UdsSendError::Read {
+            path: path_buf(),
+            source,
+        })?;
+    let answer: Answer =
+        serde_json::from_str(answer.trim()).map_err(|_| UdsSendError::Foreign {
+            path: path_buf(),
+            answer: answer.clone(),
+        })?;
     if !answer.ok {
-        return Err(format!(
-            "The session on {shown} refused the message: {}",
-            answer.error.unwrap_or_default()
-        ));
+        return Err(UdsSendError::Refused {
+            path: path_buf(),
+            reason: answer.error.unwrap_or_default(),
+        });
     }
     let value = json!({
         "success": true,
@@ -288,5 +309,11 @@ mod tests {
                 "{bad:?} must be refused"
             );
         }
+        assert!(matches!(resolve_target(&home, ""), Err(TargetError::Empty)));
+        let outside = resolve_target(&home, "/var/run/docker.sock");
+        assert!(
+            matches!(&outside, Err(TargetError::Outside { dir: d, .. }) if *d == dir),
+            "{outside:?}"
+        );
     }
 }

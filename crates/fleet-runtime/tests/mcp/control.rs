@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use fleet_protocol::ResultSubtype;
+use fleet_protocol::{McpServerState, ResultSubtype};
 use fleet_runtime::mcp::{McpControlError, McpServerConfig, McpSource, McpTransport};
 use fleet_testkit::{Rule, Scenario};
 use serde_json::json;
@@ -187,7 +187,7 @@ async fn a_server_that_failed_at_the_start_reaches_the_agent_once_reconnected() 
     let fault_binary = std::mem::replace(command, script.display().to_string());
     let bridge = ForwardingBridge::new("calc", &[]);
     let servers = start(vec![sdk_config("calc"), late], &bridge).await;
-    assert_eq!(servers.entries[1].status, "failed");
+    assert_eq!(servers.entries[1].status, McpServerState::Failed);
 
     let model = common::server(Scenario::queue([
         Rule::text("no late tools yet"),

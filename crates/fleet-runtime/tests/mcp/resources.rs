@@ -344,12 +344,23 @@ async fn the_tools_list_every_server_and_read_by_server_and_uri() {
             "MCP server \"plain\" does not offer resources. Servers with resources: \"docs\", \"more\".",
         ),
     ] {
-        let Err(ToolError::Failed(message)) = read.call(input, &ctx).await else {
+        // The model named the server: the error says which field to change.
+        let Err(ToolError::BadValue {
+            field: "server",
+            message,
+            ..
+        }) = read.call(input, &ctx).await
+        else {
             panic!("an unusable server was read");
         };
         assert_eq!(message, wanted);
     }
-    let Err(ToolError::Failed(message)) = list.call(json!({"server": "nope"}), &ctx).await else {
+    let Err(ToolError::BadValue {
+        field: "server",
+        message,
+        ..
+    }) = list.call(json!({"server": "nope"}), &ctx).await
+    else {
         panic!("an unknown server was listed");
     };
     assert!(message.contains("\"docs\", \"more\""), "{message}");

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fleet_protocol::ResultSubtype;
+use fleet_protocol::{McpServerState, ResultSubtype};
 use fleet_runtime::mcp::config::McpConfig;
 use fleet_runtime::mcp::{
     McpError, McpServerConfig, McpServers, McpSource, McpTransport, SdkMcpBridge,
@@ -54,7 +54,8 @@ async fn the_model_calls_an_sdk_tool_and_gets_the_servers_answer() {
     let bridge = ForwardingBridge::new("calc", &[]);
     let servers = start(vec![sdk_config("calc")], &bridge).await;
     assert_eq!(
-        servers.entries[0].status, "connected",
+        servers.entries[0].status,
+        McpServerState::Connected,
         "{:?}",
         servers.entries
     );
@@ -171,13 +172,13 @@ async fn an_sdk_server_fails_clearly_without_a_bridge_or_with_a_name_the_sdk_doe
         ..McpConfig::default()
     };
     let servers = McpServers::start(&config, timeouts()).await;
-    assert_eq!(servers.entries[0].status, "failed");
+    assert_eq!(servers.entries[0].status, McpServerState::Failed);
     let error = servers.entries[0].error.clone().unwrap();
     assert!(error.contains("SDK") && error.contains("calc"), "{error}");
 
     let bridge = ForwardingBridge::new("calc", &[]);
     let servers = start(vec![sdk_config("other")], &bridge).await;
-    assert_eq!(servers.entries[0].status, "failed");
+    assert_eq!(servers.entries[0].status, McpServerState::Failed);
     let error = servers.entries[0].error.clone().unwrap();
     assert!(error.contains("Server 'other' not found"), "{error}");
 }

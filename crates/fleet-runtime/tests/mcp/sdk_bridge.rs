@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use fleet_runtime::mcp::{BridgeReply, SdkMcpBridge};
+use fleet_runtime::mcp::{BridgeError, BridgeReply, SdkMcpBridge};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
@@ -58,7 +58,7 @@ impl ForwardingBridge {
     }
 
     async fn spawn(&self) -> Result<Process, String> {
-        let command = fleet_testkit::mcp_fault_server()?;
+        let command = fleet_testkit::mcp_fault_server().map_err(|e| e.to_string())?;
         let mut child = Command::new(command)
             .args(&self.args)
             .stdin(Stdio::piped())
@@ -145,9 +145,11 @@ impl SdkMcpBridge for ForwardingBridge {
         let server = server.to_string();
         Box::pin(async move {
             if !known {
-                return Err(format!("Server '{server}' not found"));
+                return Err(BridgeError(format!("Server '{server}' not found").into()));
             }
-            self.forward(message).await
+            self.forward(message)
+                .await
+                .map_err(|why| BridgeError(why.into()))
         })
     }
 }

@@ -96,6 +96,6 @@ pub async fn watching_agent(
         servers.tools().await,
         fleet_tools::permissions::PermissionMode::BypassPermissions,
     );
-    config.mcp_live = fleet_runtime::mcp::McpLive::for_session(servers, false);
+    config.tools.mcp_live = fleet_runtime::mcp::McpLive::for_session(servers, false);
     super::common::agent_with(model, dir, config)
 }

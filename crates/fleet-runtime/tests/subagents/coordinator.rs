@@ -45,6 +45,7 @@ async fn the_coordinator_orchestrates_and_its_workers_only_work() {
         .agent
         .config()
         .tools
+        .pool
         .names()
         .into_iter()
         .map(str::to_string)

@@ -79,40 +79,36 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
     }
     let catalog = Arc::new(Catalog::builtin());
     let (sink, events) = EventSink::channel(setup.event_buffer.unwrap_or(EVENT_BUFFER));
-    let spawner = Spawner::new(
-        SpawnerConfig {
-            base_tools: base,
-            shared_system: vec!["ENVIRONMENT".into()],
-            limits: setup.limits,
-            max_budget_usd: setup.budget,
-            model_override: setup.model_override,
-            max_tokens: Some(1024),
-            features: Features {
-                orchestration: setup.orchestration,
-                ..Features::default()
-            },
-            teams: setup.teams.then(|| fleet_runtime::teams::TeamSettings {
-                home: FleetHome::at(home),
-                session_id: "5e55a0a1-0000-4000-8000-000000000001".into(),
-                auto_approve_plans: false,
-                listen: false,
-                panes: None,
-            }),
-            transcripts: Some(TranscriptTarget {
-                home: FleetHome::at(home),
-                project: dir.to_path_buf(),
-                session_id: "sess-1".into(),
-            }),
-            remote: setup.remote,
-            ..SpawnerConfig::new(
-                client(server),
-                catalog.clone(),
-                Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
-                workspace.clone(),
-            )
-        },
-        sink.clone(),
+    let mut config = SpawnerConfig::new(
+        client(server),
+        catalog.clone(),
+        Arc::new(setup.agents.unwrap_or_else(AgentCatalog::builtin_only)),
+        workspace.clone(),
     );
+    config.children.base_tools = base;
+    config.children.shared_system = vec!["ENVIRONMENT".into()];
+    config.children.features = Features {
+        orchestration: setup.orchestration,
+        ..Features::default()
+    };
+    config.limits.spawn = setup.limits;
+    config.limits.max_budget_usd = setup.budget;
+    config.models.model_override = setup.model_override;
+    config.models.max_tokens = Some(1024);
+    config.services.teams = setup.teams.then(|| fleet_runtime::teams::TeamSettings {
+        home: FleetHome::at(home),
+        session_id: "5e55a0a1-0000-4000-8000-000000000001".into(),
+        auto_approve_plans: false,
+        listen: false,
+        panes: None,
+    });
+    config.services.remote = setup.remote;
+    config.places.transcripts = Some(TranscriptTarget {
+        home: FleetHome::at(home),
+        project: dir.to_path_buf(),
+        session_id: "sess-1".into(),
+    });
+    let spawner = Spawner::new(config, sink.clone());
     let tools = spawner.main_tools(
         MainAgent {
             model: "claude-sonnet-4-5".into(),
@@ -123,9 +119,9 @@ pub(crate) fn tree(server: &FakeModelServer, dir: &Path, home: &Path, setup: Set
         |_| true,
     );
     let mut config = AgentConfig::new("claude-sonnet-4-5", tools, permissions);
-    config.system = vec![PARENT.into()];
+    config.context.system = vec![PARENT.into()];
     spawner.attach_main(&mut config);
-    config.max_budget_usd = setup.budget;
+    config.stop.max_budget_usd = setup.budget;
     config.controls = setup.controls;
     let ctx = ToolContext::new(dir.to_path_buf(), workspace);
     let agent = Agent::new(client(server), catalog, config, ctx, "sess-1");

@@ -7,7 +7,9 @@ use fleet_protocol::{EventKind, TaskStatus, TaskUsage};
 use fleet_runtime::definitions::{AgentCatalog, AgentDefinition, AgentSource, Isolation};
 use fleet_runtime::definitions::{ModelSetting, ToolEntry};
 use fleet_runtime::remote::RemoteUpdate;
-use fleet_runtime::remote::{RemoteEnding, RemoteLaunched, RemoteLauncher, RemoteRequest};
+use fleet_runtime::remote::{
+    LaunchError, RemoteEnding, RemoteLaunched, RemoteLauncher, RemoteRequest,
+};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use fleet_tools::permissions::PermissionMode;
 use fleet_tools::{Tool, ToolContext, Workspace};
@@ -55,13 +57,15 @@ impl RemoteLauncher for FakeLauncher {
         &self,
         request: RemoteRequest,
         cancel: CancellationToken,
-    ) -> BoxFuture<'_, Result<RemoteLaunched, String>> {
+    ) -> BoxFuture<'_, Result<RemoteLaunched, LaunchError>> {
         self.requests.lock().unwrap().push(request.clone());
         let script = self.script;
         let cancelled = self.cancelled.clone();
         Box::pin(async move {
             if script == Script::Refuse {
-                return Err("the broker at nats://nowhere is down".into());
+                return Err(LaunchError::Connect(Box::new(std::io::Error::other(
+                    "the broker at nats://nowhere is down",
+                ))));
             }
             let (tx, updates) = tokio::sync::mpsc::channel(8);
             let short: String = request.task_id.chars().skip(1).take(8).collect();
@@ -169,7 +173,7 @@ async fn a_remote_call_launches_a_job_and_its_branch_arrives_in_the_notification
     assert_eq!(request.task_id, task_id);
     assert_eq!(request.agent_type, "general-purpose");
     assert_eq!(request.prompt, "Do REMOTE-1");
-    assert_eq!(request.permission_mode, "acceptEdits");
+    assert_eq!(request.permission_mode, PermissionMode::AcceptEdits);
     assert_eq!(request.deny, vec!["Bash(rm *)".to_string()]);
     assert_eq!(request.model, "claude-sonnet-4-5");
     assert_eq!(request.cwd, dir.path());
@@ -241,7 +245,7 @@ async fn a_definition_saying_remote_goes_remote_with_its_own_definition_and_a_na
     assert_eq!(notification(&events).status, TaskStatus::Completed);
     let request = launcher.requests().remove(0);
     assert_eq!(request.agent_type, "remote-reviewer");
-    assert_eq!(request.permission_mode, "plan");
+    assert_eq!(request.permission_mode, PermissionMode::Plan);
     assert_eq!(
         request.definition,
         json!({"description": "Reviews on a worker", "prompt": "You review code.",

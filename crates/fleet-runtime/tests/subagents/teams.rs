@@ -254,8 +254,7 @@ async fn interrupting_a_teammate_ends_its_turn_but_keeps_it_in_the_team() {
     // Interrupt the member once its transcript shows it inside its long command.
     let interrupter = tokio::spawn(async move {
         loop {
-            let mate = spawner
-                .teams()
+            let mate = fleet_runtime::teams::Teams::of(&spawner)
                 .and_then(|t| t.current())
                 .and_then(|team| team.mate("dozer"));
             if let Some(mate) = mate {

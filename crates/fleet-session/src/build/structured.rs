@@ -16,8 +16,8 @@ pub(super) fn equip(schema: Option<&str>, config: &mut AgentConfig) -> Result<()
     let structured = StructuredOutput::new(schema).map_err(|err| {
         SessionError::invalid(format!("--json-schema: the schema cannot be used at {err}"))
     })?;
-    config.tools.insert(structured.tool());
-    config.system.push(SYSTEM_NOTE.to_string());
-    config.structured = Some(structured);
+    config.tools.pool.insert(structured.tool());
+    config.context.system.push(SYSTEM_NOTE.to_string());
+    config.stop.structured = Some(structured);
     Ok(())
 }

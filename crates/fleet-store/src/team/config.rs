@@ -3,13 +3,14 @@
 //!
 //! Fields fleet does not model (Claude Code's `tmuxPaneId`, `subscriptions`, `leadProcess`,
 //! `isActive`, …) are kept in `extra` and written back, so a read-modify-write by fleet never
-//! drops what another tool put there.
+//! drops what another tool put there. The same holds for names from a shared vocabulary that
+//! this build does not know: a `backendType` is an open [`BackendType`] (kept as `Other`), and
+//! a `mode` that is not a [`PermissionMode`] is kept in `extra` (see [`Member::mode`]).
 
-use serde::{Deserialize, Serialize};
+use fleet_protocol::{BackendType, PermissionMode};
+use serde::ser::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-
-/// The backend of a teammate that runs inside the lead's process.
-pub const IN_PROCESS: &str = "in-process";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -35,8 +36,13 @@ pub struct TeamConfig {
     pub extra: Map<String, Value>,
 }
 
+/// One member of the roster.
+///
+/// Its serde impls are derived as inherent functions (`remote = "Self"`) and wrapped by the
+/// trait impls below, which keep a `mode` this build does not know; call it through the
+/// traits (`serde_json::from_*`, `to_*`), as everything does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct Member {
     /// `<name>@<team>`.
     pub agent_id: String,
@@ -54,7 +60,7 @@ pub struct Member {
     /// `in-process`, `tmux`, … Written as `backendType` (Claude Code's name); `backend` is
     /// accepted on read.
     #[serde(rename = "backendType", alias = "backend", default = "in_process")]
-    pub backend: String,
+    pub backend: BackendType,
     #[serde(default)]
     pub cwd: String,
     #[serde(default)]
@@ -62,8 +68,13 @@ pub struct Member {
     #[serde(default)]
     pub plan_mode_required: bool,
     /// The permission mode it switched to once its plan was approved (`default`, …).
+    ///
+    /// `None` also when the file holds a mode this build does not know (a newer Claude
+    /// Code's): fleet cannot apply such a mode, so it does not pretend to have one, but
+    /// config.json is rewritten on every roster change, so the name is kept in `extra` and
+    /// written back as it was ([`Member::has_mode`] sees it). Setting a mode here replaces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
+    pub mode: Option<PermissionMode>,
     /// The agent id of its transcript, to bring its conversation back on resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_id: Option<String>,
@@ -90,11 +101,68 @@ pub enum MemberStatus {
     Stopped,
 }
 
-fn in_process() -> String {
-    IN_PROCESS.to_string()
+fn in_process() -> BackendType {
+    BackendType::InProcess
+}
+
+/// The key of [`Member::mode`], where a mode this build does not know waits in `extra`.
+const MODE_KEY: &str = "mode";
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut fields = Map::<String, Value>::deserialize(deserializer)?;
+        let unknown_mode = match fields.get(MODE_KEY) {
+            None | Some(Value::Null) => None,
+            Some(mode) if PermissionMode::deserialize(mode).is_ok() => None,
+            Some(_) => fields.shift_remove(MODE_KEY),
+        };
+        let mut member =
+            Member::deserialize(Value::Object(fields)).map_err(serde::de::Error::custom)?;
+        if let Some(mode) = unknown_mode {
+            member.extra.insert(MODE_KEY.to_string(), mode);
+        }
+        Ok(member)
+    }
+}
+
+impl Serialize for Member {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(unknown) = self.extra.get(MODE_KEY) else {
+            return Member::serialize(self, serializer);
+        };
+        let mut rest = self.clone();
+        rest.extra.shift_remove(MODE_KEY);
+        if self.mode.is_some() {
+            // A mode set since the file was read replaces the unknown one it held.
+            return Member::serialize(&rest, serializer);
+        }
+        // The unknown name goes back where the field writes a mode (after `planModeRequired`,
+        // which is always written), so the file's bytes are what they were when `mode` was a
+        // plain string. Only members holding such a name take this slower path.
+        let Value::Object(fields) =
+            Member::serialize(&rest, serde_json::value::Serializer).map_err(S::Error::custom)?
+        else {
+            return Err(S::Error::custom("a team member serialises as an object"));
+        };
+        let mut placed = Map::with_capacity(fields.len() + 1);
+        for (key, value) in fields {
+            let mode_follows = key == "planModeRequired";
+            placed.insert(key, value);
+            if mode_follows {
+                placed.insert(MODE_KEY.to_string(), unknown.clone());
+            }
+        }
+        placed.serialize(serializer)
+    }
 }
 
 impl Member {
+    /// Whether the file records a permission mode for it, known to this build or not (an
+    /// approved plan, for instance, leaves one).
+    pub fn has_mode(&self) -> bool {
+        self.mode.is_some() || self.extra.contains_key(MODE_KEY)
+    }
+
     /// A new in-process member `name@team`, active, joined now.
     pub fn new(name: &str, team: &str, agent_type: &str, cwd: &str) -> Self {
         Self {
@@ -206,7 +274,7 @@ mod tests {
         assert_eq!(config.lead().map(|m| m.name.as_str()), Some("team-lead"));
         let alpha = config.member("ALPHA").expect("alpha");
         assert_eq!(alpha.color.as_deref(), Some("blue"));
-        assert_eq!(alpha.backend, "in-process");
+        assert_eq!(alpha.backend, BackendType::InProcess);
         assert_eq!(alpha.status, MemberStatus::Active);
         assert_eq!(
             alpha.extra.get("tmuxPaneId"),
@@ -222,13 +290,81 @@ mod tests {
         assert_eq!(back, config);
     }
 
+    /// A member as Claude Code writes it (key order included), with `backendType` and `mode`
+    /// filled in.
+    fn claude_code_member(backend: &str, mode: &str) -> String {
+        format!(
+            r#"{{"agentId":"planner@s","name":"planner","color":"blue","joinedAt":1764608401000,"tmuxPaneId":"w3","subscriptions":[],"model":"claude-opus-5-5","prompt":"Plan first.","planModeRequired":true,"cwd":"/src/app","backendType":"{backend}","mode":"{mode}"}}"#
+        )
+    }
+
+    #[test]
+    fn a_backend_and_a_mode_fleet_does_not_know_still_read_and_are_written_back() {
+        let text = claude_code_member("wezterm", "auto");
+        let member: Member = serde_json::from_str(&text).expect("parses");
+        assert_eq!(member.backend, BackendType::Other("wezterm".into()));
+        assert_eq!(
+            member.mode, None,
+            "fleet cannot apply a mode it does not know"
+        );
+        assert!(member.has_mode(), "but the file does record one");
+        assert_eq!(member.prompt.as_deref(), Some("Plan first."));
+
+        // Written back with the names as they were, where a string field put them.
+        let written = serde_json::to_string(&member).expect("writes");
+        assert_eq!(
+            written,
+            r#"{"agentId":"planner@s","name":"planner","agentType":"","model":"claude-opus-5-5","color":"blue","joinedAt":1764608401000,"backendType":"wezterm","cwd":"/src/app","status":"active","planModeRequired":true,"mode":"auto","prompt":"Plan first.","tmuxPaneId":"w3","subscriptions":[]}"#
+        );
+        let again: Member = serde_json::from_str(&written).expect("reads back");
+        assert_eq!(again, member);
+        assert_eq!(serde_json::to_string(&again).expect("writes"), written);
+
+        // Byte for byte what the same member with known names writes.
+        let known: Member =
+            serde_json::from_str(&claude_code_member("tmux", "acceptEdits")).expect("parses");
+        assert_eq!(known.backend, BackendType::Tmux);
+        assert_eq!(known.mode, Some(PermissionMode::AcceptEdits));
+        assert!(known.has_mode());
+        assert_eq!(
+            serde_json::to_string(&known).expect("writes"),
+            written
+                .replace(r#""wezterm""#, r#""tmux""#)
+                .replace(r#""auto""#, r#""acceptEdits""#)
+        );
+    }
+
+    #[test]
+    fn a_mode_set_by_fleet_replaces_the_unknown_one() {
+        let mut member: Member =
+            serde_json::from_str(&claude_code_member("in-process", "auto")).expect("parses");
+        member.mode = Some(PermissionMode::Default);
+        let written = serde_json::to_string(&member).expect("writes");
+        assert_eq!(written.matches(r#""mode":"#).count(), 1, "{written}");
+        assert!(written.contains(r#""mode":"default""#), "{written}");
+        let back: Member = serde_json::from_str(&written).expect("reads back");
+        assert_eq!(back.mode, Some(PermissionMode::Default));
+        assert!(!back.extra.contains_key("mode"));
+    }
+
+    #[test]
+    fn no_mode_or_a_null_one_is_none() {
+        let member: Member =
+            serde_json::from_str(r#"{"agentId":"a@t","name":"a","mode":null}"#).expect("parses");
+        assert_eq!(member.mode, None);
+        assert!(!member.has_mode());
+        assert_eq!(member.backend, BackendType::InProcess);
+        let written = serde_json::to_string(&member).expect("writes");
+        assert!(!written.contains(r#""mode":"#), "{written}");
+    }
+
     #[test]
     fn backend_is_accepted_for_backend_type_and_written_as_backend_type() {
         let member: Member = serde_json::from_str(
             r#"{"agentId":"a@t","name":"a","backend":"tmux","status":"stopped"}"#,
         )
         .expect("parses");
-        assert_eq!(member.backend, "tmux");
+        assert_eq!(member.backend, BackendType::Tmux);
         assert_eq!(member.status, MemberStatus::Stopped);
         let text = serde_json::to_string(&member).expect("writes");
         assert!(text.contains(r#""backendType":"tmux""#), "{text}");

@@ -54,7 +54,7 @@ mod error;
 mod names;
 mod store;
 
-pub use config::{agent_id, Member, MemberStatus, TeamConfig, IN_PROCESS};
+pub use config::{agent_id, Member, MemberStatus, TeamConfig};
 pub use error::TeamError;
 pub use names::{slugify, validate_member_name, validate_team_name, RESERVED_MEMBER_NAMES};
 pub use store::TeamStore;

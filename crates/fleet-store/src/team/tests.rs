@@ -203,3 +203,74 @@ fn listing_an_empty_home_is_empty() {
     let (_dir, teams) = store();
     assert!(teams.list().expect("list").is_empty());
 }
+
+/// `team-config/04-pane-teammates-tmux.json` from the reference, placeholders filled, with
+/// names this build does not know: beta runs on a `wezterm` backend and alpha holds an `auto`
+/// mode (as a newer Claude Code might write them).
+const CLAUDE_CODE_UNKNOWN_NAMES: &str = r#"{
+  "name": "session-1a2b3c4d",
+  "createdAt": 1764608400000,
+  "leadAgentId": "team-lead@session-1a2b3c4d",
+  "leadSessionId": "1a2b3c4d-0000-4000-8000-000000000000",
+  "leadProcess": { "pid": 42, "pidSpace": "vm#pid:[4026531836]", "claimedAt": 1764608400000, "procStart": "123" },
+  "members": [
+    { "agentId": "team-lead@session-1a2b3c4d", "name": "team-lead", "agentType": "team-lead",
+      "joinedAt": 1764608400000, "tmuxPaneId": "leader", "cwd": "/src/app", "subscriptions": [],
+      "backendType": "in-process" },
+    { "agentId": "alpha@session-1a2b3c4d", "name": "alpha", "color": "blue",
+      "joinedAt": 1764608401000, "tmuxPaneId": "%1", "subscriptions": [],
+      "model": "claude-opus-5-5", "prompt": "You are TM-ALPHA.", "planModeRequired": true,
+      "cwd": "/src/app", "backendType": "tmux", "mode": "auto" },
+    { "agentId": "beta@session-1a2b3c4d", "name": "beta", "color": "green",
+      "joinedAt": 1764608402000, "tmuxPaneId": "w2", "subscriptions": [],
+      "model": "claude-opus-5-5", "prompt": "You are TM-BETA.", "planModeRequired": false,
+      "cwd": "/src/app", "backendType": "wezterm", "isActive": true }
+  ]
+}"#;
+
+#[test]
+fn a_claude_code_file_with_unknown_names_survives_a_rewrite() {
+    let (_dir, teams) = store();
+    let team = "session-1a2b3c4d";
+    std::fs::create_dir_all(teams.inboxes_dir(team)).expect("team folder");
+    std::fs::write(teams.config_path(team), CLAUDE_CODE_UNKNOWN_NAMES).expect("config");
+
+    let config = teams.load(team).expect("reads despite the unknown names");
+    let alpha = config.member("alpha").expect("alpha");
+    assert_eq!(alpha.backend, fleet_protocol::BackendType::Tmux);
+    assert_eq!(alpha.mode, None);
+    assert!(alpha.has_mode());
+    let beta = config.member("beta").expect("beta");
+    assert_eq!(
+        beta.backend,
+        fleet_protocol::BackendType::Other("wezterm".into())
+    );
+
+    // A roster change elsewhere in the file rewrites all of it.
+    teams
+        .update(team, |config| {
+            config
+                .members
+                .push(Member::new("gamma", team, "general-purpose", "/"));
+        })
+        .expect("updated");
+
+    let before: serde_json::Value = serde_json::from_str(CLAUDE_CODE_UNKNOWN_NAMES).expect("json");
+    let text = std::fs::read_to_string(teams.config_path(team)).expect("file");
+    let after: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(after["members"][1]["mode"], "auto", "{text}");
+    assert_eq!(after["members"][2]["backendType"], "wezterm", "{text}");
+    assert_eq!(after["members"][3]["name"], "gamma");
+    // Every key Claude Code wrote is still there with its value.
+    for (index, member) in before["members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .enumerate()
+    {
+        for (key, value) in member.as_object().expect("member") {
+            assert_eq!(&after["members"][index][key], value, "member {index} {key}");
+        }
+    }
+    assert_eq!(after["leadProcess"], before["leadProcess"]);
+}

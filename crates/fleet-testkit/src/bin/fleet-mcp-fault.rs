@@ -53,16 +53,48 @@ struct Options {
     sse_no_endpoint: bool,
 }
 
-fn parse_args() -> Result<Options, String> {
+/// A command line this server does not understand (exit status 2).
+#[derive(Debug, thiserror::Error)]
+enum ArgError {
+    #[error("{0} needs a value")]
+    MissingValue(String),
+    #[error("--start-delay-ms: {0}")]
+    StartDelay(#[source] std::num::ParseIntError),
+    #[error("unknown argument {0:?}")]
+    Unknown(String),
+    #[error("--http and --sse exclude each other")]
+    HttpAndSse,
+}
+
+/// Why serving stopped (exit status 1): a transport's own error, or binding the address.
+#[derive(Debug, thiserror::Error)]
+enum ServeError {
+    #[error("binding {addr}: {source}")]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Boxed: rmcp's error is large, and this one happens once.
+    #[error(transparent)]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    #[error(transparent)]
+    Join(#[from] tokio::task::JoinError),
+}
+
+fn parse_args() -> Result<Options, ArgError> {
     let mut options = Options::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        let mut value = |name: &str| {
+            args.next()
+                .ok_or_else(|| ArgError::MissingValue(name.to_string()))
+        };
         match arg.as_str() {
             "--start-delay-ms" => {
-                options.start_delay_ms = value(&arg)?
-                    .parse()
-                    .map_err(|e| format!("--start-delay-ms: {e}"))?;
+                options.start_delay_ms = value(&arg)?.parse().map_err(ArgError::StartDelay)?;
             }
             "--bad-schema" => options.bad_schema = true,
             "--odd-names" => options.odd_names = true,
@@ -72,11 +104,11 @@ fn parse_args() -> Result<Options, String> {
             "--http" => options.http = Some(value(&arg)?),
             "--sse" => options.sse = Some(value(&arg)?),
             "--sse-no-endpoint" => options.sse_no_endpoint = true,
-            other => return Err(format!("unknown argument {other:?}")),
+            other => return Err(ArgError::Unknown(other.to_string())),
         }
     }
     if options.http.is_some() && options.sse.is_some() {
-        return Err("--http and --sse exclude each other".to_string());
+        return Err(ArgError::HttpAndSse);
     }
     Ok(options)
 }
@@ -300,16 +332,25 @@ async fn main() {
     }
 }
 
-async fn serve_stdio(fault: Fault) -> Result<(), String> {
+async fn serve_stdio(fault: Fault) -> Result<(), ServeError> {
     let service = fault
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| e.to_string())?;
-    service.waiting().await.map_err(|e| e.to_string())?;
+        .map_err(|e| ServeError::Initialize(Box::new(e)))?;
+    service.waiting().await?;
     Ok(())
 }
 
-async fn serve_http(fault: Fault, addr: &str) -> Result<(), String> {
+async fn bind(addr: &str) -> Result<tokio::net::TcpListener, ServeError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_string(),
+            source,
+        })
+}
+
+async fn serve_http(fault: Fault, addr: &str) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
     let service = StreamableHttpService::new(
@@ -317,23 +358,17 @@ async fn serve_http(fault: Fault, addr: &str) -> Result<(), String> {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("binding {addr}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let listener = bind(addr).await?;
+    let local = listener.local_addr()?;
     println!("listening http://{local}/mcp");
     let _ = std::io::stdout().flush();
     let router = axum::Router::new().nest_service("/mcp", service);
-    axum::serve(listener, router)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(axum::serve(listener, router).await?)
 }
 
-async fn serve_sse(fault: Fault, addr: &str) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("binding {addr}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
+async fn serve_sse(fault: Fault, addr: &str) -> Result<(), ServeError> {
+    let listener = bind(addr).await?;
+    let local = listener.local_addr()?;
     println!("listening http://{local}/sse");
     let _ = std::io::stdout().flush();
     let options = fleet_testkit::McpSseOptions {
@@ -346,6 +381,6 @@ async fn serve_sse(fault: Fault, addr: &str) -> Result<(), String> {
         move |line| logger.log(line),
         options,
     )
-    .await
-    .map_err(|e| e.to_string())
+    .await?;
+    Ok(())
 }

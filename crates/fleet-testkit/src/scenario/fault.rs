@@ -2,6 +2,7 @@
 //! reporting and stream-resumption code can be tested against the failures the real APIs
 //! produce.
 
+use super::problem::ScenarioProblem;
 use serde::Deserialize;
 
 /// What goes wrong when a rule answers.
@@ -86,12 +87,11 @@ impl Fault {
         }
     }
 
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ScenarioProblem> {
         match self {
-            Self::Status(s) if !(400..=599).contains(&s.status) => Err(format!(
-                "fault status {} is not an HTTP error status (400–599)",
-                s.status
-            )),
+            Self::Status(s) if !(400..=599).contains(&s.status) => {
+                Err(ScenarioProblem::NotAnErrorStatus { status: s.status })
+            }
             _ => Ok(()),
         }
     }
@@ -137,9 +137,9 @@ fn overloaded_message() -> String {
 }
 
 impl TryFrom<RawFault> for Fault {
-    type Error = String;
+    type Error = ScenarioProblem;
 
-    fn try_from(raw: RawFault) -> Result<Self, String> {
+    fn try_from(raw: RawFault) -> Result<Self, ScenarioProblem> {
         let kinds = [
             raw.status.is_some(),
             raw.sse_error.is_some(),
@@ -150,13 +150,10 @@ impl TryFrom<RawFault> for Fault {
             raw.reset_after_events.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
-            return Err(
-                "a fault names exactly one of `status`, `sse_error`, `drop_after_events`, `malformed_tool_json: true`, `empty_stream: true`, `stall_after_events`, `reset_after_events`"
-                    .into(),
-            );
+            return Err(ScenarioProblem::FaultKinds);
         }
         if raw.stall_ms.is_some() && raw.stall_after_events.is_none() {
-            return Err("`stall_ms` goes with `stall_after_events`".into());
+            return Err(ScenarioProblem::StallMsAlone);
         }
         let status_only = raw.error_type.is_some()
             || raw.message.is_some()
@@ -164,10 +161,10 @@ impl TryFrom<RawFault> for Fault {
             || raw.retry_after_ms.is_some()
             || raw.should_retry.is_some();
         if status_only && raw.status.is_none() {
-            return Err("`type`, `message`, `retry_after`, `retry_after_ms` and `should_retry` go with `status` (an SSE error takes `sse_error: {type, message}`)".into());
+            return Err(ScenarioProblem::StatusFieldsAlone);
         }
         if raw.after_events.is_some() && raw.sse_error.is_none() {
-            return Err("`after_events` goes with `sse_error`".into());
+            return Err(ScenarioProblem::AfterEventsAlone);
         }
         let fault = if let Some(status) = raw.status {
             Self::Status(StatusFault {

@@ -6,10 +6,12 @@
 //! match everything and the test pass for the wrong reason.
 
 mod fault;
+mod problem;
 mod reply;
 mod rule;
 
 pub use fault::{Fault, StatusFault};
+pub use problem::ScenarioProblem;
 pub use reply::{ReplyBlock, UsageOverride};
 pub use rule::{Rule, When};
 
@@ -389,9 +391,12 @@ impl Scenario {
             ));
         }
         for (i, rule) in self.rules.iter().enumerate() {
-            rule.validate().map_err(|m| {
-                TestkitError::invalid(origin, format!("rule {}: {m}", rule.label(i)))
-            })?;
+            rule.validate()
+                .map_err(|problem| TestkitError::InvalidRule {
+                    origin: origin.to_string(),
+                    rule: rule.label(i),
+                    problem: Box::new(problem),
+                })?;
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! `redacted_thinking:`); it is read through a flat "raw" form so that a block naming two kinds,
 //! or none, is reported as such instead of as an opaque "data did not match any variant".
 
+use super::problem::ScenarioProblem;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -69,16 +70,17 @@ impl ReplyBlock {
 
     /// Checks what serde cannot: a tool call needs a name and an object input (the API only
     /// ever produces objects, and clients rely on it).
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ScenarioProblem> {
         match self {
             Self::ToolUse { name, input, .. } => {
                 if name.is_empty() {
-                    return Err("tool_use needs a non-empty `name`".into());
+                    return Err(ScenarioProblem::ToolUseWithoutName);
                 }
                 if !input.is_object() {
-                    return Err(format!(
-                        "tool_use `{name}`: `input` must be a map (JSON object), got {input}"
-                    ));
+                    return Err(ScenarioProblem::ToolInputNotObject {
+                        name: name.clone(),
+                        input: input.clone(),
+                    });
                 }
                 Ok(())
             }
@@ -111,9 +113,9 @@ fn empty_object() -> Value {
 }
 
 impl TryFrom<RawReplyBlock> for ReplyBlock {
-    type Error = String;
+    type Error = ScenarioProblem;
 
-    fn try_from(raw: RawReplyBlock) -> Result<Self, String> {
+    fn try_from(raw: RawReplyBlock) -> Result<Self, ScenarioProblem> {
         let kinds = [
             raw.text.is_some(),
             raw.thinking.is_some(),
@@ -122,12 +124,10 @@ impl TryFrom<RawReplyBlock> for ReplyBlock {
         ];
         let count = kinds.iter().filter(|k| **k).count();
         if count != 1 {
-            return Err(format!(
-                "a respond block names exactly one of `text`, `thinking`, `redacted_thinking`, `tool_use` (found {count})"
-            ));
+            return Err(ScenarioProblem::BlockKinds { found: count });
         }
         if raw.signature.is_some() && raw.thinking.is_none() {
-            return Err("`signature` only goes with `thinking`".into());
+            return Err(ScenarioProblem::SignatureWithoutThinking);
         }
         let block = if let Some(text) = raw.text {
             Self::Text(text)
@@ -145,7 +145,7 @@ impl TryFrom<RawReplyBlock> for ReplyBlock {
                 input: t.input,
             }
         } else {
-            return Err("empty respond block".into());
+            return Err(ScenarioProblem::EmptyBlock);
         };
         block.validate()?;
         Ok(block)

@@ -2,6 +2,7 @@
 //! first one whose conditions all hold and that is not used up answers the request.
 
 use super::fault::{Fault, StatusFault};
+use super::problem::ScenarioProblem;
 use super::reply::{ReplyBlock, UsageOverride};
 use crate::view::{Protocol, RequestView};
 use fleet_protocol::StopReason;
@@ -348,12 +349,12 @@ impl Rule {
             .unwrap_or_else(|| format!("rules[{index}]"))
     }
 
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), ScenarioProblem> {
         if self.when.call == Some(0) {
-            return Err("`when.call` counts from 1".into());
+            return Err(ScenarioProblem::CallZero);
         }
         if self.times == Some(0) {
-            return Err("`times: 0` would never answer; remove the rule instead".into());
+            return Err(ScenarioProblem::TimesZero);
         }
         for block in &self.respond {
             block.validate()?;

@@ -91,7 +91,7 @@ pub(super) fn check(
                 ))
             })?;
             if scenario.validate_requests {
-                validate::anthropic(&req).map_err(ApiError::invalid_request)?;
+                validate::anthropic(&req).map_err(|e| ApiError::invalid_request(e.to_string()))?;
             }
             if let Some(window) = scenario.context_window {
                 let tokens = cache::prefixes(&req).total_tokens;
@@ -106,9 +106,10 @@ pub(super) fn check(
         }
         Protocol::OpenAi => {
             validate::openai(body, scenario.validate_requests)
-                .map_err(ApiError::invalid_request)?;
+                .map_err(|e| ApiError::invalid_request(e.to_string()))?;
             if scenario.openai.reject_consecutive_user {
-                validate::roles_alternate(body).map_err(ApiError::invalid_request)?;
+                validate::roles_alternate(body)
+                    .map_err(|e| ApiError::invalid_request(e.to_string()))?;
             }
             let input = openai_input(body);
             if let Some(window) = scenario.context_window.filter(|w| input.input_tokens > *w) {

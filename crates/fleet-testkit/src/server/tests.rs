@@ -22,6 +22,8 @@ fn body(text: &str) -> Value {
 
 /// Posts `body` to the Messages endpoint; returns the status and the JSON reply.
 async fn post(server: &FakeModelServer, body: &Value) -> (u16, Value) {
+    // reqwest is built without a crypto provider; a plain-HTTP client still needs one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let resp = reqwest::Client::new()
         .post(format!("{}/v1/messages", server.base_url()))
         .header("x-api-key", "sk-test")

@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 /// A client whose every request (body included) ends within [`fleet_testkit::WAIT`]: a server
 /// that stops answering fails the test with a timeout error instead of hanging it.
 pub fn client() -> reqwest::Client {
+    // reqwest is built without a crypto provider; a plain-HTTP client still needs one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(fleet_testkit::WAIT)
         .build()

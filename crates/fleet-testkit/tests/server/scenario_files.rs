@@ -1,5 +1,7 @@
 use fleet_protocol::StopReason;
-use fleet_testkit::{Fault, Protocol, ReplyBlock, Scenario, StatusFault, TestkitError};
+use fleet_testkit::{
+    Fault, Protocol, ReplyBlock, Scenario, ScenarioProblem, StatusFault, TestkitError,
+};
 use serde_json::json;
 
 const FULL: &str = r#"
@@ -134,6 +136,24 @@ fn mistakes_are_named() {
         assert!(err.contains(expected), "{yaml}: {err}");
         assert!(err.starts_with("scenario <yaml string>"), "{err}");
     }
+}
+
+#[test]
+fn a_rule_the_checks_refuse_is_named_and_keeps_its_problem() {
+    let err = Scenario::from_yaml_str("rules: [{name: r, times: 0}]").expect_err("times: 0");
+    let TestkitError::InvalidRule { rule, problem, .. } = &err else {
+        panic!("expected an invalid rule, got {err:?}");
+    };
+    assert_eq!(rule, "r");
+    assert_eq!(**problem, ScenarioProblem::TimesZero);
+    let err = Scenario::from_yaml_str("rules: [{when: {call: 0}}]").expect_err("call 0");
+    assert!(
+        matches!(
+            &err,
+            TestkitError::InvalidRule { problem, .. } if **problem == ScenarioProblem::CallZero
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]

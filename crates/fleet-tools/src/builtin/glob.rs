@@ -87,7 +87,8 @@ impl Plan {
     fn new(input: &Input, cwd: &Path) -> Result<Self, ToolError> {
         let pattern = input.pattern.trim();
         if pattern.is_empty() {
-            return Err(ToolError::failed(
+            return Err(ToolError::bad_value(
+                "pattern",
                 "The glob pattern is empty. Give one such as \"**/*.rs\" or \"src/**/*.ts\".",
             ));
         }
@@ -101,11 +102,12 @@ impl Plan {
             .backslash_escape(true)
             .build()
             .map_err(|err| {
-                ToolError::failed(format!(
+                let message = format!(
                     "Invalid glob pattern \"{pattern}\": {}. Check that brackets and braces \
                      are closed, e.g. \"**/*.{{ts,tsx}}\".",
                     err.kind()
-                ))
+                );
+                ToolError::bad_value_from("pattern", message, err)
             })?
             .compile_matcher();
         let max_depth = (!split.rest.contains("**")).then(|| split.rest.split('/').count());
@@ -204,17 +206,23 @@ fn has_glob_syntax(part: &str) -> bool {
 fn check_folder(root: &Path) -> Result<(), ToolError> {
     match std::fs::metadata(root) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(ToolError::failed(format!(
-            "Path is not a folder: {}. Glob searches inside a folder; give its parent folder \
+        Ok(_) => Err(ToolError::unsupported(
+            root,
+            format!(
+                "Path is not a folder: {}. Glob searches inside a folder; give its parent folder \
              as path, or use Read to read this file.",
-            root.display()
-        ))),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(ToolError::failed(format!(
-            "Folder does not exist: {}.{} Give an existing folder as path, or leave path \
+                root.display()
+            ),
+        )),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(ToolError::not_found(
+            root,
+            format!(
+                "Folder does not exist: {}.{} Give an existing folder as path, or leave path \
                  out to search the working directory.",
-            root.display(),
-            walk::did_you_mean(root)
-        ))),
+                root.display(),
+                walk::did_you_mean(root)
+            ),
+        )),
         Err(err) => Err(ToolError::io("Cannot search", root, err)),
     }
 }

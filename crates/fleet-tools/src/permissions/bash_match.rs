@@ -10,6 +10,7 @@
 //! rule allows those.
 
 use super::bash_split::{SimpleCommand, Unit};
+use super::rule_error::RuleProblem;
 use crate::shell;
 
 /// A `Bash(...)` specifier, compiled.
@@ -37,12 +38,12 @@ pub(crate) enum Token {
 impl BashPattern {
     /// Compiles a specifier. The legacy `prefix:*` spelling becomes the glob `prefix *`, which
     /// is the same word-boundary prefix match.
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    pub fn parse(spec: &str) -> Result<Self, RuleProblem> {
         let spec = collapse_spaces(spec.trim());
         if let Some(prefix) = spec.strip_suffix(":*") {
             let prefix = prefix.trim_end();
             if prefix.is_empty() {
-                return Err("`:*` needs a command before it, as in `Bash(npm run test:*)`".into());
+                return Err(RuleProblem::EmptyPrefix);
             }
             return Ok(Self::Glob(tokens(&format!("{prefix} *"))));
         }

@@ -30,6 +30,7 @@ mod private_home;
 mod protected;
 mod read_guard;
 mod rule;
+mod rule_error;
 mod secret_args;
 mod settings;
 
@@ -41,7 +42,8 @@ pub use protected::{protected_name, PROTECTED_CONFIG_DIRS, PROTECTED_DIRS, PROTE
 pub use read_guard::{
     default_credential_stores, ReadDenial, ReadGuard, WalkGuard, CREDENTIAL_STORES,
 };
-pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleSet};
+pub use rule::{split_rule_list, Rule, RuleError, RuleKind, RuleProblem, RuleSet};
+pub use rule_error::PatternSyntax;
 pub use settings::{
     CommandLinePermissions, PermissionSettings, PermissionsBuilder, SettingsSource,
 };

@@ -8,6 +8,7 @@
 //! is matched with [`ignore::gitignore`] against the path relative to that folder, parents
 //! included, so a rule for a folder covers everything under it.
 
+use super::rule_error::RuleProblem;
 use crate::workspace;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::path::{Path, PathBuf};
@@ -68,7 +69,7 @@ impl Candidate {
 const WILDCARDS: &[char] = &['*', '?', '[', '{', '\\'];
 
 impl PathPattern {
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    pub fn parse(spec: &str) -> Result<Self, RuleProblem> {
         let (anchor, body, anchored) = if let Some(rest) = spec.strip_prefix("//") {
             (Anchor::Root, rest, true)
         } else if spec == "~" {
@@ -76,11 +77,7 @@ impl PathPattern {
         } else if let Some(rest) = spec.strip_prefix("~/") {
             (Anchor::Home, rest, true)
         } else if spec.starts_with('~') {
-            return Err(
-                "`~user` paths are not supported; write `~/path` for your own home folder or \
-                 `//absolute/path`"
-                    .into(),
-            );
+            return Err(RuleProblem::OtherUsersHome);
         } else if let Some(rest) = spec.strip_prefix('/') {
             (Anchor::Base, rest, true)
         } else if let Some(rest) = spec.strip_prefix("./") {
@@ -231,7 +228,7 @@ pub fn folder_rule(tool: &str, dir: &Path) -> String {
 
 /// One gitignore line matched relative to a folder. An anchored rest gets a leading `/` so
 /// `src/*.rs` after a literal prefix does not also match deeper down.
-fn compile(rest: &str, anchored: bool) -> Result<Gitignore, String> {
+fn compile(rest: &str, anchored: bool) -> Result<Gitignore, RuleProblem> {
     // `!` and `#` mean something else at the start of a gitignore line.
     let escaped = if rest.starts_with(['!', '#']) {
         format!("\\{rest}")
@@ -244,12 +241,8 @@ fn compile(rest: &str, anchored: bool) -> Result<Gitignore, String> {
         escaped
     };
     let mut builder = GitignoreBuilder::new(".");
-    builder
-        .add_line(None, &line)
-        .map_err(|e| format!("not a valid path pattern: {e}"))?;
-    builder
-        .build()
-        .map_err(|e| format!("not a valid path pattern: {e}"))
+    builder.add_line(None, &line)?;
+    builder.build().map_err(RuleProblem::from)
 }
 
 #[cfg(test)]

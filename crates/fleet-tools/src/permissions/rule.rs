@@ -4,10 +4,10 @@
 use super::bash_match::BashPattern;
 use super::call::Call;
 use super::path_match::{Candidate, PathPattern};
+pub use super::rule_error::{RuleError, RuleProblem};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use thiserror::Error;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleKind {
@@ -57,15 +57,6 @@ enum Matcher {
     Opaque,
 }
 
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("{origin}: invalid permission rule `{rule}`: {message}")]
-pub struct RuleError {
-    /// Where the rule was written.
-    pub origin: String,
-    pub rule: String,
-    pub message: String,
-}
-
 /// Built-in names, to catch a rule spelled `bash(ls)` that would otherwise never match.
 const KNOWN_TOOLS: &[&str] = &["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write"];
 
@@ -78,10 +69,10 @@ impl Rule {
         base: PathBuf,
         source: &str,
     ) -> Result<Self, RuleError> {
-        let fail = |message: String| RuleError {
+        let fail = |problem: RuleProblem| RuleError {
             origin: source.to_string(),
             rule: text.to_string(),
-            message,
+            problem,
         };
         let trimmed = text.trim();
         let (tool, specifier) = split_rule(trimmed).map_err(fail)?;
@@ -235,29 +226,29 @@ fn mcp_server(tool: &str) -> Option<&str> {
 
 /// `Tool(spec)` into `Tool` and `spec`: the specifier runs from the first `(` to the last
 /// `)`, so `Bash(echo (hi))` keeps its inner parentheses.
-fn split_rule(text: &str) -> Result<(&str, Option<&str>), String> {
+fn split_rule(text: &str) -> Result<(&str, Option<&str>), RuleProblem> {
     if text.is_empty() {
-        return Err("the rule is empty; write `Tool` or `Tool(specifier)`".into());
+        return Err(RuleProblem::Empty);
     }
     let Some(open) = text.find('(') else {
         if text.contains(')') {
-            return Err("`)` without `(`; write `Tool(specifier)`".into());
+            return Err(RuleProblem::UnopenedParenthesis);
         }
         return Ok((text, None));
     };
     let tool = text[..open].trim_end();
     if tool.is_empty() {
-        return Err(
-            "no tool name before `(`; write `Tool(specifier)`, e.g. `Bash(npm test)`".into(),
-        );
+        return Err(RuleProblem::NoToolName);
     }
     let Some(spec) = text[open + 1..].strip_suffix(')') else {
-        return Err(format!("missing `)` at the end; write `{tool}(specifier)`"));
+        return Err(RuleProblem::UnclosedParenthesis {
+            tool: tool.to_string(),
+        });
     };
     Ok((tool, Some(spec)))
 }
 
-fn check_tool_name(tool: &str) -> Result<(), String> {
+fn check_tool_name(tool: &str) -> Result<(), RuleProblem> {
     let body = if mcp_server(tool).is_some() {
         tool.strip_suffix("__*").unwrap_or(tool)
     } else {
@@ -267,16 +258,16 @@ fn check_tool_name(tool: &str) -> Result<(), String> {
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
-        return Err(format!(
-            "`{tool}` is not a tool name (unexpected `{bad}`); tool names use letters, digits, \
-             `_` and `-`"
-        ));
+        return Err(RuleProblem::NotAToolName {
+            tool: tool.to_string(),
+            bad,
+        });
     }
     if let Some(known) = KNOWN_TOOLS
         .iter()
         .find(|k| k.eq_ignore_ascii_case(tool) && **k != tool)
     {
-        return Err(format!("tool names are case-sensitive: write `{known}`"));
+        return Err(RuleProblem::WrongCase { known });
     }
     Ok(())
 }

@@ -5,6 +5,7 @@ use super::availability;
 use super::paths::{self, agent_paths, AgentPaths, Sources};
 use super::policy::SandboxPolicy;
 use super::settings::SandboxConfig;
+use super::unavailable::SandboxUnavailable;
 use crate::builtin::bash::{check_command, CommandPolicy};
 use crate::permissions::{PermissionMode, Permissions, ReadGuard};
 use crate::tool::Access;
@@ -49,9 +50,9 @@ pub enum SandboxRefusal {
         "Bash is refused: the sandbox is unavailable ({0}) and `sandbox.failIfUnavailable` is \
          set. Ask the user to run fleet where Landlock is available, or to turn that setting off."
     )]
-    Unavailable(String),
+    Unavailable(#[source] SandboxUnavailable),
     #[error("Bash is refused: cannot create the private temp folder for the sandbox: {0}")]
-    Temp(String),
+    Temp(#[source] std::io::Error),
     /// A read-only agent (Explore, Plan, plan mode, verification) would run unconfined.
     #[error(
         "Bash is refused: this agent is read-only, and the OS sandbox that keeps its commands \
@@ -60,7 +61,7 @@ pub enum SandboxRefusal {
          the user can set `sandbox.allowUnsandboxedReadOnly: true` in their user settings \
          (~/.claude/settings.json)."
     )]
-    ReadOnlyUnsandboxed(String),
+    ReadOnlyUnsandboxed(#[source] SandboxUnavailable),
 }
 
 /// How one agent's Bash processes are confined. Built by the runtime for each agent and read
@@ -323,7 +324,7 @@ impl AgentSandbox {
         let dir = tempfile::Builder::new()
             .prefix("fleet-tmp-")
             .tempdir()
-            .map_err(|e| SandboxRefusal::Temp(e.to_string()))?;
+            .map_err(SandboxRefusal::Temp)?;
         let path = workspace::resolve(dir.path(), Path::new("/"));
         *temp = Some(dir);
         Ok(path)

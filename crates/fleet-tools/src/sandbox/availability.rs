@@ -6,6 +6,7 @@
 
 use super::launcher;
 use super::ruleset::Support;
+use super::unavailable::SandboxUnavailable;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -58,26 +59,20 @@ pub fn support() -> Support {
 }
 
 /// The launcher to confine commands with, or why there is none.
-pub fn launcher(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn launcher(explicit: Option<&Path>) -> Result<PathBuf, SandboxUnavailable> {
     if switched_off() {
-        return Err(format!(
-            "{UNAVAILABLE_ENV} is set, so fleet acts as if this kernel had no Landlock"
-        ));
+        return Err(SandboxUnavailable::SwitchedOff);
     }
     if !support().files {
-        return Err(
-            "this kernel does not enforce Landlock (Linux 5.13 or later with \
-                    Landlock enabled is needed)"
-                .to_string(),
-        );
+        return Err(SandboxUnavailable::NoLandlock);
     }
     locate(explicit)
 }
 
 /// The launcher binary, whether or not Landlock is there (the guardian needs it either way).
 /// Probing a launcher runs it, so the answer for each path is kept.
-pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    type Found = Vec<(Option<PathBuf>, Result<PathBuf, String>)>;
+pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, SandboxUnavailable> {
+    type Found = Vec<(Option<PathBuf>, Result<PathBuf, SandboxUnavailable>)>;
     static FOUND: Mutex<Found> = Mutex::new(Vec::new());
     let key = explicit
         .map(Path::to_path_buf)

@@ -54,8 +54,9 @@ fn pipe(launcher: Option<&Path>) -> &'static Mutex<Option<ChildStdin>> {
 }
 
 fn start(launcher: Option<&Path>) -> Option<ChildStdin> {
-    let started = super::availability::locate(launcher).and_then(|exe| {
-        Command::new(&exe)
+    // Only shown in the warning below, so the two failures meet as text.
+    let started = match super::availability::locate(launcher) {
+        Ok(exe) => Command::new(&exe)
             .arg(GUARD_MODE)
             .arg(token())
             .env_clear()
@@ -65,8 +66,9 @@ fn start(launcher: Option<&Path>) -> Option<ChildStdin> {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("cannot start the guardian {}: {e}", exe.display()))
-    });
+            .map_err(|e| format!("cannot start the guardian {}: {e}", exe.display())),
+        Err(unavailable) => Err(unavailable.to_string()),
+    };
     match started {
         // The child handle is dropped without waiting: the guardian outlives this process by
         // design, and is reaped by whoever inherits it.

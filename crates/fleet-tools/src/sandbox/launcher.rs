@@ -23,8 +23,11 @@
 //! `fleet` / `fleet-sandbox` binary next to the current executable or in its parent folder
 //! (`target/debug/deps/x` finds `target/debug/fleet`).
 
+use super::capabilities::{self, CapsDropError};
 use super::policy::SandboxPolicy;
-use super::{capabilities, guardian, ruleset, seccomp};
+use super::seccomp::{self, FilterError};
+use super::unavailable::SandboxUnavailable;
+use super::{guardian, ruleset};
 use nix::sys::signal::Signal;
 use nix::unistd::{getppid, setsid, Pid};
 use std::ffi::OsString;
@@ -32,7 +35,8 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use thiserror::Error;
 
 /// The hidden argument that makes `fleet` the sandbox launcher.
 pub const EXEC_MODE: &str = "__sandbox-exec";
@@ -91,7 +95,7 @@ fn exec_main(args: &[OsString]) -> ExitCode {
         return fail(LAUNCHER_FAILED, "no program to run after `--`");
     };
     if let Err(err) = confine(parent, &policy) {
-        return fail(LAUNCHER_FAILED, &err);
+        return fail(LAUNCHER_FAILED, &err.to_string());
     }
     let err = Command::new(program).args(program_args).exec();
     fail(
@@ -100,20 +104,40 @@ fn exec_main(args: &[OsString]) -> ExitCode {
     )
 }
 
+/// Why the launcher could not confine itself; it prints this and exits with 125.
+#[derive(Debug, Error)]
+enum ConfineFailure {
+    #[error("setsid (leaving fleet's terminal session): {0}")]
+    Setsid(#[source] nix::Error),
+    #[error("PR_SET_PDEATHSIG: {0}")]
+    DeathSignal(#[source] nix::Error),
+    /// fleet died before the launcher asked to be killed with it.
+    #[error("fleet exited before the command started")]
+    ParentGone,
+    #[error("PR_SET_NO_NEW_PRIVS: {0}")]
+    NoNewPrivs(#[source] nix::Error),
+    #[error(transparent)]
+    Capabilities(#[from] CapsDropError),
+    #[error(transparent)]
+    Seccomp(#[from] FilterError),
+    #[error(transparent)]
+    Landlock(#[from] ruleset::ConfineError),
+}
+
 /// Everything the launcher does to itself before `exec`.
-fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), String> {
+fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), ConfineFailure> {
     use nix::sys::prctl;
     // First, so the process group the caller signals exists as early as possible.
-    setsid().map_err(|e| format!("setsid (leaving fleet's terminal session): {e}"))?;
-    prctl::set_pdeathsig(Signal::SIGKILL).map_err(|e| format!("PR_SET_PDEATHSIG: {e}"))?;
+    setsid().map_err(ConfineFailure::Setsid)?;
+    prctl::set_pdeathsig(Signal::SIGKILL).map_err(ConfineFailure::DeathSignal)?;
     // fleet may have died before the line above ran; then nobody would send the signal.
     if getppid() != parent {
-        return Err("fleet exited before the command started".to_string());
+        return Err(ConfineFailure::ParentGone);
     }
-    prctl::set_no_new_privs().map_err(|e| format!("PR_SET_NO_NEW_PRIVS: {e}"))?;
-    capabilities::drop_all().map_err(|e| e.to_string())?;
-    seccomp::install(policy).map_err(|e| e.to_string())?;
-    ruleset::confine(policy).map_err(|e| e.to_string())?;
+    prctl::set_no_new_privs().map_err(ConfineFailure::NoNewPrivs)?;
+    capabilities::drop_all()?;
+    seccomp::install(policy)?;
+    ruleset::confine(policy)?;
     Ok(())
 }
 
@@ -121,20 +145,19 @@ fn confine(parent: Pid, policy: &SandboxPolicy) -> Result<(), String> {
 /// the current executable when it is `fleet`, else a `fleet` or `fleet-sandbox` beside the
 /// current executable or in its parent folder. A binary other than the current one must answer
 /// the probe, so a stale build of another version is not used.
-pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, SandboxUnavailable> {
     if let Some(path) = explicit {
         return probed(path.to_path_buf());
     }
     if let Some(path) = std::env::var_os(LAUNCHER_ENV).filter(|v| !v.is_empty()) {
         return probed(PathBuf::from(path));
     }
-    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    static FOUND: OnceLock<Result<PathBuf, SandboxUnavailable>> = OnceLock::new();
     FOUND.get_or_init(find_near_current_exe).clone()
 }
 
-fn find_near_current_exe() -> Result<PathBuf, String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find the running binary: {e}"))?;
+fn find_near_current_exe() -> Result<PathBuf, SandboxUnavailable> {
+    let exe = std::env::current_exe().map_err(|e| SandboxUnavailable::CurrentExe(Arc::new(e)))?;
     if exe.file_name().is_some_and(|n| n == "fleet") {
         return Ok(exe);
     }
@@ -154,34 +177,30 @@ fn find_near_current_exe() -> Result<PathBuf, String> {
             }
         }
     }
-    let tried = if tried.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", tried.join("; "))
-    };
-    Err(format!(
-        "no sandbox launcher: {} is not `fleet` and no `fleet` or `fleet-sandbox` binary is \
-         beside it{tried}; set {LAUNCHER_ENV} to one",
-        exe.display()
-    ))
+    Err(SandboxUnavailable::NoLauncher { exe, tried })
 }
 
 /// `path` if it runs and speaks this launcher protocol.
-fn probed(path: PathBuf) -> Result<PathBuf, String> {
-    let output = Command::new(&path)
+fn probed(path: PathBuf) -> Result<PathBuf, SandboxUnavailable> {
+    let output = match Command::new(&path)
         .args([EXEC_MODE, "--probe"])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run the sandbox launcher {}: {e}", path.display()))?;
+    {
+        Ok(output) => output,
+        Err(err) => {
+            return Err(SandboxUnavailable::CannotRun {
+                path,
+                source: Arc::new(err),
+            })
+        }
+    };
     let said = String::from_utf8_lossy(&output.stdout);
     if output.status.success() && said.trim() == PROTOCOL {
         Ok(path)
     } else {
-        Err(format!(
-            "{} is not a sandbox launcher of this fleet version",
-            path.display()
-        ))
+        Err(SandboxUnavailable::WrongProtocol { path })
     }
 }
 

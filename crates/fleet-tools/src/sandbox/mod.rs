@@ -69,6 +69,7 @@ pub mod policy;
 pub mod ruleset;
 pub mod seccomp;
 pub mod settings;
+mod unavailable;
 pub mod violation;
 
 pub use agent::{AgentSandbox, Plan, SandboxKind, SandboxRefusal};
@@ -77,3 +78,4 @@ pub use env::{EnvPolicy, Inherit};
 pub use launcher::{dispatch, LAUNCHER_ENV};
 pub use policy::SandboxPolicy;
 pub use settings::{SandboxConfig, SandboxSettings};
+pub use unavailable::SandboxUnavailable;

@@ -1,6 +1,7 @@
 //! Edit: unique matches, line endings, creation, and the reports it returns.
 
 use crate::{failure, Fixture};
+use fleet_tools::ToolError;
 use serde_json::json;
 use std::path::Path;
 
@@ -175,4 +176,42 @@ async fn read_then_edit_through_a_path_with_dot_dot() {
     fx.replace("a/b.txt", "before", "after").await.unwrap();
     assert_eq!(fx.text("a/b.txt"), "after\n");
     assert!(Path::new(&fx.arg("a/b.txt")).exists());
+}
+
+/// The failures above keep their kind, so a caller can tell a stale file from a missing string
+/// without reading the text.
+#[tokio::test]
+async fn edit_failures_keep_their_kind() {
+    let fx = Fixture::new();
+    fx.put("k.txt", "a\na\n");
+    let unread = fx.replace("k.txt", "a", "b").await;
+    assert!(
+        matches!(&unread, Err(ToolError::Stale { path, .. }) if path.ends_with("k.txt")),
+        "{unread:?}"
+    );
+    fx.read_file("k.txt").await;
+    let ambiguous = fx.replace("k.txt", "a", "b").await;
+    assert!(
+        matches!(ambiguous, Err(ToolError::Ambiguous { count: 2, .. })),
+        "{ambiguous:?}"
+    );
+    let missing = fx.replace("k.txt", "zzz", "b").await;
+    assert!(
+        matches!(missing, Err(ToolError::NoMatch { .. })),
+        "{missing:?}"
+    );
+    let same = fx.replace("k.txt", "a", "a").await;
+    assert!(
+        matches!(
+            same,
+            Err(ToolError::BadValue {
+                field: "new_string",
+                ..
+            })
+        ),
+        "{same:?}"
+    );
+    let gone = fx.replace("gone.txt", "a", "b").await;
+    assert!(matches!(gone, Err(ToolError::NotFound { .. })), "{gone:?}");
+    assert!(!unread.unwrap_err().is_refusal());
 }

@@ -4,7 +4,7 @@ use crate::*;
 use fleet_tools::permissions::Behavior::{Allow, Deny};
 use fleet_tools::permissions::{
     split_rule_list, CommandLinePermissions, PermissionMode, PermissionSettings, Permissions,
-    RuleKind, RuleSet, SettingsSource,
+    RuleKind, RuleProblem, RuleSet, SettingsSource,
 };
 use fleet_tools::workspace::Workspace;
 
@@ -47,6 +47,48 @@ fn malformed_rules_name_their_source() {
     assert_eq!(
         (err.origin.as_str(), err.rule.as_str()),
         ("--allowedTools", "Bash(git *")
+    );
+}
+
+#[test]
+fn malformed_rules_keep_what_is_wrong() {
+    let problem = |text: &str| {
+        RuleSet::default()
+            .add(
+                RuleKind::Deny,
+                text,
+                PathBuf::from("/p"),
+                "--disallowedTools",
+            )
+            .unwrap_err()
+            .problem
+    };
+    assert_eq!(
+        problem("Bash(git *"),
+        RuleProblem::UnclosedParenthesis {
+            tool: "Bash".into()
+        }
+    );
+    assert_eq!(
+        problem("bash(ls)"),
+        RuleProblem::WrongCase { known: "Bash" }
+    );
+    assert_eq!(problem("Bash(:*)"), RuleProblem::EmptyPrefix);
+    assert_eq!(
+        problem("Bad Name"),
+        RuleProblem::NotAToolName {
+            tool: "Bad Name".into(),
+            bad: ' '
+        }
+    );
+    let bad_glob = problem("Read(src/[z-a].rs)");
+    assert!(
+        matches!(bad_glob, RuleProblem::PathPattern { .. }),
+        "{bad_glob:?}"
+    );
+    assert!(
+        std::error::Error::source(&bad_glob).is_some(),
+        "the pattern's own error is kept as the source"
     );
 }
 

@@ -10,13 +10,18 @@ use crate::panes::picker::Picked;
 use crate::panes::task_panel::TaskPanelAction;
 use crate::port::{PickerKind, UiCommand};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use fleet_protocol::PermissionMode;
 use std::time::{Duration, Instant};
 
 /// How long the first Ctrl+C waits for the second.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
 
 /// The permission modes Shift+Tab cycles through, in order.
-const MODES: [&str; 3] = ["default", "acceptEdits", "plan"];
+const MODES: [PermissionMode; 3] = [
+    PermissionMode::Default,
+    PermissionMode::AcceptEdits,
+    PermissionMode::Plan,
+];
 
 impl App {
     pub fn handle_terminal_event(&mut self, event: Event) {
@@ -212,10 +217,10 @@ impl App {
     fn cycle_mode(&mut self) {
         let current = MODES
             .iter()
-            .position(|m| *m == self.status.permission_mode)
+            .position(|m| Some(*m) == self.status.permission_mode)
             .unwrap_or(MODES.len() - 1);
         let next = MODES[(current + 1) % MODES.len()];
-        self.send(UiCommand::SetPermissionMode(next.to_string()));
+        self.send(UiCommand::SetPermissionMode(next));
     }
 
     /// Rows a page key moves: most of the transcript's height, so a line of context stays.

@@ -5,6 +5,7 @@ use super::state::{App, Overlay};
 use crate::input::commands::{self, CommandSource};
 use crate::panes::{agent_form::AgentForm, cost, help};
 use crate::port::{NoticeLevel, RuleEdit, UiCommand};
+use fleet_protocol::PermissionMode;
 
 impl App {
     pub(super) fn slash(&mut self, name: &str, args: &str) {
@@ -46,7 +47,7 @@ impl App {
         let rest = words.next().unwrap_or_default().trim();
         match first {
             "" | "list" => self.send(UiCommand::EditRule(None)),
-            "mode" if !rest.is_empty() => self.send(UiCommand::SetPermissionMode(rest.to_string())),
+            "mode" if !rest.is_empty() => self.set_mode(rest),
             "allow" | "deny" | "ask" if !rest.is_empty() => {
                 self.send(UiCommand::EditRule(Some(RuleEdit {
                     kind: first.to_string(),
@@ -69,6 +70,15 @@ impl App {
             _ => self.usage_error(
                 "/permissions [allow|deny|ask <rule> | remove <kind> <rule> | mode <mode>]",
             ),
+        }
+    }
+
+    /// `/permissions mode <mode>`: a name that is no mode is refused here, naming the valid
+    /// ones, rather than sent to the driver as text.
+    fn set_mode(&mut self, name: &str) {
+        match name.parse::<PermissionMode>() {
+            Ok(mode) => self.send(UiCommand::SetPermissionMode(mode)),
+            Err(err) => self.transcript.push_notice(NoticeLevel::Error, &err),
         }
     }
 

@@ -214,8 +214,8 @@ impl App {
         if let Some(model) = &update.model {
             self.status.model = model.clone();
         }
-        if let Some(mode) = &update.permission_mode {
-            self.status.permission_mode = mode.clone();
+        if let Some(mode) = update.permission_mode {
+            self.status.permission_mode = Some(mode);
         }
         if update.context_percent.is_some() {
             self.status.context_percent = update.context_percent;

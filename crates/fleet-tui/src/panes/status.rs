@@ -7,6 +7,7 @@
 
 use super::text::{cut, dollars, pad, width};
 use crate::theme::{Role, Theme};
+use fleet_protocol::PermissionMode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,7 +15,8 @@ use ratatui::text::{Line, Span};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Status {
     pub model: String,
-    pub permission_mode: String,
+    /// `None` until the driver reports the mode: the line then shows no mode at all.
+    pub permission_mode: Option<PermissionMode>,
     pub context_percent: Option<u8>,
     pub cost_usd: f64,
     /// The session has replies and none reported usage: there is no cost to show, and the
@@ -38,17 +40,15 @@ pub fn render(status: &Status, area: Rect, buf: &mut Buffer, theme: &Theme) {
 
 /// The mode's marker, its words, and its short words; the marker alone must say which
 /// mode it is.
-fn mode_parts(mode: &str) -> (&'static str, String, String) {
-    let (marker, long, short) = match mode {
-        "" => return ("", String::new(), String::new()),
-        "default" => ("⏵", "default mode", "default"),
-        "acceptEdits" => ("⏵⏵", "accept edits on", "accept edits"),
-        "plan" => ("⏸", "plan mode on", "plan"),
-        "bypassPermissions" => ("⚠", "bypass permissions on", "bypass"),
-        "dontAsk" => ("⊘", "don't ask on", "don't ask"),
-        other => return ("⏵", format!("{other} mode"), other.to_string()),
-    };
-    (marker, long.to_string(), short.to_string())
+fn mode_parts(mode: Option<PermissionMode>) -> (&'static str, &'static str, &'static str) {
+    match mode {
+        None => ("", "", ""),
+        Some(PermissionMode::Default) => ("⏵", "default mode", "default"),
+        Some(PermissionMode::AcceptEdits) => ("⏵⏵", "accept edits on", "accept edits"),
+        Some(PermissionMode::Plan) => ("⏸", "plan mode on", "plan"),
+        Some(PermissionMode::BypassPermissions) => ("⚠", "bypass permissions on", "bypass"),
+        Some(PermissionMode::DontAsk) => ("⊘", "don't ask on", "don't ask"),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -73,7 +73,7 @@ fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
     if let (Some(max), false) = (d.model, status.model.is_empty()) {
         parts.push((cut(&status.model, max), Role::Text));
     }
-    let (marker, long, short) = mode_parts(&status.permission_mode);
+    let (marker, long, short) = mode_parts(status.permission_mode);
     if !marker.is_empty() {
         let mut mode = match d.mode {
             Form::Long => format!("{marker} {long}"),
@@ -83,9 +83,9 @@ fn left(status: &Status, d: Detail) -> Vec<(String, Role)> {
         if d.cycle_hint {
             mode.push_str(" (shift+tab to cycle)");
         }
-        let role = match status.permission_mode.as_str() {
-            "bypassPermissions" => Role::Error,
-            "default" => Role::Dim,
+        let role = match status.permission_mode {
+            Some(PermissionMode::BypassPermissions) => Role::Error,
+            Some(PermissionMode::Default) => Role::Dim,
             _ => Role::Warning,
         };
         parts.push((mode, role));

@@ -74,8 +74,8 @@ pub fn tool_result_with(
         is_error,
         structured: structured.map(Arc::new),
         permission: PermissionNote {
-            decision: "accept".into(),
-            reason_type: "mode".into(),
+            decision: fleet_protocol::PermissionDecision::Accept,
+            reason_type: fleet_protocol::PermissionReasonType::Mode,
             rule: None,
         },
     })
@@ -98,7 +98,7 @@ pub fn reply(blocks: Vec<ContentBlock>, usage: Usage) -> EventKind {
             id: "msg_1".into(),
             model: "claude-test".into(),
             usage,
-            stop_reason: Some("end_turn".into()),
+            stop_reason: Some(fleet_protocol::StopReason::EndTurn),
         }),
         tool_results: Vec::new(),
         mail_ids: Vec::new(),

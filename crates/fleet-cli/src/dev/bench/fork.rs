@@ -19,7 +19,7 @@ use super::{raise_file_limit, start_server, CHILD_MARK};
 use anyhow::{bail, Context};
 use fleet_protocol::{EventKind, SubagentLabel, Usage};
 use fleet_runtime::subagent::{Features, Orchestration, FORK_TAG, FORK_TYPE};
-use fleet_runtime::{SpawnLimits, SpawnerConfig};
+use fleet_runtime::SpawnLimits;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -276,17 +276,17 @@ async fn run_session(
         "You are a coding agent working in {}. Delegate reviews to other agents when asked.",
         project.display()
     );
-    let prepared = session::prepare(base_url, project, &system, |config| SpawnerConfig {
+    let prepared = session::prepare(base_url, project, &system, |mut config| {
         // All K children run at once, whatever FLEET_MAX_CONCURRENT_SUBAGENTS says.
-        limits: SpawnLimits {
+        config.limits.spawn = SpawnLimits {
             max_concurrent: forks,
             ..SpawnLimits::default()
-        },
-        features: Features {
+        };
+        config.children.features = Features {
             orchestration: Orchestration::Fork,
             ..Features::default()
-        },
-        ..config
+        };
+        config
     })?;
     let spawner = prepared.spawner.clone();
     let mut handle = prepared

@@ -8,7 +8,7 @@
 use anyhow::{bail, Context};
 use fleet_protocol::AgentEvent;
 use fleet_runtime::subagent::TranscriptTarget;
-use fleet_runtime::{SpawnLimits, SpawnerConfig};
+use fleet_runtime::SpawnLimits;
 use fleet_store::FleetHome;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -236,19 +236,17 @@ fn start_server(scenario: &Path) -> anyhow::Result<(Child, String)> {
 async fn measure(args: &FanoutArgs, dir: &Path, base_url: &str) -> anyhow::Result<Value> {
     let project = dir.join("project");
     std::fs::create_dir_all(&project).context("creating the project folder")?;
-    let prepared = session::prepare(base_url, &project, "You coordinate jobs.", |config| {
-        SpawnerConfig {
-            limits: SpawnLimits {
-                max_depth: 3,
-                max_concurrent: args.agents,
-            },
-            transcripts: Some(TranscriptTarget {
-                home: FleetHome::at(dir.join("fleet-home")),
-                project: project.clone(),
-                session_id: "bench".into(),
-            }),
-            ..config
-        }
+    let prepared = session::prepare(base_url, &project, "You coordinate jobs.", |mut config| {
+        config.limits.spawn = SpawnLimits {
+            max_depth: 3,
+            max_concurrent: args.agents,
+        };
+        config.places.transcripts = Some(TranscriptTarget {
+            home: FleetHome::at(dir.join("fleet-home")),
+            project: project.clone(),
+            session_id: "bench".into(),
+        });
+        config
     })?;
     let spawner = prepared.spawner.clone();
 

@@ -59,14 +59,15 @@ pub(super) fn prepare_with(
     let catalog = Arc::new(catalog);
     let (sink, events) = EventSink::channel(EVENT_BUFFER);
     let spawner = Spawner::new(
-        shape(SpawnerConfig {
-            max_tokens: Some(1024),
-            ..SpawnerConfig::new(
+        shape({
+            let mut config = SpawnerConfig::new(
                 client.clone(),
                 catalog.clone(),
                 Arc::new(AgentCatalog::builtin_only()),
                 workspace.clone(),
-            )
+            );
+            config.models.max_tokens = Some(1024);
+            config
         }),
         sink.clone(),
     );
@@ -80,8 +81,8 @@ pub(super) fn prepare_with(
         |_| true,
     );
     let mut agent_config = AgentConfig::new(MODEL, tools, permissions);
-    agent_config.max_tokens = 1024;
-    agent_config.system = vec![system.to_string()];
+    agent_config.model.max_tokens = 1024;
+    agent_config.context.system = vec![system.to_string()];
     spawner.attach_main(&mut agent_config);
     let agent = Agent::new(
         client,

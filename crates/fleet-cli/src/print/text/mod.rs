@@ -470,12 +470,12 @@ fn cut_short(result: &fleet_protocol::RunResult) -> Option<&'static str> {
     if result.is_error() {
         return None;
     }
-    match result.stop_reason.as_deref()? {
-        "max_tokens" => Some(
+    match result.stop_reason.as_ref()? {
+        fleet_protocol::StopReason::MaxTokens => Some(
             "the answer was cut off at the output limit (max_tokens); raise it with \
              --max-output-tokens or FLEET_MAX_OUTPUT_TOKENS",
         ),
-        "model_context_window_exceeded" => Some(
+        fleet_protocol::StopReason::ModelContextWindowExceeded => Some(
             "the answer was cut off because the model's context window is full; start a new \
              session, /compact, or use a server with a larger context",
         ),

@@ -35,8 +35,8 @@ fn failed(id: &str, content: &str) -> AgentEvent {
         is_error: true,
         structured: None,
         permission: PermissionNote {
-            decision: "accept".into(),
-            reason_type: "mode".into(),
+            decision: fleet_protocol::PermissionDecision::Accept,
+            reason_type: fleet_protocol::PermissionReasonType::Mode,
             rule: None,
         },
     }))
@@ -272,8 +272,8 @@ fn verbose_indents_subagent_work_under_the_call_one_step_per_level() {
         is_error: true,
         structured: None,
         permission: PermissionNote {
-            decision: "accept".into(),
-            reason_type: "mode".into(),
+            decision: fleet_protocol::PermissionDecision::Accept,
+            reason_type: fleet_protocol::PermissionReasonType::Mode,
             rule: None,
         },
     };

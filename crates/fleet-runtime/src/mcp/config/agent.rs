@@ -65,7 +65,7 @@ pub fn parse_agent_servers(
                 let name = name.trim().to_string();
                 let parsed = check_name(&name)
                     .map(|()| AgentMcpServer::Named(name.clone()))
-                    .map_err(ServerProblem::Invalid);
+                    .map_err(ServerProblem::Name);
                 found.push((name, parsed));
             }
             Value::Object(map) if !map.is_empty() => {
@@ -136,7 +136,7 @@ pub fn agent_servers(
         let name = error.server().unwrap_or_default().to_string();
         let why = match &error {
             McpConfigError::Server { problem, .. } => problem.to_string(),
-            McpConfigError::Source { problem, .. } => problem.clone(),
+            McpConfigError::Source { problem, .. } => problem.to_string(),
         };
         out.unavailable.push((name, why));
     }

@@ -14,6 +14,9 @@
 //! - the user's store (`$FLEET_HOME/trust.json`): the repository trusted as a whole (`fleet
 //!   trust`), or one server approved by `fleet mcp add`.
 //!
+//! The list of those files is [`crate::locations::Locations::approval_files`], shared with
+//! the approval of project skills' tools.
+//!
 //! The keys are Claude Code's:
 //! - `enableAllProjectMcpServers: true` approves every project server;
 //! - `enabledMcpjsonServers: [names]` approves some;
@@ -26,9 +29,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-
-/// The local settings file of a project folder whose approvals count while git does not track it.
-pub const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
 
 /// The user's decisions on project servers, merged from every trusted file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -101,31 +101,6 @@ impl McpApproval {
         self.enabled.extend(names("enabledMcpjsonServers"));
         self.disabled.extend(names("disabledMcpjsonServers"));
     }
-}
-
-/// The settings files whose approvals count for a session in a project spanning `dirs`
-/// (repository root first): the user's, and each project folder's local ones.
-pub fn trusted_settings(
-    fleet_settings: Option<&Path>,
-    claude_dir: Option<&Path>,
-    dirs: &[PathBuf],
-) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fleet_settings.map(Path::to_path_buf).into_iter().collect();
-    if let Some(dir) = claude_dir {
-        files.push(dir.join(".claude").join("settings.json"));
-    }
-    for dir in dirs {
-        // A local settings file the repository committed is the repository's, not the user's.
-        files.extend(
-            [
-                dir.join(LOCAL_SETTINGS),
-                dir.join(".fleet").join("settings.local.json"),
-            ]
-            .into_iter()
-            .filter(|file| !crate::tracked::tracked_by_git(file)),
-        );
-    }
-    files
 }
 
 /// The hash of project server `name` as written (variables unexpanded) in the innermost of

@@ -104,6 +104,8 @@ pub enum McpEditError {
          (`fleet mcp remove {name}`)", path.display()
     )]
     Exists { name: String, path: PathBuf },
+    #[error(transparent)]
+    Name(#[from] super::server::ServerNameError),
     #[error("{0}")]
     Invalid(String),
 }
@@ -124,7 +126,7 @@ pub fn project_file_for_writing(cwd: &Path) -> PathBuf {
 /// Adds `name` to `mcpServers` in `file` (created, with its folder, when missing). A name that
 /// is already there is an error: replacing a definition is an explicit remove and add.
 pub fn add_server(file: &Path, name: &str, spec: &ServerSpec) -> Result<(), McpEditError> {
-    check_name(name).map_err(McpEditError::Invalid)?;
+    check_name(name)?;
     spec.check()?;
     let mut doc = read_document(file)?;
     let servers = servers_of(&mut doc, file)?;

@@ -28,9 +28,24 @@ pub enum ServerProblem {
         variables_phrase(.0), .0.join(", "), .0.first().map(String::as_str).unwrap_or("VAR")
     )]
     MissingVariables(Vec<String>),
+    /// The server's name cannot be part of tool names.
+    #[error(transparent)]
+    Name(#[from] ServerNameError),
     /// A field is missing, of the wrong kind, or has a value fleet cannot use.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// A server name that cannot become part of tool names (`mcp__<name>__<tool>`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServerNameError {
+    #[error("a server name cannot be empty")]
+    Empty,
+    #[error(
+        "server name {name:?} has {bad:?}: use only ASCII letters, digits, `_` and `-` (the \
+         name becomes part of tool names, mcp__{{server}}__{{tool}})"
+    )]
+    BadCharacter { name: String, bad: char },
 }
 
 fn variables_phrase(names: &[String]) -> String {
@@ -42,18 +57,18 @@ fn variables_phrase(names: &[String]) -> String {
 
 /// Checks a server name: it becomes part of tool names (`mcp__<name>__<tool>`), which the model
 /// APIs restrict to ASCII letters, digits, `_` and `-`.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), ServerNameError> {
     if name.is_empty() {
-        return Err("a server name cannot be empty".into());
+        return Err(ServerNameError::Empty);
     }
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
     {
-        return Err(format!(
-            "server name {name:?} has {bad:?}: use only ASCII letters, digits, `_` and `-` \
-             (the name becomes part of tool names, mcp__{{server}}__{{tool}})"
-        ));
+        return Err(ServerNameError::BadCharacter {
+            name: name.to_string(),
+            bad,
+        });
     }
     Ok(())
 }
@@ -66,7 +81,7 @@ pub fn parse_server(
     base_dir: &Path,
     lookup: Lookup<'_>,
 ) -> Result<McpServerConfig, ServerProblem> {
-    check_name(name).map_err(ServerProblem::Invalid)?;
+    check_name(name)?;
     let Value::Object(fields) = value else {
         return Err(invalid(format!(
             "expected an object with \"command\" (stdio) or \"type\" and \"url\", found {}",

@@ -3,13 +3,14 @@
 
 use super::expand::Lookup;
 use super::server::{kind, parse_server};
-use super::{McpConfig, McpConfigError, McpServerConfig, McpSource};
+use super::{McpConfig, McpConfigError, McpServerConfig, McpSource, SourceProblem};
+use crate::locations::Locations;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Where to look: built by [`McpConfigSources::discover`] from the environment, or by hand in
-/// tests.
+/// Where to look: built by [`McpConfigSources::discover`] from the session's
+/// [`Locations`], or by hand in tests.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct McpConfigSources {
     /// The working folder: relative `--mcp-config` paths and inline servers' relative `cwd`
@@ -29,34 +30,28 @@ pub struct McpConfigSources {
     pub strict: bool,
     /// Settings files whose `enabledMcpjsonServers` & co. count (see [`super::approval`]).
     pub approval_files: Vec<PathBuf>,
+    /// `$FLEET_HOME`: its store holds servers approved one by one (`fleet mcp add`). `None`
+    /// reads no store.
+    pub fleet_home: Option<PathBuf>,
 }
 
 impl McpConfigSources {
-    /// The sources for a session started in `cwd`: the user's home (`$HOME`, or
-    /// `$CLAUDE_CONFIG_DIR` for `.claude.json`), `$FLEET_HOME`, and the repository around `cwd`.
-    pub fn discover(cwd: &Path, flags: Vec<String>, strict: bool) -> Self {
-        let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-        let claude_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(std::env::home_dir);
-        let fleet_settings = fleet_store::FleetHome::from_env()
-            .ok()
-            .map(|home| home.root().join("settings.json"));
+    /// The sources for a session whose folders `at` names: Claude Code's `.claude.json` (in
+    /// `$CLAUDE_CONFIG_DIR` when set, else the home folder), `$FLEET_HOME`, and the
+    /// repository around the working folder. Reads no environment variable: the session
+    /// resolved them once into `at`.
+    pub fn discover(at: &Locations, flags: Vec<String>, strict: bool) -> Self {
+        let cwd = std::path::absolute(&at.cwd).unwrap_or_else(|_| at.cwd.clone());
         let (project_files, local_keys) = project_layout(&cwd);
         let project_dirs: Vec<PathBuf> = project_files
             .iter()
             .filter_map(|file| file.parent().map(Path::to_path_buf))
             .collect();
-        let approval_files = super::approval::trusted_settings(
-            fleet_settings.as_deref(),
-            std::env::home_dir().as_deref(),
-            &project_dirs,
-        );
         Self {
-            approval_files,
-            claude_json: claude_dir.map(|d| d.join(".claude.json")),
-            fleet_settings,
+            approval_files: at.approval_files(&project_dirs),
+            claude_json: at.claude_json(),
+            fleet_settings: at.fleet_settings(),
+            fleet_home: at.fleet_home.clone(),
             project_files,
             local_keys,
             flags,
@@ -75,9 +70,11 @@ impl McpConfigSources {
         // Servers approved one by one through fleet (`fleet mcp add`), in the user's store,
         // as long as their definition is still the one approved.
         let root = crate::tracked::repository_root(&self.cwd);
-        if let Ok(project) =
-            fleet_store::trust::TrustStore::from_env().and_then(|store| store.project(&root))
-        {
+        let store = self
+            .fleet_home
+            .as_ref()
+            .map(|home| fleet_store::trust::TrustStore::new(&fleet_store::FleetHome::at(home)));
+        if let Some(Ok(project)) = store.map(|store| store.project(&root)) {
             for (name, hash) in project.mcp_servers {
                 if super::approval::project_server_hash(&self.project_files, &name) == Some(hash) {
                     approval.enabled.insert(name);
@@ -138,7 +135,7 @@ impl McpConfigSources {
                 )
             } else {
                 let path = self.cwd.join(flag);
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"));
+                let text = std::fs::read_to_string(&path).map_err(SourceProblem::unreadable);
                 let base = home_of(&path).to_path_buf();
                 (McpSource::FlagFile(path), base, text)
             };
@@ -197,7 +194,7 @@ fn read_optional(
         Err(e) => {
             errors.push(McpConfigError::Source {
                 origin,
-                problem: format!("cannot read: {e}"),
+                problem: SourceProblem::unreadable(e),
             });
             return None;
         }
@@ -216,14 +213,16 @@ fn read_optional(
 }
 
 /// A configuration document: a JSON object (empty or blank text counts as `{}`).
-fn parse_document(text: &str) -> Result<Map<String, Value>, String> {
+fn parse_document(text: &str) -> Result<Map<String, Value>, SourceProblem> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!("expected a JSON object, found {}", kind(&other))),
-        Err(e) => Err(format!("not valid JSON: {e}")),
+        Ok(other) => Err(SourceProblem::NotObject {
+            found: kind(&other),
+        }),
+        Err(e) => Err(SourceProblem::NotJson(std::sync::Arc::new(e))),
     }
 }
 
@@ -252,19 +251,14 @@ impl Merge {
             None => {
                 self.errors.push(McpConfigError::Source {
                     origin: source.clone(),
-                    problem:
-                        "no \"mcpServers\" object (expected {\"mcpServers\": {\"name\": {…}}})"
-                            .into(),
+                    problem: SourceProblem::NoServers,
                 });
                 return;
             }
             Some(other) => {
                 self.errors.push(McpConfigError::Source {
                     origin: source.clone(),
-                    problem: format!(
-                        "\"mcpServers\" must be an object of servers by name, found {}",
-                        kind(other)
-                    ),
+                    problem: SourceProblem::ServersNotObject { found: kind(other) },
                 });
                 return;
             }

@@ -219,6 +219,14 @@ fn server_names_must_fit_in_tool_names() {
     for bad in ["", "my.server", "a b", "ünï", "a/b"] {
         assert!(check_name(bad).is_err(), "{bad:?}");
     }
+    assert_eq!(check_name(""), Err(ServerNameError::Empty));
+    assert_eq!(
+        check_name("my.server"),
+        Err(ServerNameError::BadCharacter {
+            name: "my.server".into(),
+            bad: '.'
+        })
+    );
     for good in ["github", "my-server_2", "A"] {
         assert!(check_name(good).is_ok(), "{good:?}");
     }

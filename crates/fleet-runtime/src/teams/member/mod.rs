@@ -15,13 +15,13 @@ mod mail;
 mod outbox;
 
 use super::pane::TEAMMATE_ENV_FILE;
-use super::roster::Team;
+use super::roster::{Team, Teams};
 use super::signing::LeadVerifier;
 use super::{clock, LEAD_NAME};
 use crate::backends::pidwatch;
 use crate::subagent::Spawner;
 use fleet_protocol::team::frames::{Frame, IdleNotification, PermissionResponse};
-use fleet_protocol::TeamEvent;
+use fleet_protocol::{BackendType, TeamEvent};
 use fleet_store::team::MemberStatus;
 use fleet_store::Mailbox;
 use serde_json::json;
@@ -62,7 +62,7 @@ pub struct Membership {
     verifier: LeadVerifier,
     /// Its pane (`$TMUX_PANE`, …), for the shutdown frame.
     pane_id: String,
-    backend: String,
+    backend: BackendType,
     /// Set when it agreed to shut down: the turn ends after that call, then the session.
     exit: Arc<AtomicBool>,
     shutdown_request: Mutex<Option<String>>,
@@ -75,18 +75,17 @@ pub struct Membership {
     lead_gone: AtomicBool,
 }
 
-impl Spawner {
+impl Teams {
     /// Makes this session the teammate `identity` of a team another session leads: opens the
-    /// team's files, starts reading its inbox and watching the lead. `exit` is the flag the
-    /// main agent's loop ends on (its `end_after_tools`).
+    /// team's files, starts reading its inbox (into `spawner`'s team inbox) and watching the
+    /// lead. `exit` is the flag the main agent's loop ends on (its `stop.end_after_tools`).
     pub fn join_team(
-        self: &Arc<Self>,
+        &self,
+        spawner: &Spawner,
         identity: Identity,
         exit: Arc<AtomicBool>,
     ) -> Result<Arc<Membership>, String> {
-        let teams = self
-            .teams()
-            .ok_or("teams are off in this session (FLEET_AGENT_TEAMS=0)")?;
+        let teams = self;
         let verifier = LeadVerifier::parse(&identity.lead_verify_key).map_err(|e| e.to_string())?;
         let team = teams.join(&identity.team)?;
         let config = team.config()?;
@@ -98,10 +97,10 @@ impl Spawner {
         }
         let mailbox = team.mailbox(&identity.name)?;
         let (pane_id, backend) = match std::env::var("TMUX_PANE") {
-            Ok(pane) if !pane.is_empty() => (pane, "tmux".to_string()),
+            Ok(pane) if !pane.is_empty() => (pane, BackendType::Tmux),
             _ => match std::env::var("ITERM_SESSION_ID") {
-                Ok(id) if !id.is_empty() => (id, "iterm2".to_string()),
-                _ => ("unknown".to_string(), "tmux".to_string()),
+                Ok(id) if !id.is_empty() => (id, BackendType::ITerm2),
+                _ => ("unknown".to_string(), BackendType::Tmux),
             },
         };
         let member = Arc::new(Membership {
@@ -119,14 +118,17 @@ impl Spawner {
             why: Mutex::new(None),
             lead_gone: AtomicBool::new(false),
         });
-        self.set_membership(member.clone())?;
+        teams.set_membership(member.clone())?;
         let pid = std::process::id();
         team.update_member(&member.identity.name, |m| {
             m.status = MemberStatus::Active;
             m.extra.insert("isActive".into(), json!(true));
             m.extra.insert("pid".into(), json!(pid));
         });
-        tokio::spawn(mail::read_mail(member.clone(), self.team_inbox().clone()));
+        tokio::spawn(mail::read_mail(
+            member.clone(),
+            spawner.team_inbox().clone(),
+        ));
         match lead_pid(&config.extra) {
             Some(pid) => {
                 tokio::spawn(watch_lead(member.clone(), pid));
@@ -162,7 +164,7 @@ impl Membership {
     /// with no lead left to close it, the pane must not outlive the process (tmux keeps a
     /// pane whose process it has not reaped yet).
     pub fn close_own_pane(&self) {
-        if self.backend != "tmux" || self.pane_id == "unknown" {
+        if self.backend != BackendType::Tmux || self.pane_id == "unknown" {
             return;
         }
         use std::os::unix::process::CommandExt;

@@ -4,7 +4,7 @@
 use super::{lock, Membership};
 use crate::subagent::{MessageBody, SendMessageInput, Structured};
 use crate::teams::send::{self, Sender};
-use crate::teams::{clock, LEAD_NAME};
+use crate::teams::{clock, RosterError, LEAD_NAME};
 use fleet_protocol::team::frames::{
     permission_request_id, Frame, PermissionRequest, PermissionResponse, ShutdownApproved,
     ShutdownRejected,
@@ -26,7 +26,7 @@ impl Membership {
         tool_use_id: &str,
         description: &str,
         suggested_rule: Option<String>,
-    ) -> Result<oneshot::Receiver<PermissionResponse>, String> {
+    ) -> Result<oneshot::Receiver<PermissionResponse>, RosterError> {
         let request_id = permission_request_id(clock::now_ms(), &self.identity.name);
         let request_id = format!("{request_id}-{}", &clock::new_msg_id()[..8]);
         let frame = Frame::PermissionRequest(PermissionRequest {
@@ -84,7 +84,7 @@ impl Membership {
         if to == me.as_str() {
             return Err(ToolError::failed("You cannot send a message to yourself."));
         }
-        let config = self.team.config().map_err(ToolError::Failed)?;
+        let config = self.team.config()?;
         let Some(peer) = config.members.iter().find(|m| m.name == to) else {
             return Ok(None);
         };
@@ -153,7 +153,8 @@ impl Membership {
                     (frame, message)
                 } else {
                     let reason = reason.ok_or_else(|| {
-                        ToolError::failed(
+                        ToolError::bad_value(
+                            "reason",
                             "Declining a shutdown needs a `reason`: say why you keep working.",
                         )
                     })?;
@@ -175,10 +176,13 @@ impl Membership {
                 let value = json!({"success": true, "message": message, "request_id": request_id});
                 Ok(ToolOutput::text(value.to_string()).with_structured(value))
             }
-            MessageBody::Structured(other) => Err(ToolError::Failed(format!(
-                "A teammate in its own pane does not send a {}.",
-                other.type_name()
-            ))),
+            MessageBody::Structured(other) => Err(ToolError::bad_value(
+                "message",
+                format!(
+                    "A teammate in its own pane does not send a {}.",
+                    other.type_name()
+                ),
+            )),
         }
     }
 }

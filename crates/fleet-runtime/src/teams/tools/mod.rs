@@ -9,10 +9,9 @@ pub use plan::ExitPlanModeTool;
 pub use task_list::{TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool};
 pub use team::{TeamCreateTool, TeamDeleteTool};
 
-use super::roster::Team;
+use super::roster::{Team, Teams};
 use super::LEAD_NAME;
 use crate::context::AgentContext;
-use crate::subagent::Spawner;
 use fleet_tools::ToolError;
 use std::sync::Arc;
 
@@ -26,9 +25,6 @@ pub(crate) fn caller_name() -> String {
 }
 
 /// The session's team, made implicitly for the lead when there is none yet.
-pub(crate) fn team_for(spawner: &Spawner, cwd: &std::path::Path) -> Result<Arc<Team>, ToolError> {
-    let teams = spawner
-        .teams()
-        .ok_or_else(|| ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0)."))?;
-    teams.get_or_create(cwd).map_err(ToolError::Failed)
+pub(crate) fn team_for(teams: &Teams, cwd: &std::path::Path) -> Result<Arc<Team>, ToolError> {
+    teams.get_or_create(cwd).map_err(ToolError::from)
 }

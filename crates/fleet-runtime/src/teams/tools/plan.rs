@@ -4,8 +4,8 @@
 //! change, and it submits again).
 
 use crate::context::AgentContext;
-use crate::subagent::Spawner;
 use crate::teams::send::submit_plan;
+use crate::teams::Teams;
 use crate::teams::{clock, LEAD_NAME};
 use fleet_protocol::team::frames::plan_request_id;
 use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
@@ -24,12 +24,12 @@ pub struct ExitPlanModeInput {
 }
 
 pub struct ExitPlanModeTool {
-    spawner: Arc<Spawner>,
+    teams: Arc<Teams>,
 }
 
 impl ExitPlanModeTool {
-    pub(crate) fn new(spawner: Arc<Spawner>) -> Self {
-        Self { spawner }
+    pub(crate) fn new(teams: Arc<Teams>) -> Self {
+        Self { teams }
     }
 }
 
@@ -63,9 +63,8 @@ impl TypedTool for ExitPlanModeTool {
             ));
         };
         let team = self
-            .spawner
-            .teams()
-            .and_then(|t| t.current())
+            .teams
+            .current()
             .ok_or_else(|| ToolError::failed("Your team has ended."))?;
         let mate = team
             .mate(&me.agent_name)
@@ -88,9 +87,7 @@ impl TypedTool for ExitPlanModeTool {
         if let Some(dir) = plan_file.parent() {
             std::fs::create_dir_all(dir)
                 .and_then(|()| std::fs::write(&plan_file, &plan))
-                .map_err(|err| {
-                    ToolError::Failed(format!("Cannot write {}: {err}", plan_file.display()))
-                })?;
+                .map_err(|err| ToolError::io("Cannot write", &plan_file, err))?;
         }
         let request_id = plan_request_id(clock::now_ms(), &mate.name, &team.name);
         submit_plan(

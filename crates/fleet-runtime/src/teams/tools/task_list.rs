@@ -7,7 +7,7 @@
 //! `task_assignment` in that member's inbox.
 
 use super::{caller_name, team_for};
-use crate::subagent::Spawner;
+use crate::teams::Teams;
 use crate::teams::{clock, LEAD_NAME};
 use fleet_protocol::team::frames::{Frame, TaskAssignment};
 use fleet_protocol::{MailEntry, TeamEvent};
@@ -85,11 +85,11 @@ pub struct TaskUpdateInput {
 macro_rules! team_tool {
     ($name:ident) => {
         pub struct $name {
-            spawner: Arc<Spawner>,
+            teams: Arc<Teams>,
         }
         impl $name {
-            pub(crate) fn new(spawner: Arc<Spawner>) -> Self {
-                Self { spawner }
+            pub(crate) fn new(teams: Arc<Teams>) -> Self {
+                Self { teams }
             }
         }
     };
@@ -126,11 +126,12 @@ impl TypedTool for TaskCreateTool {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         if input.subject.trim().is_empty() {
-            return Err(ToolError::failed(
+            return Err(ToolError::bad_value(
+                "subject",
                 "`subject` is empty: give the task a short title.",
             ));
         }
-        let team = team_for(&self.spawner, &ctx.cwd)?;
+        let team = team_for(&self.teams, &ctx.cwd)?;
         let task = team
             .tasks
             .create(NewTask {
@@ -165,7 +166,7 @@ impl TypedTool for TaskGetTool {
     }
 
     async fn run(&self, input: TaskGetInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let team = team_for(&self.spawner, &ctx.cwd)?;
+        let team = team_for(&self.teams, &ctx.cwd)?;
         let id = input.task_id.trim().trim_start_matches('#');
         let Some(task) = team.tasks.get(id).map_err(store_error)? else {
             return Ok(ToolOutput::text("Task not found"));
@@ -193,7 +194,7 @@ impl TypedTool for TaskListTool {
     }
 
     async fn run(&self, _input: TaskListInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let team = team_for(&self.spawner, &ctx.cwd)?;
+        let team = team_for(&self.teams, &ctx.cwd)?;
         let tasks = team.tasks.list().map_err(store_error)?;
         if tasks.is_empty() {
             return Ok(ToolOutput::text("No tasks found"));
@@ -235,7 +236,7 @@ impl TypedTool for TaskUpdateTool {
         input: TaskUpdateInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let team = team_for(&self.spawner, &ctx.cwd)?;
+        let team = team_for(&self.teams, &ctx.cwd)?;
         let me = caller_name();
         let actor = Actor {
             name: me.clone(),

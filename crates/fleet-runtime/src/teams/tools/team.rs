@@ -1,8 +1,8 @@
 //! TeamCreate and TeamDelete: the lead names its team, and ends it.
 
 use super::team_for;
-use crate::subagent::Spawner;
 use crate::teams::mate::MateState;
+use crate::teams::Teams;
 use fleet_protocol::TeamEvent;
 use fleet_tools::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
@@ -28,12 +28,12 @@ pub struct TeamCreateInput {
 pub struct TeamDeleteInput {}
 
 pub struct TeamCreateTool {
-    spawner: Arc<Spawner>,
+    teams: Arc<Teams>,
 }
 
 impl TeamCreateTool {
-    pub(crate) fn new(spawner: Arc<Spawner>) -> Self {
-        Self { spawner }
+    pub(crate) fn new(teams: Arc<Teams>) -> Self {
+        Self { teams }
     }
 }
 
@@ -60,11 +60,12 @@ impl TypedTool for TeamCreateTool {
         input: TeamCreateInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let teams = self.spawner.teams().ok_or_else(|| {
-            ToolError::failed("Teams are off in this session (FLEET_AGENT_TEAMS=0).")
-        })?;
+        let teams = &self.teams;
         if input.team_name.trim().is_empty() {
-            return Err(ToolError::failed("`team_name` is empty: name the team."));
+            return Err(ToolError::bad_value(
+                "team_name",
+                "`team_name` is empty: name the team.",
+            ));
         }
         let team = teams
             .create(
@@ -72,7 +73,7 @@ impl TypedTool for TeamCreateTool {
                 input.description.as_deref(),
                 &ctx.cwd,
             )
-            .map_err(ToolError::Failed)?;
+            .map_err(ToolError::from)?;
         if let Some(agent_type) = input.agent_type.filter(|t| !t.trim().is_empty()) {
             team.update_member(crate::teams::LEAD_NAME, |m| m.agent_type = agent_type);
         }
@@ -92,12 +93,12 @@ impl TypedTool for TeamCreateTool {
 }
 
 pub struct TeamDeleteTool {
-    spawner: Arc<Spawner>,
+    teams: Arc<Teams>,
 }
 
 impl TeamDeleteTool {
-    pub(crate) fn new(spawner: Arc<Spawner>) -> Self {
-        Self { spawner }
+    pub(crate) fn new(teams: Arc<Teams>) -> Self {
+        Self { teams }
     }
 }
 
@@ -122,11 +123,9 @@ impl TypedTool for TeamDeleteTool {
         _input: TeamDeleteInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let team = team_for(&self.spawner, &ctx.cwd)?;
-        let stopped = self.spawner.shutdown_team(&team).await;
-        if let Some(teams) = self.spawner.teams() {
-            teams.clear();
-        }
+        let team = team_for(&self.teams, &ctx.cwd)?;
+        let stopped = self.teams.shutdown_team(&team).await;
+        self.teams.clear();
         team.store.delete(&team.name).map_err(|err| {
             ToolError::Failed(format!("Cannot remove team {:?}: {err}", team.name))
         })?;
@@ -141,11 +140,11 @@ impl TypedTool for TeamDeleteTool {
     }
 }
 
-impl Spawner {
+impl Teams {
     /// Stops the running teammate `name` (TaskStop by name): it ends without agreeing, and its
     /// unfinished tasks go back to the list.
     pub(crate) fn stop_teammate(&self, name: &str) -> Option<serde_json::Value> {
-        let team = self.teams()?.current()?;
+        let team = self.current()?;
         let mate = team.mate(name)?;
         if mate.state() == MateState::Stopped {
             return None;

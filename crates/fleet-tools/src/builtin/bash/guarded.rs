@@ -92,9 +92,10 @@ impl Tool for GuardedBash {
             .and_then(|command| check_command(command, &self.policy, &ctx.cwd).err());
         match refused {
             Some(refusal) => {
-                let error = ToolError::PermissionDenied {
+                let error = ToolError::Policy {
                     tool: self.inner.name().to_string(),
-                    reason: format!("{refusal}. {}", self.policy.summary()),
+                    refusal: Box::new(refusal),
+                    allowed: self.policy.summary(),
                 };
                 Box::pin(async move { Err(error) })
             }

@@ -199,9 +199,9 @@ impl TypedTool for BashTool {
         let plan = ctx
             .sandbox
             .plan(&input.command, &ctx.cwd)
-            .map_err(|refusal| ToolError::PermissionDenied {
+            .map_err(|refusal| ToolError::Sandbox {
                 tool: Self::NAME.to_string(),
-                reason: refusal.to_string(),
+                refusal: Box::new(refusal),
             })?;
         let mut running = process::spawn(
             &input.command,
@@ -211,10 +211,11 @@ impl TypedTool for BashTool {
             &plan,
             ctx.sandbox.launcher_hint(),
         )
-        .map_err(|err| {
-            ToolError::failed(format!(
+        .map_err(|err| ToolError::Process {
+            message: format!(
                 "Could not start bash: {err}. Bash must be installed as /bin/bash or on PATH."
-            ))
+            ),
+            source: err,
         })?;
         // Only where a moved command can become a task does the call answer Ctrl+B.
         let shells = ctx.background.as_ref().and_then(|s| s.shell_tasks());
@@ -308,7 +309,10 @@ async fn stop_group(running: &mut Running) -> Result<(), ToolError> {
 }
 
 fn wait_failed(err: std::io::Error) -> ToolError {
-    ToolError::failed(format!("Lost track of the bash process: {err}"))
+    ToolError::Process {
+        message: format!("Lost track of the bash process: {err}"),
+        source: err,
+    }
 }
 
 /// Refuses to run anywhere but the agent's working directory, which must exist.
@@ -316,13 +320,17 @@ async fn check_cwd(ctx: &ToolContext) -> Result<(), ToolError> {
     let cwd = ctx.cwd.display();
     match tokio::fs::metadata(&ctx.cwd).await {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(ToolError::failed(format!(
-            "The working directory {cwd} is not a directory, so no command can run there."
-        ))),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(ToolError::failed(format!(
+        Ok(_) => Err(ToolError::unsupported(
+            &ctx.cwd,
+            format!("The working directory {cwd} is not a directory, so no command can run there."),
+        )),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(ToolError::not_found(
+            &ctx.cwd,
+            format!(
             "The working directory {cwd} does not exist (it may have been deleted or moved), so \
              no command can run there. Recreate it, or ask the user how to continue."
-        ))),
+        ),
+        )),
         Err(err) => Err(ToolError::io(
             "Cannot use the working directory",
             &ctx.cwd,

@@ -68,7 +68,8 @@ impl TypedTool for EditTool {
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::File)?;
         if input.old_string == input.new_string {
-            return Err(ToolError::failed(
+            return Err(ToolError::bad_value(
+                "new_string",
                 "old_string and new_string are the same, so there is nothing to change. Give \
                  the new text in new_string.",
             ));
@@ -115,13 +116,16 @@ impl Job<'_> {
             return Ok(self.created());
         };
         if meta.len() > MAX_EDIT_BYTES {
-            return Err(ToolError::failed(format!(
-                "{} is {} MiB, too large to edit here (the limit is {} MiB). Use Bash (for \
+            return Err(ToolError::unsupported(
+                self.given,
+                format!(
+                    "{} is {} MiB, too large to edit here (the limit is {} MiB). Use Bash (for \
                  example `sed -i`) instead.",
-                self.given.display(),
-                meta.len() / (1024 * 1024),
-                MAX_EDIT_BYTES / (1024 * 1024)
-            )));
+                    self.given.display(),
+                    meta.len() / (1024 * 1024),
+                    MAX_EDIT_BYTES / (1024 * 1024)
+                ),
+            ));
         }
         let bytes = super::regular_file::read_regular(self.resolved)
             .map_err(|err| ToolError::io("Could not read", self.given, err))?;
@@ -129,11 +133,14 @@ impl Job<'_> {
         ensure_fresh(self.files, self.given, self.resolved, &seen, "edit")?;
         ensure_writable(self.given, &meta)?;
         let original = String::from_utf8(bytes).map_err(|_| {
-            ToolError::failed(format!(
+            ToolError::unsupported(
+                self.given,
+                format!(
                 "{} is not valid UTF-8 text, so Edit cannot change it safely. Replace it whole \
                  with Write, or use Bash.",
                 self.given.display()
-            ))
+            ),
+            )
         })?;
         let applied = self.replace(&original)?;
         super::write::atomic::write_file(
@@ -162,12 +169,15 @@ impl Job<'_> {
                     first_len: new.len(),
                 });
             }
-            return Err(ToolError::failed(format!(
+            return Err(ToolError::bad_value(
+                "old_string",
+                format!(
                 "old_string is empty, which only creates a new file (or fills an empty one), but \
                  {} already has content. Give the text to replace, or use Write to replace the \
                  whole file.",
                 self.given.display()
-            )));
+            ),
+            ));
         }
         replace::apply(original, old, new, *replace_all).map_err(|mismatch| match mismatch {
             Mismatch::NotFound => self.not_found(original),
@@ -197,7 +207,10 @@ impl Job<'_> {
                  copy the exact text from there:\n{snippet}"
             ));
         }
-        ToolError::failed(message)
+        ToolError::NoMatch {
+            path: self.given.to_path_buf(),
+            message,
+        }
     }
 
     fn ambiguous(&self, original: &str, count: usize, offsets: &[usize]) -> ToolError {
@@ -206,13 +219,17 @@ impl Job<'_> {
             .map(|&at| format::line_of(original, at).to_string())
             .collect();
         let more = if count > offsets.len() { ", …" } else { "" };
-        ToolError::failed(format!(
+        ToolError::Ambiguous {
+            path: self.given.to_path_buf(),
+            count,
+            message: format!(
             "Found {count} matches of old_string in {} (at lines {}{more}), but replace_all is \
              false. Add surrounding lines to old_string so it matches exactly one place, or set \
              replace_all to true to change all {count}.",
             self.given.display(),
             lines.join(", ")
-        ))
+        ),
+        }
     }
 
     fn created(&self) -> ToolOutput {

@@ -142,20 +142,26 @@ impl TypedTool for GrepTool {
 fn plan(input: &Input, cwd: &Path) -> Result<Search, ToolError> {
     let root = walk::absolute_path(input.path.as_deref(), cwd);
     let meta = std::fs::metadata(&root).map_err(|err| match err.kind() {
-        std::io::ErrorKind::NotFound => ToolError::failed(format!(
+        std::io::ErrorKind::NotFound => ToolError::not_found(
+            &root,
+            format!(
             "Path does not exist: {}.{} Give an existing file or folder as path, or leave path \
              out to search the working directory.",
             root.display(),
             walk::did_you_mean(&root)
-        )),
+        ),
+        ),
         _ => ToolError::io("Cannot search", &root, err),
     })?;
     if !meta.is_dir() && !meta.is_file() {
-        return Err(ToolError::failed(format!(
-            "{} is not a regular file or folder (it is a device, pipe or socket); Grep only \
+        return Err(ToolError::unsupported(
+            &root,
+            format!(
+                "{} is not a regular file or folder (it is a device, pipe or socket); Grep only \
              searches files, which it reads without waiting on anything.",
-            root.display()
-        )));
+                root.display()
+            ),
+        ));
     }
     let multiline = input.multiline.unwrap_or(false);
     let overrides = match input.glob.as_deref().map(str::trim) {
@@ -192,7 +198,8 @@ fn matcher(
     multiline: bool,
 ) -> Result<RegexMatcher, ToolError> {
     if pattern.is_empty() {
-        return Err(ToolError::failed(
+        return Err(ToolError::bad_value(
+            "pattern",
             "The pattern is empty. Give a regular expression to search for.",
         ));
     }
@@ -212,7 +219,8 @@ fn matcher(
                  with a backslash to match them literally."
             }
         };
-        ToolError::failed(format!("Invalid regex \"{pattern}\": {err}\n{hint}"))
+        let message = format!("Invalid regex \"{pattern}\": {err}\n{hint}");
+        ToolError::bad_value_from("pattern", message, err)
     })
 }
 
@@ -221,14 +229,16 @@ fn glob_filter(root: &Path, glob: &str) -> Result<Override, ToolError> {
     let mut builder = OverrideBuilder::new(root);
     for one in split_globs(glob) {
         builder.add(one).map_err(|err| {
-            ToolError::failed(format!(
+            let message = format!(
                 "Invalid glob \"{one}\": {err}. Use a pattern such as \"*.rs\" or \"*.{{ts,tsx}}\"."
-            ))
+            );
+            ToolError::bad_value_from("glob", message, err)
         })?;
     }
-    builder
-        .build()
-        .map_err(|err| ToolError::failed(format!("Invalid glob \"{glob}\": {err}")))
+    builder.build().map_err(|err| {
+        let message = format!("Invalid glob \"{glob}\": {err}");
+        ToolError::bad_value_from("glob", message, err)
+    })
 }
 
 fn split_globs(glob: &str) -> Vec<&str> {
@@ -261,9 +271,10 @@ fn type_filter(names: &str) -> Result<Types, ToolError> {
         }
         builder.select(name);
     }
-    builder
-        .build()
-        .map_err(|err| ToolError::failed(format!("Invalid file type \"{names}\": {err}")))
+    builder.build().map_err(|err| {
+        let message = format!("Invalid file type \"{names}\": {err}");
+        ToolError::bad_value_from("type", message, err)
+    })
 }
 
 fn unknown_type(name: &str, known: &[FileTypeDef]) -> ToolError {
@@ -273,11 +284,14 @@ fn unknown_type(name: &str, known: &[FileTypeDef]) -> ToolError {
         .find(|def| def.globs().iter().any(|g| g == &extension))
         .map(|def| format!(" Did you mean \"{}\" ({extension})?", def.name()))
         .unwrap_or_default();
-    ToolError::failed(format!(
-        "Unknown file type \"{name}\".{guess} `type` takes a ripgrep type name such as rust, \
+    ToolError::bad_value(
+        "type",
+        format!(
+            "Unknown file type \"{name}\".{guess} `type` takes a ripgrep type name such as rust, \
          py, js, ts, go, java, c, cpp, md, json, toml or yaml; to filter by file name use glob \
          instead, e.g. \"{extension}\"."
-    ))
+        ),
+    )
 }
 
 #[cfg(test)]

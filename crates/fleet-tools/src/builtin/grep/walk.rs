@@ -107,7 +107,10 @@ pub(crate) fn walker(root: &Path, cwd: &Path, guard: &Arc<ReadGuard>) -> WalkBui
 /// Refuses a search rooted at a path the agent may not read, as Read refuses the file.
 pub(crate) fn check_root(guard: &ReadGuard, root: &Path) -> Result<(), ToolError> {
     match guard.denial(root) {
-        Some(denial) => Err(ToolError::failed(denial.message(root))),
+        Some(denial) => Err(ToolError::ReadDenied {
+            path: root.to_path_buf(),
+            denial,
+        }),
         None => Ok(()),
     }
 }
@@ -158,7 +161,10 @@ where
         biased;
         () = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         joined = task => joined.map_err(|err| {
-            ToolError::failed(format!("The search stopped unexpectedly: {err}"))
+            ToolError::Internal {
+                message: format!("The search stopped unexpectedly: {err}"),
+                source: Some(Box::new(err)),
+            }
         })?,
     }
 }

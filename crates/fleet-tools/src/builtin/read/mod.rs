@@ -71,14 +71,18 @@ impl TypedTool for ReadTool {
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::File)?;
         if let Some(denial) = ctx.read_guard.denial(&given) {
-            return Err(ToolError::failed(denial.message(&given)));
+            return Err(ToolError::ReadDenied {
+                path: given,
+                denial,
+            });
         }
         let resolved = workspace::resolve(&given, &ctx.cwd);
         let window = Window {
             first_line: input.offset.unwrap_or(1).max(1),
             limit: match input.limit {
                 Some(0) => {
-                    return Err(ToolError::failed(
+                    return Err(ToolError::bad_value(
+                        "limit",
                         "limit must be at least 1; leave it out to read up to 2000 lines.",
                     ))
                 }
@@ -103,9 +107,12 @@ impl TypedTool for ReadTool {
 pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
 ) -> Result<T, ToolError> {
-    super::file_jobs::run(work).await.map_err(|err| {
-        ToolError::failed(format!("The file operation stopped unexpectedly: {err}"))
-    })?
+    super::file_jobs::run(work)
+        .await
+        .map_err(|err| ToolError::Internal {
+            message: format!("The file operation stopped unexpectedly: {err}"),
+            source: Some(Box::new(err)),
+        })?
 }
 
 /// As [`blocking`], but gives up waiting when `cancel` fires: a read stuck in the kernel (a

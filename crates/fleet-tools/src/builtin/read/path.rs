@@ -22,7 +22,8 @@ pub(crate) fn require_absolute(
     target: Target,
 ) -> Result<PathBuf, ToolError> {
     if file_path.trim().is_empty() {
-        return Err(ToolError::failed(
+        return Err(ToolError::bad_value(
+            "file_path",
             "file_path is empty. Pass the absolute path of the file.",
         ));
     }
@@ -35,30 +36,39 @@ pub(crate) fn require_absolute(
 
 /// The error for a path that names a folder.
 pub(crate) fn directory(path: &Path) -> ToolError {
-    ToolError::failed(format!(
-        "{} is a directory, not a file. To list it, use Glob or Bash `ls`.",
-        path.display()
-    ))
+    ToolError::unsupported(
+        path,
+        format!(
+            "{} is a directory, not a file. To list it, use Glob or Bash `ls`.",
+            path.display()
+        ),
+    )
 }
 
 /// The error for a path that names neither a file nor a folder (a pipe, socket or device).
 pub(crate) fn not_regular(path: &Path) -> ToolError {
-    ToolError::failed(format!(
+    ToolError::unsupported(
+        path,
+        format!(
         "{} is not a regular file (it is a device, pipe or socket); the file tools only handle \
          regular files.",
         path.display()
-    ))
+    ),
+    )
 }
 
 /// The error for a file whose reads would wait for data that may never come (`/proc/kmsg` and
 /// the like): refused rather than letting the agent hang on it.
 pub(crate) fn would_block(path: &Path) -> ToolError {
-    ToolError::failed(format!(
-        "{} cannot be read without waiting for data that may never come (it behaves like a \
+    ToolError::unsupported(
+        path,
+        format!(
+            "{} cannot be read without waiting for data that may never come (it behaves like a \
          pipe or device), so the file tools do not read it. Use Bash with a timeout if you \
          really need it.",
-        path.display()
-    ))
+            path.display()
+        ),
+    )
 }
 
 /// The error for a file that does not exist, naming the files the model most likely meant.
@@ -89,7 +99,7 @@ pub(crate) fn missing(given: &Path, resolved: &Path, cwd: &Path) -> ToolError {
         None => {}
     }
     message.push_str(&format!(" The working directory is {}.", cwd.display()));
-    ToolError::failed(message)
+    ToolError::not_found(given, message)
 }
 
 /// `cwd/<given without its leading />`, when that exists: the model wrote a project-relative
@@ -224,7 +234,7 @@ pub(crate) fn binary(path: &Path, kind: Option<BinaryKind>) -> ToolError {
              Bash with a suitable tool (`file`, `xxd | head`, `strings`) to inspect it."
         ),
     };
-    ToolError::failed(message)
+    ToolError::unsupported(path, message)
 }
 
 #[cfg(test)]

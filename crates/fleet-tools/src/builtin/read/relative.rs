@@ -23,19 +23,25 @@ pub(crate) fn relative_path_error(file_path: &str, cwd: &Path, target: Target) -
     let tried = readings(Path::new(file_path), cwd);
     let start = format!("file_path must be an absolute path, but `{file_path}` is relative.");
     if let Some(found) = suggestion(&tried, target) {
-        return ToolError::failed(format!("{start} Pass {} instead.", found.display()));
+        return ToolError::bad_value(
+            "file_path",
+            format!("{start} Pass {} instead.", found.display()),
+        );
     }
     let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
     let what = match target {
         Target::File => "no file exists at",
         Target::Parent => "no folder exists to hold",
     };
-    ToolError::failed(format!(
-        "{start} Tried against the working directory {}: {what} {}. Pass the absolute path of \
+    ToolError::bad_value(
+        "file_path",
+        format!(
+            "{start} Tried against the working directory {}: {what} {}. Pass the absolute path of \
          the file (Glob can find it).",
-        cwd.display(),
-        list.join(" or ")
-    ))
+            cwd.display(),
+            list.join(" or ")
+        ),
+    )
 }
 
 /// The first reading worth suggesting: one where the file exists, else (for Write) one

@@ -148,24 +148,33 @@ pub(crate) fn ensure_fresh(
     let shown = given.display();
     match files.freshness(resolved, current) {
         Freshness::Fresh => Ok(()),
-        Freshness::Unread => Err(ToolError::failed(format!(
-            "{shown} already exists and you have not read it. Read it first, then {verb} it."
-        ))),
-        Freshness::Changed => Err(ToolError::failed(format!(
-            "{shown} has changed on disk since you last read it (the user, a formatter or \
+        Freshness::Unread => Err(ToolError::stale(
+            given,
+            format!(
+                "{shown} already exists and you have not read it. Read it first, then {verb} it."
+            ),
+        )),
+        Freshness::Changed => Err(ToolError::stale(
+            given,
+            format!(
+                "{shown} has changed on disk since you last read it (the user, a formatter or \
              another command may have changed it). Read it again, then {verb} it."
-        ))),
+            ),
+        )),
     }
 }
 
 /// A read-only file stays protected: replacing it by rename would otherwise succeed.
 pub(crate) fn ensure_writable(given: &Path, meta: &Metadata) -> Result<(), ToolError> {
     if meta.permissions().readonly() {
-        return Err(ToolError::failed(format!(
-            "{} is read-only. Change its permissions first (Bash `chmod u+w`) if it is meant to \
-             be changed.",
-            given.display()
-        )));
+        return Err(ToolError::NotWritable {
+            path: given.to_path_buf(),
+            message: format!(
+                "{} is read-only. Change its permissions first (Bash `chmod u+w`) if it is meant \
+                 to be changed.",
+                given.display()
+            ),
+        });
     }
     Ok(())
 }

@@ -261,7 +261,7 @@ fn ssh(wrapper: &str, rest: &[Word]) -> Runs {
         Err(why) => {
             return Runs::Unknown {
                 wrapper: wrapper.into(),
-                why,
+                why: why.to_string(),
             }
         }
     };
@@ -362,7 +362,7 @@ fn parallel(wrapper: &str, rest: &[Word]) -> Runs {
         Err(why) => {
             return Runs::Unknown {
                 wrapper: wrapper.into(),
-                why,
+                why: why.to_string(),
             }
         }
     };

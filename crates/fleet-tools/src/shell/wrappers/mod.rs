@@ -147,7 +147,10 @@ pub fn runs(command: &SimpleCommand) -> Runs {
                     Some(_) => Runs::Nothing,
                     None => unknown_command(wrapper),
                 },
-                Err(why) => Runs::Unknown { wrapper, why },
+                Err(why) => Runs::Unknown {
+                    wrapper,
+                    why: why.to_string(),
+                },
             }
         }
         "find" => find(&wrapper, rest),
@@ -169,7 +172,7 @@ fn wrapped(wrapper: &str, rest: &[Word], spec: &Spec, transparent: bool) -> Runs
         Err(why) => {
             return Runs::Unknown {
                 wrapper: wrapper.into(),
-                why,
+                why: why.to_string(),
             }
         }
     };
@@ -222,7 +225,7 @@ fn env(wrapper: &str, rest: &[Word]) -> Runs {
         Err(why) => {
             return Runs::Unknown {
                 wrapper: wrapper.into(),
-                why,
+                why: why.to_string(),
             }
         }
     };
@@ -313,7 +316,7 @@ fn xargs(wrapper: &str, rest: &[Word]) -> Runs {
         Err(why) => {
             return Runs::Unknown {
                 wrapper: wrapper.into(),
-                why,
+                why: why.to_string(),
             }
         }
     };

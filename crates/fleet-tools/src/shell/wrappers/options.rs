@@ -52,18 +52,26 @@ pub(super) fn has_command(words: &[Word]) -> bool {
         .any(|w| w.known().is_some_and(|t| !t.starts_with('-')))
 }
 
+/// A word only known when the line runs, standing where an option or the wrapped program is:
+/// what the wrapper runs cannot be known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{word}` may be an option or the program, and is only known when it runs")]
+pub(super) struct UnknownStart {
+    /// As written on the line.
+    pub word: String,
+}
+
 /// Where the wrapped command may start: after the options, and one word later each time the
 /// word there may be the value of a long option the table does not know.
-pub(super) fn options_end(words: &[Word], spec: &Spec) -> Result<Vec<usize>, String> {
+pub(super) fn options_end(words: &[Word], spec: &Spec) -> Result<Vec<usize>, UnknownStart> {
     let mut starts = Vec::new();
     let mut i = 0;
     while let Some(word) = words.get(i) {
         let text = match word {
             Word::Unknown(unknown) if unknown.may_be_option => {
-                return Err(format!(
-                    "`{}` may be an option or the program, and is only known when it runs",
-                    unknown.source
-                ));
+                return Err(UnknownStart {
+                    word: unknown.source.clone(),
+                });
             }
             Word::Unknown(_) => break,
             Word::Known(text) => text.as_str(),

@@ -38,6 +38,7 @@ impl Fixture {
             flags: Vec::new(),
             strict: false,
             approval_files: Vec::new(),
+            fleet_home: None,
         }
     }
 }
@@ -174,6 +175,16 @@ fn a_malformed_file_is_named_with_its_problem_and_the_others_still_load() {
     let error = &config.errors[0];
     assert_eq!(error.origin(), &McpSource::Project(bad.clone()));
     assert_eq!(error.server(), None);
+    assert!(
+        matches!(
+            error,
+            McpConfigError::Source {
+                problem: SourceProblem::NotJson(_),
+                ..
+            }
+        ),
+        "{error:?}"
+    );
     let text = error.to_string();
     assert!(text.contains(&bad.display().to_string()), "{text}");
     assert!(

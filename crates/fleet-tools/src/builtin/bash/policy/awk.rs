@@ -4,8 +4,31 @@
 use super::args::{Args, OptSpec};
 use super::operands::is_placeholder;
 
+/// Why an awk command line may do more than read and print.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum AwkProblem {
+    #[error(
+        "awk with a program file or extension (-f, -i inplace, -l, -E) runs code this check \
+         cannot see, or edits files"
+    )]
+    UnseenCode,
+    #[error("gawk -o / -p / -d write files (and -D starts a debugger)")]
+    WritingOption,
+    #[error("awk without a program text")]
+    NoProgram,
+    #[error("the awk program is only known when it runs")]
+    UnknownProgram,
+    /// `system`, `getline`, `@load`, `@include`.
+    #[error("awk `{0}` runs a command, reads other files or loads code")]
+    Reaches(&'static str),
+    #[error("awk `|` pipes to or from a shell command")]
+    Pipe,
+    #[error("awk print > writes a file")]
+    PrintToFile,
+}
+
 /// Checks the words after `awk` (or `gawk`, `mawk`, `nawk`).
-pub(super) fn check(rest: &[String]) -> Result<(), String> {
+pub(super) fn check(rest: &[String]) -> Result<(), AwkProblem> {
     let spec = OptSpec::short("FfveilE").attached("opdD").long(&[
         "field-separator",
         "assign",
@@ -27,11 +50,7 @@ pub(super) fn check(rest: &[String]) -> Result<(), String> {
         "--exec",
     ];
     if args.has(UNSEEN) {
-        return Err(
-            "awk with a program file or extension (-f, -i inplace, -l, -E) runs code this \
-             check cannot see, or edits files"
-                .into(),
-        );
+        return Err(AwkProblem::UnseenCode);
     }
     const WRITES: &[&str] = &[
         "-o",
@@ -44,33 +63,31 @@ pub(super) fn check(rest: &[String]) -> Result<(), String> {
         "--debug",
     ];
     if args.has(WRITES) {
-        return Err("gawk -o / -p / -d write files (and -D starts a debugger)".into());
+        return Err(AwkProblem::WritingOption);
     }
     let mut programs: Vec<&str> = args.values(&["-e", "--source"]).collect();
     if programs.is_empty() {
         programs.extend(args.operands.first());
     }
     if programs.is_empty() {
-        return Err("awk without a program text".into());
+        return Err(AwkProblem::NoProgram);
     }
     programs.into_iter().try_for_each(program)
 }
 
 /// One program text.
-fn program(text: &str) -> Result<(), String> {
+fn program(text: &str) -> Result<(), AwkProblem> {
     if is_placeholder(text) || text.contains(['\u{1}', '\u{2}']) {
-        return Err("the awk program is only known when it runs".into());
+        return Err(AwkProblem::UnknownProgram);
     }
     for word in ["system", "getline", "@load", "@include"] {
         if text.contains(word) {
-            return Err(format!(
-                "awk `{word}` runs a command, reads other files or loads code"
-            ));
+            return Err(AwkProblem::Reaches(word));
         }
     }
     let code = outside_strings(text);
     if code.replace("||", "").contains('|') {
-        return Err("awk `|` pipes to or from a shell command".into());
+        return Err(AwkProblem::Pipe);
     }
     let prints_to_file = code.match_indices("print").any(|(at, _)| {
         code[at..]
@@ -79,7 +96,7 @@ fn program(text: &str) -> Result<(), String> {
             .is_some_and(|statement| statement.contains('>'))
     });
     if prints_to_file {
-        return Err("awk print > writes a file".into());
+        return Err(AwkProblem::PrintToFile);
     }
     Ok(())
 }
@@ -115,7 +132,7 @@ fn outside_strings(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn awk(args: &[&str]) -> Result<(), String> {
+    fn awk(args: &[&str]) -> Result<(), AwkProblem> {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         check(&args)
     }
@@ -150,7 +167,19 @@ mod tests {
         ] {
             assert!(awk(&[program]).is_err(), "{program}");
         }
-        assert!(awk(&["-i", "inplace", "{print}", "f"]).is_err());
-        assert!(awk(&["-f", "prog.awk"]).is_err());
+        assert_eq!(
+            awk(&["-i", "inplace", "{print}", "f"]),
+            Err(AwkProblem::UnseenCode)
+        );
+        assert_eq!(awk(&["-f", "prog.awk"]), Err(AwkProblem::UnseenCode));
+        assert_eq!(
+            awk(&["{system(\"x\")}"]),
+            Err(AwkProblem::Reaches("system"))
+        );
+        assert_eq!(awk(&["{print | \"sh\"}"]), Err(AwkProblem::Pipe));
+        assert_eq!(
+            awk(&["{print > \"f\"}"]).map_err(|e| e.to_string()),
+            Err("awk print > writes a file".to_string())
+        );
     }
 }

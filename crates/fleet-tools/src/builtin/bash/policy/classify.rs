@@ -29,6 +29,28 @@ use crate::shell::wrappers::{self, Runs};
 use crate::shell::{self, is_risky_variable, Line, Redirect, RedirectOp, SimpleCommand, Word};
 use std::path::{Path, PathBuf};
 
+/// Why a shell's options or git's place make a read-only line unsafe; the text becomes the
+/// refusal's `why`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ShellProblem {
+    #[error(
+        "git --git-dir / --work-tree / --bare can point git at a repository whose configuration \
+         runs programs"
+    )]
+    GitRepositoryOption,
+    #[error(
+        "git run after a cd or with -C may use a repository kept inside the project, whose \
+         configuration can run programs; run git from the agent's folder"
+    )]
+    GitElsewhere,
+    /// `bash -o NAME` with a name not known to change only error handling or tracing.
+    #[error("the shell option `-o {name}` is not one this check knows")]
+    UnknownOption { name: String },
+    /// `-l`, `-i`, `--rcfile` and the like.
+    #[error("the shell option `{option}` may read startup files")]
+    StartupOption { option: String },
+}
+
 /// Programs whose arguments end at a program they run; what they run is judged instead.
 const WRAPPERS: &[&str] = &[
     "command", "builtin", "exec", "nice", "nohup", "timeout", "time", "stdbuf", "setsid", "coproc",
@@ -146,7 +168,9 @@ impl<'a> ReadOnly<'a> {
             return Ok(());
         }
         if matches!(name, "[[" | "[" | "test" | "((") {
-            return conditions::check(&command.words).or_else(refuse);
+            return conditions::check(&command.words)
+                .map_err(|problem| problem.to_string())
+                .or_else(refuse);
         }
         if WRAPPERS.contains(&name) {
             return self.wrapper(command, name, depth);
@@ -158,14 +182,14 @@ impl<'a> ReadOnly<'a> {
                 return Ok(());
             }
         }
-        let args = operands::view(&command.words[1..], name != "find").map_err(|source| {
+        let args = operands::view(&command.words[1..], name != "find").map_err(|unknown| {
             PolicyRefusal::ReadOnly {
                 command: quote(&command.source),
                 why: format!(
                     "gives {name} `{}`, which is only known when it runs and may be an option \
                      that writes files or runs programs; write the word out (or put operands \
                      after --)",
-                    shell::quote::visible(&source)
+                    shell::quote::visible(&unknown.word)
                 ),
             }
         })?;
@@ -174,7 +198,9 @@ impl<'a> ReadOnly<'a> {
         argv.extend(args);
         judge(&argv, &command.source)?;
         if name == "git" {
-            self.git_place(&argv[1..]).or_else(refuse)?;
+            self.git_place(&argv[1..])
+                .map_err(|problem| problem.to_string())
+                .or_else(refuse)?;
         }
         Ok(())
     }
@@ -201,7 +227,9 @@ impl<'a> ReadOnly<'a> {
             name,
             "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash"
         ) {
-            shell_options(&command.words[1..]).or_else(refuse)?;
+            shell_options(&command.words[1..])
+                .map_err(|problem| problem.to_string())
+                .or_else(refuse)?;
         }
         match wrappers::runs(command) {
             Runs::Nothing => judge(&own, &command.source),
@@ -225,25 +253,17 @@ impl<'a> ReadOnly<'a> {
     }
 
     /// git run in another folder than the agent's (`-C`, `--git-dir`, a `cd` before it).
-    fn git_place(&self, args: &[String]) -> Result<(), String> {
+    fn git_place(&self, args: &[String]) -> Result<(), ShellProblem> {
         let call = GitCall::parse(args);
         if call.global.has(&["--git-dir", "--work-tree", "--bare"]) {
-            return Err(
-                "git --git-dir / --work-tree / --bare can point git at a repository whose \
-                 configuration runs programs"
-                    .into(),
-            );
+            return Err(ShellProblem::GitRepositoryOption);
         }
         for place in self.git_places(&call) {
             let safe = place
                 .as_deref()
                 .is_some_and(|dir| own_repository(dir, self.cwd));
             if !safe {
-                return Err(
-                    "git run after a cd or with -C may use a repository kept inside the project, \
-                     whose configuration can run programs; run git from the agent's folder"
-                        .into(),
-                );
+                return Err(ShellProblem::GitElsewhere);
             }
         }
         Ok(())
@@ -372,7 +392,7 @@ fn output(redirect: &Redirect, source: &str) -> Result<(), PolicyRefusal> {
 
 /// Shell options allowed before `-c` in a read-only line: ones that only change how errors
 /// and tracing work. `-l`, `-i`, `--rcfile` and the like read startup files.
-fn shell_options(words: &[Word]) -> Result<(), String> {
+fn shell_options(words: &[Word]) -> Result<(), ShellProblem> {
     let mut expect_option_name = false;
     for word in words {
         let Some(text) = word.known() else {
@@ -383,9 +403,9 @@ fn shell_options(words: &[Word]) -> Result<(), String> {
                 text,
                 "pipefail" | "errexit" | "nounset" | "xtrace" | "noglob"
             ) {
-                return Err(format!(
-                    "the shell option `-o {text}` is not one this check knows"
-                ));
+                return Err(ShellProblem::UnknownOption {
+                    name: text.to_string(),
+                });
             }
             continue;
         }
@@ -398,13 +418,19 @@ fn shell_options(words: &[Word]) -> Result<(), String> {
             break;
         };
         if cluster.starts_with('-') {
-            return Err(format!("the shell option `{text}` may read startup files"));
+            return Err(ShellProblem::StartupOption {
+                option: text.to_string(),
+            });
         }
         for c in cluster.chars() {
             match c {
                 'c' | 'e' | 'u' | 'x' | 'v' | 'f' | 'C' | 'n' => {}
                 'o' => expect_option_name = true,
-                _ => return Err(format!("the shell option `-{c}` may read startup files")),
+                _ => {
+                    return Err(ShellProblem::StartupOption {
+                        option: format!("-{c}"),
+                    })
+                }
             }
         }
     }

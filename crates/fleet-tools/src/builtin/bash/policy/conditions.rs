@@ -13,9 +13,39 @@ use crate::shell::Word;
 
 const ARITHMETIC: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
 
+/// Why a test command may run something or cannot be read with confidence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum TestProblem {
+    #[error("(( )) evaluates text only known when it runs")]
+    UnknownArithmetic,
+    /// An operand of `-eq`, `-lt` … that is not a literal number.
+    #[error(
+        "`{op}` evaluates its operands as arithmetic, and `{operand}` is not a plain number (a \
+         value such as a[$(cmd)] would run cmd)"
+    )]
+    ArithmeticOperand { op: String, operand: String },
+    #[error("`-v` with a subscript or an unknown name evaluates it as arithmetic")]
+    VariableName,
+    /// `[` or `test` with more than three words, one unknown.
+    #[error(
+        "`{name}` with {count} words, one of them only known when it runs (`{word}`), may read \
+         it as an operator; use [[ ]]"
+    )]
+    TooManyWords {
+        name: String,
+        count: usize,
+        word: String,
+    },
+    #[error(
+        "`{word}` in `{name}` is only known when it runs and may become an operator or several \
+         words; quote it, or use [[ ]]"
+    )]
+    UnknownOperand { name: String, word: String },
+}
+
 /// Checks a test command; `words` include its name (`[[`, `[`, `test`, `((`) and closing
 /// bracket. The error says what is wrong.
-pub(super) fn check(words: &[Word]) -> Result<(), String> {
+pub(super) fn check(words: &[Word]) -> Result<(), TestProblem> {
     let Some(name) = words.first().and_then(Word::known) else {
         return Ok(());
     };
@@ -28,7 +58,7 @@ pub(super) fn check(words: &[Word]) -> Result<(), String> {
     if name == "((" {
         return match inner {
             [Word::Known(_)] | [] => Ok(()),
-            _ => Err("(( )) evaluates text only known when it runs".into()),
+            _ => Err(TestProblem::UnknownArithmetic),
         };
     }
     for (i, word) in inner.iter().enumerate() {
@@ -36,11 +66,10 @@ pub(super) fn check(words: &[Word]) -> Result<(), String> {
             Some(op) if ARITHMETIC.contains(&op) => {
                 for operand in [i.checked_sub(1).map(|j| &inner[j]), inner.get(i + 1)] {
                     if !operand.is_some_and(is_literal_number) {
-                        return Err(format!(
-                            "`{op}` evaluates its operands as arithmetic, and `{}` is not a plain \
-                             number (a value such as a[$(cmd)] would run cmd)",
-                            operand.map_or("", Word::shown)
-                        ));
+                        return Err(TestProblem::ArithmeticOperand {
+                            op: op.to_string(),
+                            operand: operand.map_or("", Word::shown).to_string(),
+                        });
                     }
                 }
             }
@@ -49,10 +78,7 @@ pub(super) fn check(words: &[Word]) -> Result<(), String> {
                     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 });
                 if !plain {
-                    return Err(
-                        "`-v` with a subscript or an unknown name evaluates it as arithmetic"
-                            .into(),
-                    );
+                    return Err(TestProblem::VariableName);
                 }
             }
             _ => {}
@@ -75,22 +101,20 @@ pub(super) fn check(words: &[Word]) -> Result<(), String> {
         2 => Some(0),
         3 => Some(1),
         _ => {
-            return Err(format!(
-                "`{name}` with {} words, one of them only known when it runs (`{}`), may read \
-                 it as an operator; use [[ ]]",
-                inner.len(),
-                inner[unknown[0]].shown()
-            ))
+            return Err(TestProblem::TooManyWords {
+                name: name.to_string(),
+                count: inner.len(),
+                word: inner[unknown[0]].shown().to_string(),
+            })
         }
     };
     for i in unknown {
         let single = matches!(&inner[i], Word::Unknown(u) if u.one_field);
         if Some(i) == operator_at || !single {
-            return Err(format!(
-                "`{}` in `{name}` is only known when it runs and may become an operator or \
-                 several words; quote it, or use [[ ]]",
-                inner[i].shown()
-            ));
+            return Err(TestProblem::UnknownOperand {
+                name: name.to_string(),
+                word: inner[i].shown().to_string(),
+            });
         }
     }
     Ok(())
@@ -111,7 +135,7 @@ mod tests {
     use super::*;
     use crate::shell::parse;
 
-    fn test(line: &str) -> Result<(), String> {
+    fn test(line: &str) -> Result<(), TestProblem> {
         let parsed = parse(line);
         assert_eq!(parsed.unreadable, None, "{line}");
         check(&parsed.commands[0].words)
@@ -144,5 +168,18 @@ mod tests {
         ] {
             assert!(test(bad).is_err(), "{bad}");
         }
+        assert_eq!(test("[[ -v $name ]]"), Err(TestProblem::VariableName));
+        assert_eq!(
+            test("[ -f $f ]").map_err(|e| e.to_string()),
+            Err(
+                "`$f` in `[` is only known when it runs and may become an operator or several \
+                 words; quote it, or use [[ ]]"
+                    .to_string()
+            )
+        );
+        assert!(matches!(
+            test("[[ $x -eq 0 ]]"),
+            Err(TestProblem::ArithmeticOperand { op, .. }) if op == "-eq"
+        ));
     }
 }

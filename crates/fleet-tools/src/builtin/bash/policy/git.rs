@@ -5,6 +5,40 @@
 use super::args::{abbreviates, Args, OptSpec};
 use std::path::PathBuf;
 
+/// Why a git command line may change something or run a program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GitProblem {
+    #[error("git `-c` / `--config-env` / `--exec-path` can make git run other programs")]
+    ConfigOption,
+    #[error("the git subcommand is only known when it runs")]
+    UnknownSubcommand,
+    /// An option of the subcommand that writes or runs something; the text names it.
+    #[error("{0}")]
+    Option(String),
+    #[error(
+        "`git ls-remote {remote}` may run a program (a transport helper or an upload-pack \
+         command)"
+    )]
+    LsRemote { remote: String },
+    #[error("`git remote {sub}` changes the remotes")]
+    ChangesRemotes { sub: String },
+    /// `stash`, `worktree`, `reflog`, `notes`, `submodule` with a changing subcommand.
+    #[error("`git {sub}` here changes the repository")]
+    ChangesHere { sub: String },
+    #[error("`git {sub}` may change the repository")]
+    MayChange { sub: String },
+    /// `git branch -d x`, `git tag -d x`.
+    #[error("`git {what} {arg}` changes {plural}")]
+    ListingChanges {
+        what: &'static str,
+        arg: String,
+        plural: &'static str,
+    },
+    #[error("`git {what} {names}` creates a {what} (list with `git {what} --list PATTERN`)")]
+    Creates { what: &'static str, names: String },
+    #[error("`git config` with a value changes the configuration (read with --get or --list)")]
+    ConfigWrites,
+}
 /// Options git takes before its subcommand, with a value.
 const GLOBAL: OptSpec = OptSpec::short("Cc")
     .long(&[
@@ -90,31 +124,28 @@ impl<'a> GitCall<'a> {
     }
 
     /// `Ok` when the command only looks; otherwise why it may change something.
-    pub fn read_only(&self) -> Result<(), String> {
+    pub fn read_only(&self) -> Result<(), GitProblem> {
         if self.global.has(&["-c", "--config-env", "--exec-path"]) {
-            return Err(
-                "git `-c` / `--config-env` / `--exec-path` can make git run other programs".into(),
-            );
+            return Err(GitProblem::ConfigOption);
         }
         let Some((sub, rest)) = self.sub.split_first() else {
             return Ok(());
         };
         let sub = sub.as_str();
         if super::operands::is_placeholder(sub) {
-            return Err("the git subcommand is only known when it runs".into());
+            return Err(GitProblem::UnknownSubcommand);
         }
         if let Some(option) = rest.iter().find_map(|a| refused_option(sub, a)) {
-            return Err(option);
+            return Err(GitProblem::Option(option));
         }
         if sub == "ls-remote" {
             if let Some(remote) = rest
                 .iter()
                 .find(|a| a.contains("::") || a.starts_with("-u"))
             {
-                return Err(format!(
-                    "`git ls-remote {remote}` may run a program (a transport helper or an \
-                     upload-pack command)"
-                ));
+                return Err(GitProblem::LsRemote {
+                    remote: remote.clone(),
+                });
             }
         }
         if LOOKING.contains(&sub) {
@@ -128,7 +159,9 @@ impl<'a> GitCall<'a> {
                 let mut words = rest.iter().skip_while(|w| *w == "-v" || *w == "--verbose");
                 match words.next().map(String::as_str) {
                     None | Some("show" | "get-url") => Ok(()),
-                    Some(other) => Err(format!("`git remote {other}` changes the remotes")),
+                    Some(other) => Err(GitProblem::ChangesRemotes {
+                        sub: other.to_string(),
+                    }),
                 }
             }
             "config" => config(rest),
@@ -142,11 +175,13 @@ impl<'a> GitCall<'a> {
                     "worktree" => first == Some("list"),
                     _ => matches!(first, None | Some("status" | "summary")),
                 };
-                looks
-                    .then_some(())
-                    .ok_or_else(|| format!("`git {sub}` here changes the repository"))
+                looks.then_some(()).ok_or_else(|| GitProblem::ChangesHere {
+                    sub: sub.to_string(),
+                })
             }
-            other => Err(format!("`git {other}` may change the repository")),
+            other => Err(GitProblem::MayChange {
+                sub: other.to_string(),
+            }),
         }
     }
 
@@ -295,8 +330,8 @@ fn listing(
     rest: &[String],
     short_changes: &str,
     long_changes: &[&str],
-    (what, plural): (&str, &str),
-) -> Result<(), String> {
+    (what, plural): (&'static str, &'static str),
+) -> Result<(), GitProblem> {
     for arg in rest {
         let changes = match arg.strip_prefix("--") {
             Some(long) => {
@@ -308,7 +343,11 @@ fn listing(
                 .is_some_and(|cluster| cluster.chars().any(|c| short_changes.contains(c))),
         };
         if changes {
-            return Err(format!("`git {what} {arg}` changes {plural}"));
+            return Err(GitProblem::ListingChanges {
+                what,
+                arg: arg.clone(),
+                plural,
+            });
         }
     }
     let spec = OptSpec::default().long(&[
@@ -324,22 +363,19 @@ fn listing(
     if args.operands.is_empty() || args.has(&["-l", "--list"]) {
         Ok(())
     } else {
-        Err(format!(
-            "`git {what} {}` creates a {what} (list with `git {what} --list PATTERN`)",
-            args.operands.join(" ")
-        ))
+        Err(GitProblem::Creates {
+            what,
+            names: args.operands.join(" "),
+        })
     }
 }
 
 /// `git config` that reads: `--get*` / `--list` / `get` / `list`, or a single key.
-fn config(rest: &[String]) -> Result<(), String> {
+fn config(rest: &[String]) -> Result<(), GitProblem> {
     if config_reads(rest) {
         Ok(())
     } else {
-        Err(
-            "`git config` with a value changes the configuration (read with --get or --list)"
-                .into(),
-        )
+        Err(GitProblem::ConfigWrites)
     }
 }
 

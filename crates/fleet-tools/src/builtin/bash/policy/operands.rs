@@ -19,9 +19,18 @@ pub(super) fn is_placeholder(arg: &str) -> bool {
     arg == ONE || arg == MANY
 }
 
+/// A word only known when the line runs, where an option may stand (an option can make a
+/// reading program write or run something).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{word}` may be an option and is only known when it runs")]
+pub(super) struct MaybeOption {
+    /// As written on the line.
+    pub word: String,
+}
+
 /// The arguments (program left out) as the checks read them, or the unknown word that may
 /// be an option. `double_dash`: the program takes `--` as the end of its options.
-pub(super) fn view(words: &[Word], double_dash: bool) -> Result<Vec<String>, String> {
+pub(super) fn view(words: &[Word], double_dash: bool) -> Result<Vec<String>, MaybeOption> {
     let mut out = Vec::with_capacity(words.len());
     let mut options_ended = false;
     for word in words {
@@ -32,7 +41,9 @@ pub(super) fn view(words: &[Word], double_dash: bool) -> Result<Vec<String>, Str
             }
             Word::Unknown(unknown) => {
                 if unknown.may_be_option && !options_ended {
-                    return Err(unknown.source.clone());
+                    return Err(MaybeOption {
+                        word: unknown.source.clone(),
+                    });
                 }
                 out.push(if unknown.one_field { ONE } else { MANY }.to_string());
             }
@@ -46,9 +57,13 @@ mod tests {
     use super::*;
     use crate::shell::parse;
 
-    fn args(line: &str, double_dash: bool) -> Result<Vec<String>, String> {
+    fn args(line: &str, double_dash: bool) -> Result<Vec<String>, MaybeOption> {
         let parsed = parse(line);
         view(&parsed.commands[0].words[1..], double_dash)
+    }
+
+    fn maybe(word: &str) -> MaybeOption {
+        MaybeOption { word: word.into() }
     }
 
     #[test]
@@ -57,7 +72,7 @@ mod tests {
             args("sed -n 1p f", true),
             Ok(vec!["-n".into(), "1p".into(), "f".into()])
         );
-        assert_eq!(args("sed -n 1p \"$f\"", true), Err("\"$f\"".into()));
+        assert_eq!(args("sed -n 1p \"$f\"", true), Err(maybe("\"$f\"")));
         assert_eq!(
             args("sed -n 1p \"./$f\" ./*.rs", true),
             Ok(vec!["-n".into(), "1p".into(), ONE.into(), MANY.into()])
@@ -66,6 +81,6 @@ mod tests {
             args("sed -n 1p -- \"$f\"", true),
             Ok(vec!["-n".into(), "1p".into(), "--".into(), ONE.into()])
         );
-        assert_eq!(args("find -- \"$f\"", false), Err("\"$f\"".into()));
+        assert_eq!(args("find -- \"$f\"", false), Err(maybe("\"$f\"")));
     }
 }

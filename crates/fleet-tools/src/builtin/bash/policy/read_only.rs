@@ -153,10 +153,19 @@ pub(super) fn check(args: &[String]) -> Result<(), NotReadOnly> {
             }
             Ok(())
         }
-        "rg" => check_rg(rest).or_else(changes),
-        "sed" => check_sed(rest).or_else(changes),
-        "awk" | "gawk" | "mawk" | "nawk" => super::awk::check(rest).or_else(changes),
-        "git" => GitCall::parse(rest).read_only().or_else(changes),
+        "rg" => check_rg(rest)
+            .map_err(|problem| problem.to_string())
+            .or_else(changes),
+        "sed" => check_sed(rest)
+            .map_err(|problem| problem.to_string())
+            .or_else(changes),
+        "awk" | "gawk" | "mawk" | "nawk" => super::awk::check(rest)
+            .map_err(|problem| problem.to_string())
+            .or_else(changes),
+        "git" => GitCall::parse(rest)
+            .read_only()
+            .map_err(|problem| problem.to_string())
+            .or_else(changes),
         "cargo" => changes(
             "cargo reads .cargo/config.toml from the project and $CARGO_HOME, which can make \
              even `cargo metadata` run programs (rustc-wrapper, build.rustc, credential \
@@ -316,50 +325,73 @@ const FIND_ACTIONS: &[&str] = &[
     "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
 ];
 
+/// Why an rg command line may run a program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum RgProblem {
+    #[error("rg --pre runs a program on every file")]
+    Preprocessor,
+    #[error(
+        "rg reads options from RIPGREP_CONFIG_PATH, which can name a --pre program (add \
+         --no-config)"
+    )]
+    ConfigFile,
+}
+
+/// Why a sed command line may change files or run something.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SedLineProblem {
+    #[error("sed -i edits files in place")]
+    InPlace,
+    #[error("sed -f runs a script file this check cannot see")]
+    ScriptFile,
+    #[error("sed without a script")]
+    NoScript,
+    #[error("the sed script is only known when it runs")]
+    UnknownScript,
+    #[error("sed: {0}")]
+    Script(#[source] sed::SedProblem),
+}
+
 /// rg runs a preprocessor with `--pre`, and reads more options (`--pre` among them) from
 /// `RIPGREP_CONFIG_PATH`, set in fleet's environment or on the line.
-fn check_rg(rest: &[String]) -> Result<(), String> {
+fn check_rg(rest: &[String]) -> Result<(), RgProblem> {
     let before_operands = rest.iter().take_while(|a| *a != "--");
     let mut no_config = false;
     for arg in before_operands {
         let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
         if matches!(name, "--pre" | "--pre-glob") {
-            return Err("rg --pre runs a program on every file".into());
+            return Err(RgProblem::Preprocessor);
         }
         no_config |= name == "--no-config";
     }
     if !no_config && std::env::var_os("RIPGREP_CONFIG_PATH").is_some_and(|v| !v.is_empty()) {
-        return Err(
-            "rg reads options from RIPGREP_CONFIG_PATH, which can name a --pre program (add \
-             --no-config)"
-                .into(),
-        );
+        return Err(RgProblem::ConfigFile);
     }
     Ok(())
 }
 
-fn check_sed(rest: &[String]) -> Result<(), String> {
+fn check_sed(rest: &[String]) -> Result<(), SedLineProblem> {
     let spec = OptSpec::short("efl")
         .attached("i")
         .long(&["expression", "file", "line-length"]);
     let args = Args::parse(rest, &spec);
     if args.has(&["-i", "--in-place"]) {
-        return Err("sed -i edits files in place".into());
+        return Err(SedLineProblem::InPlace);
     }
     if args.has(&["-f", "--file"]) {
-        return Err("sed -f runs a script file this check cannot see".into());
+        return Err(SedLineProblem::ScriptFile);
     }
     let mut scripts: Vec<&str> = args.values(&["-e", "--expression"]).collect();
     if scripts.is_empty() {
         scripts.extend(args.operands.first());
     }
     if scripts.is_empty() {
-        return Err("sed without a script".into());
+        return Err(SedLineProblem::NoScript);
     }
     scripts.into_iter().try_for_each(|script| {
         if script.contains(['\u{1}', '\u{2}']) {
-            return Err("the sed script is only known when it runs".into());
+            return Err(SedLineProblem::UnknownScript);
         }
-        sed::check_script(script).map_err(|why| format!("sed: {why}"))
+        sed::check_script(script).map_err(SedLineProblem::Script)
     })
 }

@@ -5,8 +5,45 @@
 //! The reader knows GNU sed's commands; anything it does not recognise is treated as unsafe,
 //! so a misreading can refuse a harmless script but not pass a harmful one.
 
+/// Why a sed script is not known to only print: a command that writes or runs something, or
+/// text this reader cannot follow. The text follows "sed: " in a refusal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum SedProblem {
+    #[error("an address `/regex/` is not closed")]
+    UnclosedAddress,
+    #[error("an address `\\cregexc` is not closed")]
+    UnclosedCustomAddress,
+    #[error("an address has no command after it")]
+    NoCommand,
+    /// `w` / `W`.
+    #[error("its `{0}` command writes a file")]
+    Writes(char),
+    #[error("its `e` command runs a shell command")]
+    Runs,
+    /// `s` / `y` at the end of the script.
+    #[error("`{0}` has no delimiter")]
+    NoDelimiter(char),
+    #[error("{article} `{0}` command is not closed", article = article(*.0))]
+    Unclosed(char),
+    #[error("its `s` command has the `w` flag, which writes a file")]
+    SubstituteWrites,
+    #[error("its `s` command has the `e` flag, which runs the result")]
+    SubstituteRuns,
+    #[error("`{0}` is not a sed command this check knows, so it cannot vouch for the script")]
+    Unknown(char),
+}
+
+/// "an `s`", "a `y`".
+fn article(command: char) -> &'static str {
+    if command == 's' {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// Checks one script; the error names the command that writes or runs something.
-pub(super) fn check_script(script: &str) -> Result<(), String> {
+pub(super) fn check_script(script: &str) -> Result<(), SedProblem> {
     let mut reader = Reader {
         chars: script.chars().collect(),
         i: 0,
@@ -63,7 +100,7 @@ impl Reader {
         false
     }
 
-    fn address(&mut self) -> Result<(), String> {
+    fn address(&mut self) -> Result<(), SedProblem> {
         loop {
             match self.peek() {
                 Some(c) if c.is_ascii_digit() || matches!(c, '$' | '~' | '+' | ',' | ' ') => {
@@ -72,7 +109,7 @@ impl Reader {
                 Some('/') => {
                     self.i += 1;
                     if !self.skip_delimited('/') {
-                        return Err("an address `/regex/` is not closed".into());
+                        return Err(SedProblem::UnclosedAddress);
                     }
                     self.skip_regex_flags();
                 }
@@ -80,7 +117,7 @@ impl Reader {
                     let delim = self.chars.get(self.i + 1).copied().unwrap_or('\\');
                     self.i += 2;
                     if !self.skip_delimited(delim) {
-                        return Err("an address `\\cregexc` is not closed".into());
+                        return Err(SedProblem::UnclosedCustomAddress);
                     }
                     self.skip_regex_flags();
                 }
@@ -95,7 +132,7 @@ impl Reader {
         }
     }
 
-    fn script(&mut self) -> Result<(), String> {
+    fn script(&mut self) -> Result<(), SedProblem> {
         loop {
             while self
                 .peek()
@@ -114,14 +151,14 @@ impl Reader {
                 self.i += 1;
             }
             let Some(command) = self.peek() else {
-                return Err("an address has no command after it".into());
+                return Err(SedProblem::NoCommand);
             };
             self.i += 1;
             self.command(command)?;
         }
     }
 
-    fn command(&mut self, command: char) -> Result<(), String> {
+    fn command(&mut self, command: char) -> Result<(), SedProblem> {
         match command {
             '{' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z'
             | 'F' => Ok(()),
@@ -140,37 +177,35 @@ impl Reader {
                 self.skip_label();
                 Ok(())
             }
-            'w' | 'W' => Err(format!("its `{command}` command writes a file")),
-            'e' => Err("its `e` command runs a shell command".into()),
+            'w' | 'W' => Err(SedProblem::Writes(command)),
+            'e' => Err(SedProblem::Runs),
             's' => self.substitute(),
             'y' => {
-                let delim = self.peek().ok_or("`y` has no delimiter")?;
+                let delim = self.peek().ok_or(SedProblem::NoDelimiter('y'))?;
                 self.i += 1;
                 if self.skip_delimited(delim) && self.skip_delimited(delim) {
                     Ok(())
                 } else {
-                    Err("a `y` command is not closed".into())
+                    Err(SedProblem::Unclosed('y'))
                 }
             }
-            other => Err(format!(
-                "`{other}` is not a sed command this check knows, so it cannot vouch for the script"
-            )),
+            other => Err(SedProblem::Unknown(other)),
         }
     }
 
-    fn substitute(&mut self) -> Result<(), String> {
+    fn substitute(&mut self) -> Result<(), SedProblem> {
         let delim = self
             .peek()
             .filter(|c| *c != '\n' && *c != '\\')
-            .ok_or("`s` has no delimiter")?;
+            .ok_or(SedProblem::NoDelimiter('s'))?;
         self.i += 1;
         if !(self.skip_delimited(delim) && self.skip_delimited(delim)) {
-            return Err("an `s` command is not closed".into());
+            return Err(SedProblem::Unclosed('s'));
         }
         while let Some(flag) = self.peek() {
             match flag {
-                'w' => return Err("its `s` command has the `w` flag, which writes a file".into()),
-                'e' => return Err("its `s` command has the `e` flag, which runs the result".into()),
+                'w' => return Err(SedProblem::SubstituteWrites),
+                'e' => return Err(SedProblem::SubstituteRuns),
                 'g' | 'p' | 'i' | 'I' | 'm' | 'M' => self.i += 1,
                 c if c.is_ascii_digit() => self.i += 1,
                 _ => break,
@@ -215,8 +250,50 @@ mod tests {
             ("p;s/a/b/;w x", "`w` command"),
             ("/[/]/w x", "not a sed command"),
         ] {
-            let err = check_script(script).expect_err(script);
+            let err = check_script(script).expect_err(script).to_string();
             assert!(err.contains(said), "{script}: {err}");
+        }
+    }
+
+    #[test]
+    fn each_refusal_keeps_its_kind_and_its_words() {
+        let cases = [
+            (
+                "w out",
+                SedProblem::Writes('w'),
+                "its `w` command writes a file",
+            ),
+            (
+                "s/a/b",
+                SedProblem::Unclosed('s'),
+                "an `s` command is not closed",
+            ),
+            (
+                "y/a/",
+                SedProblem::Unclosed('y'),
+                "a `y` command is not closed",
+            ),
+            ("s", SedProblem::NoDelimiter('s'), "`s` has no delimiter"),
+            (
+                "/x",
+                SedProblem::UnclosedAddress,
+                "an address `/regex/` is not closed",
+            ),
+            (
+                "\\%x",
+                SedProblem::UnclosedCustomAddress,
+                "an address `\\cregexc` is not closed",
+            ),
+            (
+                "1,3",
+                SedProblem::NoCommand,
+                "an address has no command after it",
+            ),
+        ];
+        for (script, problem, words) in cases {
+            let err = check_script(script).expect_err(script);
+            assert_eq!(err, problem, "{script}");
+            assert_eq!(err.to_string(), words, "{script}");
         }
     }
 }

@@ -16,7 +16,7 @@
 //! it, agent files, skills and `.mcp.json` still load whatever the list says
 //! (`--strict-mcp-config` leaves `.mcp.json` out). Without the flag every source loads.
 
-use anyhow::{bail, Context};
+use super::ConfigError;
 use std::path::{Path, PathBuf};
 
 /// Where a settings file comes from, as `--setting-sources` names it.
@@ -28,17 +28,14 @@ pub enum SettingSource {
 }
 
 impl std::str::FromStr for SettingSource {
-    type Err = String;
+    type Err = ConfigError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "user" => Ok(Self::User),
             "project" => Ok(Self::Project),
             "local" => Ok(Self::Local),
-            other => Err(format!(
-                "--setting-sources: unknown source {other:?}; the sources are user, project and \
-                 local"
-            )),
+            other => Err(ConfigError::UnknownSource(other.to_string())),
         }
     }
 }
@@ -57,22 +54,23 @@ pub struct SettingsFlags {
 }
 
 /// The `--settings` layer's text, and the name it goes by in errors and rule sources.
-pub struct Layer {
+pub struct FlagLayer {
     pub text: String,
     pub label: PathBuf,
+    /// The file it was read from; `None` for inline JSON.
+    pub path: Option<PathBuf>,
 }
 
 impl SettingsFlags {
     /// Reads `--setting-sources` (comma separated, blanks ignored) and keeps `--settings`.
-    pub fn parse(sources: Option<&str>, layer: Option<&str>) -> anyhow::Result<Self> {
+    pub fn parse(sources: Option<&str>, layer: Option<&str>) -> Result<Self, ConfigError> {
         let sources = match sources {
             None => None,
             Some(list) => Some(
                 list.split(',')
                     .filter(|s| !s.trim().is_empty())
                     .map(str::parse)
-                    .collect::<Result<Vec<SettingSource>, String>>()
-                    .map_err(anyhow::Error::msg)?,
+                    .collect::<Result<Vec<SettingSource>, ConfigError>>()?,
             ),
         };
         Ok(Self {
@@ -89,32 +87,34 @@ impl SettingsFlags {
 
     /// The `--settings` layer: inline JSON when the value is an object, else the file it
     /// names (relative to `cwd`). A missing file is an error naming the flag.
-    pub fn layer(&self, cwd: &Path) -> anyhow::Result<Option<Layer>> {
+    pub fn layer(&self, cwd: &Path) -> Result<Option<FlagLayer>, ConfigError> {
         let Some(value) = &self.layer else {
             return Ok(None);
         };
         let trimmed = value.trim();
         if trimmed.is_empty() {
-            bail!("--settings is empty: give a settings file or a JSON object");
+            return Err(ConfigError::EmptySettingsFlag);
         }
         if trimmed.starts_with('{') {
-            return Ok(Some(Layer {
+            return Ok(Some(FlagLayer {
                 text: trimmed.to_string(),
                 label: PathBuf::from("--settings"),
+                path: None,
             }));
         }
         let path = cwd.join(trimmed);
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "--settings {trimmed}: cannot read the settings file {}",
-                path.display()
-            )
-        })?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| ConfigError::SettingsFlagFile {
+                value: trimmed.to_string(),
+                path: path.clone(),
+                source,
+            })?;
         // Editors on Windows may start a UTF-8 file with a byte-order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
-        Ok(Some(Layer {
+        Ok(Some(FlagLayer {
             text,
             label: PathBuf::from(format!("--settings {}", path.display())),
+            path: Some(path),
         }))
     }
 }
@@ -152,7 +152,8 @@ mod tests {
             "{\"model\": \"x\"}"
         );
         let missing = SettingsFlags::parse(None, Some("nope.json")).unwrap();
-        let err = format!("{:#}", missing.layer(dir.path()).err().unwrap());
-        assert!(err.starts_with("--settings nope.json"), "{err}");
+        let err = missing.layer(dir.path()).err().unwrap();
+        assert!(err.to_string().starts_with("--settings nope.json"), "{err}");
+        assert!(matches!(err, ConfigError::SettingsFlagFile { .. }));
     }
 }

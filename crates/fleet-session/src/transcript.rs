@@ -1,9 +1,11 @@
 //! The session's transcript: which file a run writes to (new, `--continue`, `--resume`,
-//! `--session-id`, a `--fork-session` copy), the history it carries on from, recording committed messages, and the
-//! session lock that keeps a second process from running the same session at the same time.
+//! `--session-id`, a `--fork-session` copy), the history it carries on from, recording
+//! committed messages, and the session lock that keeps a second process from running the same
+//! session at the same time.
 
-use crate::args::PrintArgs;
-use anyhow::bail;
+use crate::error::{Result, SessionError};
+use crate::options::Conversation;
+use crate::report::Report;
 use fleet_protocol::{CommittedMessage, Message};
 use fleet_store::{
     new_session_id, validate_session_id, FleetHome, SessionLock, SessionStore, Transcript,
@@ -46,27 +48,39 @@ impl TranscriptLost {
 }
 
 impl SessionFile {
-    pub fn open(args: &PrintArgs, cwd: &Path, persist: bool) -> anyhow::Result<Self> {
+    /// Opens the transcript of the conversation `which` names in `cwd`; with `persist` off
+    /// nothing is written. Lines about a damaged transcript go to `report`.
+    pub fn open(
+        which: &Conversation,
+        cwd: &Path,
+        persist: bool,
+        report: &dyn Report,
+    ) -> Result<Self> {
         let chosen = [
-            args.continue_session.then_some("--continue"),
-            args.resume.as_ref().map(|_| "--resume"),
-            args.session_id.as_ref().map(|_| "--session-id"),
+            which.continue_latest.then_some("--continue"),
+            which.resume.as_ref().map(|_| "--resume"),
+            which.session_id.as_ref().map(|_| "--session-id"),
         ];
         let chosen: Vec<_> = chosen.into_iter().flatten().collect();
         if chosen.len() > 1 {
-            bail!("{} cannot be used together", chosen.join(" and "));
+            return Err(SessionError::invalid(format!(
+                "{} cannot be used together",
+                chosen.join(" and ")
+            )));
         }
         let store = SessionStore::new(FleetHome::from_env()?);
-        let existing = if args.continue_session {
+        let existing = if which.continue_latest {
             match store.latest_session(cwd)? {
                 Some(session) => Some(session),
-                None => bail!(
-                    "--continue: no earlier session in {} (sessions are kept under {})",
-                    cwd.display(),
-                    store.home().project_dir(cwd).display()
-                ),
+                None => {
+                    return Err(SessionError::invalid(format!(
+                        "--continue: no earlier session in {} (sessions are kept under {})",
+                        cwd.display(),
+                        store.home().project_dir(cwd).display()
+                    )))
+                }
             }
-        } else if let Some(id) = &args.resume {
+        } else if let Some(id) = &which.resume {
             Some(store.find_session(cwd, id)?)
         } else {
             None
@@ -76,14 +90,14 @@ impl SessionFile {
             let lock = SessionLock::acquire(&session.path, &session.id)?;
             let loaded = Transcript::load(&session.path)?;
             for warning in loaded.warnings() {
-                eprintln!("fleet: {}", crate::visible::visible(&warning.to_string()));
+                report.line("", &warning.to_string());
             }
             // Tasks the last process left running died with it: the model hears so before
             // anything else (see `fleet_runtime::tasks::interrupted`).
             let owed = fleet_runtime::tasks::interrupted::Owed::of(&loaded, store.home());
             let mut history = loaded.messages();
             history.extend(owed.as_ref().map(|owed| owed.message.clone()));
-            if args.fork_session {
+            if which.fork {
                 // The old session stays as it was, free for others once it has been read.
                 drop(lock);
                 let mail_read = fleet_runtime::transcript::delivered_mail(&loaded);
@@ -108,10 +122,10 @@ impl SessionFile {
             // Written now, ahead of the prompt: once there, a later resume never sends them again.
             if let (Some(writer), Some(owed)) = (writer.as_mut(), &owed) {
                 writer.append(owed.entry()).map_err(|err| {
-                    anyhow::Error::new(err).context(format!(
-                        "recording the interrupted tasks of session {}",
-                        session.id
-                    ))
+                    SessionError::step(
+                        format!("recording the interrupted tasks of session {}", session.id),
+                        err,
+                    )
                 })?;
             }
             return Ok(Self {
@@ -125,14 +139,19 @@ impl SessionFile {
                 lost: false,
             });
         }
-        let id = match &args.session_id {
+        let id = match &which.session_id {
             Some(id) => {
                 validate_session_id(id)?;
                 if uuid_like(id).is_none() {
-                    bail!("--session-id must be a UUID, got {id:?}");
+                    return Err(SessionError::invalid(format!(
+                        "--session-id must be a UUID, got {id:?}"
+                    )));
                 }
                 if store.session_path(cwd, id)?.exists() {
-                    bail!("--session-id {id}: that session already exists; use --resume {id} to continue it");
+                    return Err(SessionError::invalid(format!(
+                        "--session-id {id}: that session already exists; use --resume {id} to \
+                         continue it"
+                    )));
                 }
                 id.clone()
             }
@@ -158,15 +177,15 @@ impl SessionFile {
         std::mem::take(&mut self.history)
     }
 
-    /// Appends one committed message. An error means the transcript can no longer be trusted
-    /// to hold what happens next, so the caller stops the run.
     /// The team mail the transcript says was read, so a resumed team does not deliver it
     /// again.
     pub fn mail_read(&self) -> std::collections::HashSet<String> {
         self.mail_read.clone()
     }
 
-    pub fn record(&mut self, committed: &CommittedMessage) -> anyhow::Result<()> {
+    /// Appends one committed message. An error means the transcript can no longer be trusted
+    /// to hold what happens next, so the caller stops the run.
+    pub fn record(&mut self, committed: &CommittedMessage) -> Result<(), TranscriptLost> {
         self.append(fleet_runtime::transcript::entry(committed))
     }
 
@@ -174,7 +193,7 @@ impl SessionFile {
     pub fn record_boundary(
         &mut self,
         boundary: &fleet_protocol::CompactBoundary,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), TranscriptLost> {
         for entry in fleet_runtime::transcript::boundary_entries(boundary) {
             self.append(entry)?;
         }
@@ -184,7 +203,10 @@ impl SessionFile {
     /// Records what the transcript keeps of one event: the main agent's committed messages
     /// and compactions (a subagent keeps its own transcript). An error means the transcript
     /// can no longer be trusted to hold what happens next, so the caller stops the run.
-    pub fn record_event(&mut self, event: &fleet_protocol::AgentEvent) -> anyhow::Result<()> {
+    pub fn record_event(
+        &mut self,
+        event: &fleet_protocol::AgentEvent,
+    ) -> Result<(), TranscriptLost> {
         if event.agent.parent_tool_use_id.is_some() {
             return Ok(());
         }
@@ -203,13 +225,13 @@ impl SessionFile {
 
     /// Writes one entry; the first failure is a [`TranscriptLost`], and after it nothing more
     /// is written.
-    fn append(&mut self, entry: fleet_store::TranscriptEntry) -> anyhow::Result<()> {
+    fn append(&mut self, entry: fleet_store::TranscriptEntry) -> Result<(), TranscriptLost> {
         if self.lost {
             return Ok(());
         }
         self.write(entry).map_err(|err| {
             self.lost = true;
-            anyhow::Error::new(TranscriptLost(err))
+            TranscriptLost(err)
         })
     }
 
@@ -255,7 +277,7 @@ impl SessionFile {
     }
 
     /// Makes what was written durable before the process exits.
-    pub fn finish(&mut self) -> anyhow::Result<()> {
+    pub fn finish(&mut self) -> fleet_store::Result<()> {
         if let Some(writer) = &self.writer {
             writer.sync()?;
         }

@@ -1,9 +1,7 @@
 //! How the run's agents delegate — plainly, by forking, or under a coordinator — and, for a
 //! coordinator, the scratchpad its workers share.
 
-use crate::args::PrintArgs;
-use crate::settings::Settings;
-use anyhow::Context;
+use crate::error::{Result, SessionError};
 use fleet_protocol::env;
 use fleet_runtime::subagent::Orchestration;
 use fleet_store::FleetHome;
@@ -12,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 /// `--coordinator` or `FLEET_COORDINATOR_MODE` wins (forking is always off under a
 /// coordinator); then `FLEET_FORK_SUBAGENT`, which overrides the `forkSubagent` setting.
-pub fn choose(args: &PrintArgs, settings: &Settings) -> anyhow::Result<Orchestration> {
-    if args.coordinator || env::FLEET_COORDINATOR_MODE.is_on()? {
+pub fn choose(coordinator: bool, fork_setting: Option<bool>) -> Result<Orchestration> {
+    if coordinator || env::FLEET_COORDINATOR_MODE.is_on()? {
         return Ok(Orchestration::Coordinator);
     }
     let fork = match env::FLEET_FORK_SUBAGENT.get()? {
         Some(on) => on,
-        None => settings.fork_subagent.unwrap_or(false),
+        None => fork_setting.unwrap_or(false),
     };
     Ok(if fork {
         Orchestration::Fork
@@ -37,12 +35,12 @@ pub struct Scratchpad {
 
 /// The scratchpad: in the session's folder when the session is kept, else a fresh folder in
 /// the temp dir. Created now, so workers can use it from their first call.
-pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result<Scratchpad> {
+pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> Result<Scratchpad> {
     let Some(home) = FleetHome::from_env().ok().filter(|_| persist) else {
         let dir = tempfile::Builder::new()
             .prefix("fleet-scratchpad-")
             .tempdir()
-            .context("creating the scratchpad in the temp dir")?;
+            .map_err(|e| SessionError::step("creating the scratchpad in the temp dir", e))?;
         let path = dir
             .path()
             .canonicalize()
@@ -54,7 +52,7 @@ pub fn scratchpad(cwd: &Path, session_id: &str, persist: bool) -> anyhow::Result
     };
     let dir = home.project_dir(cwd).join(session_id).join("scratchpad");
     std::fs::create_dir_all(&dir)
-        .with_context(|| format!("creating the scratchpad {}", dir.display()))?;
+        .map_err(|e| SessionError::step(format!("creating the scratchpad {}", dir.display()), e))?;
     Ok(Scratchpad {
         path: dir.canonicalize().unwrap_or(dir),
         _temporary: None,
