@@ -175,35 +175,10 @@ impl Spawner {
     /// the team report into it.
     pub fn new(config: SpawnerConfig, sink: EventSink) -> Arc<Self> {
         let SpawnerConfig {
-            models:
-                ChildModels {
-                    client,
-                    catalog,
-                    model_override,
-                    resolve_aliases,
-                    max_tokens,
-                    effort,
-                },
-            children:
-                ChildKit {
-                    agents,
-                    base_tools,
-                    shared_system,
-                    skills,
-                    hooks,
-                    sandbox,
-                    features,
-                },
-            limits:
-                TreeLimits {
-                    spawn: limits,
-                    max_budget_usd,
-                },
-            places:
-                SpawnPlaces {
-                    workspace,
-                    transcripts,
-                },
+            models,
+            children,
+            limits,
+            places,
             services:
                 OptionalServices {
                     teams,
@@ -217,34 +192,22 @@ impl Spawner {
         let team = teams.map(|settings| {
             Arc::new(Teams::new(settings, sink.clone(), ledger.clone())) as Arc<dyn TeamPort>
         });
-        let workspace_root = workspace.root.clone();
+        let workspace_root = places.workspace.root.clone();
         let isolation = Arc::new(Isolator::new(
             worktrees,
-            hooks.clone(),
-            transcripts
+            children.hooks.clone(),
+            places
+                .transcripts
                 .as_ref()
                 .map(|t| t.session_id.clone())
                 .unwrap_or_default(),
             sink.clone(),
         ));
         let delegation = Delegation {
-            client,
-            catalog,
-            agents,
-            base_tools,
-            shared_system,
-            workspace,
+            models,
+            children,
             limits,
-            max_budget_usd,
-            model_override,
-            resolve_aliases,
-            features,
-            max_tokens,
-            transcripts,
-            sandbox,
-            skills,
-            effort,
-            hooks,
+            places,
         };
         let services = Services {
             tasks,

@@ -30,6 +30,11 @@ pub enum SessionError {
     Rule(#[from] fleet_tools::permissions::RuleError),
     #[error(transparent)]
     Hooks(#[from] fleet_runtime::hooks::HookConfigError),
+    /// The front end could not say where pane teammates run (its [`PaneFactory`]).
+    ///
+    /// [`PaneFactory`]: crate::options::PaneFactory
+    #[error(transparent)]
+    Panes(BoxError),
 }
 
 impl From<fleet_model::ModelError> for SessionError {

@@ -19,6 +19,7 @@
 use fleet_protocol::Message;
 use fleet_runtime::approval::Approval;
 use fleet_runtime::controls::{ControlError, SessionControls, StoppedTask};
+use fleet_runtime::subagent::LeadMessageError;
 use fleet_runtime::Spawner;
 use fleet_tools::permissions::PermissionMode;
 use std::collections::VecDeque;
@@ -69,7 +70,7 @@ pub enum Op {
     MessageTask {
         task_id: String,
         text: String,
-        reply: Option<oneshot::Sender<Result<String, String>>>,
+        reply: Option<oneshot::Sender<Result<String, LeadMessageError>>>,
     },
     /// The answer to permission question `id`, for the front end's [`Answers`].
     Answer { id: u64, approval: Approval },
@@ -181,7 +182,7 @@ impl OpSender {
         &self,
         task_id: String,
         text: String,
-    ) -> Result<Result<String, String>, SessionEnded> {
+    ) -> Result<Result<String, LeadMessageError>, SessionEnded> {
         let (reply, answer) = oneshot::channel();
         self.send(Op::MessageTask {
             task_id,
@@ -327,7 +328,7 @@ fn steer(op: Op, steering: &Steering) {
             tokio::spawn(async move {
                 let result = match spawner {
                     Some(spawner) => spawner.send_from_lead(&task_id, &text).await,
-                    None => Err("the session has ended".to_string()),
+                    None => Err(LeadMessageError::SessionEnded),
                 };
                 if let Some(reply) = reply {
                     let _ = reply.send(result);
@@ -398,7 +399,7 @@ mod tests {
         assert!(matches!(answer, Err(ControlError::NotStarted)));
         assert_eq!(ops.background().await.unwrap(), 0);
         let sent = ops.message_task("t1".into(), "hi".into()).await.unwrap();
-        assert_eq!(sent, Err("the session has ended".to_string()));
+        assert!(matches!(sent, Err(LeadMessageError::SessionEnded)));
         drop(ops);
         let mut count = 0;
         while rx.recv().await.is_some() {

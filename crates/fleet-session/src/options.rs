@@ -24,7 +24,8 @@ pub struct Choice {
 /// Where a team's pane teammates run, asked for once teams are on: the pane backend and the
 /// `fleet` command line a teammate starts with belong to the front end that knows its flags.
 /// Given the team's name; `Ok(None)` keeps teammates in-process.
-pub type PaneFactory = Arc<dyn Fn(&str) -> Result<Option<PaneSettings>, String> + Send + Sync>;
+pub type PaneFactory =
+    Arc<dyn Fn(&str) -> Result<Option<PaneSettings>, crate::error::BoxError> + Send + Sync>;
 
 /// Everything the session builder takes from flags and configuration.
 #[derive(Clone)]

@@ -76,7 +76,7 @@ pub fn options(
         let args = args.clone();
         let settings = settings.clone();
         Arc::new(move |team: &str| {
-            super::panes::settings(&args, &settings, team).map_err(|err| format!("{err:#}"))
+            super::panes::settings(&args, &settings, team).map_err(Into::into)
         }) as fleet_session::options::PaneFactory
     };
     Ok(SessionOptions {

@@ -371,7 +371,7 @@ impl Driver {
                         self.notice(NoticeLevel::Info, format!("message sent to {task_id}"))
                             .await
                     }
-                    Ok(Err(err)) => self.notice(NoticeLevel::Error, err).await,
+                    Ok(Err(err)) => self.notice(NoticeLevel::Error, err.to_string()).await,
                     Err(err) => self.notice(NoticeLevel::Error, err.to_string()).await,
                 }
             }

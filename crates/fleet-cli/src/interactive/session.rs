@@ -161,10 +161,11 @@ impl Builder {
         )
         .await?;
         let member = match &spec.member {
-            Some(identity) => Some(
-                fleet_runtime::teams::join_team(&spawner, identity.clone(), exit)
-                    .map_err(anyhow::Error::msg)?,
-            ),
+            Some(identity) => Some(fleet_runtime::teams::join_team(
+                &spawner,
+                identity.clone(),
+                exit,
+            )?),
             None => None,
         };
         Ok(Live {

@@ -179,12 +179,12 @@ fn ended(id: &str, record: &TaskRecord) -> (NoticeLevel, String) {
     (level, text)
 }
 
-fn archive_words(archived: &Result<(), String>) -> String {
+fn archive_words(archived: &Result<(), fleet_remote::ultraplan::poll::ArchiveError>) -> String {
     match archived {
         Ok(()) => "the remote session was archived".to_string(),
         Err(err) => format!(
             "the remote session could not be archived ({}); stop it with `fleet ultraplan stop`",
-            visible_line(err)
+            visible_line(&err.to_string())
         ),
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::visible::{visible, visible_line};
 use anyhow::bail;
-use fleet_remote::ultraplan::{poll, LaunchRequest, Phase, PollConfig, PollOutcome, Until};
+use fleet_remote::ultraplan::{
+    poll, ArchiveError, LaunchRequest, Phase, PollConfig, PollOutcome, Until,
+};
 use fleet_remote::{Control, Remote, TaskRecord, TaskState};
 use std::path::Path;
 use std::process::ExitCode;
@@ -161,7 +163,7 @@ impl Follower<'_> {
                     .remote
                     .send(id, Control::Stop)
                     .await
-                    .map_err(|e| e.to_string());
+                    .map_err(|e| ArchiveError::Refused(std::sync::Arc::new(e)));
                 println!("ultraplan {id}: interrupted");
                 say_archived(id, &archived);
                 Err(ExitCode::from(INTERRUPTED))
@@ -182,13 +184,13 @@ fn print_phase(id: &str, phase: Phase) {
     }
 }
 
-fn say_archived(id: &str, archived: &Result<(), String>) {
+fn say_archived(id: &str, archived: &Result<(), ArchiveError>) {
     match archived {
         Ok(()) => println!("ultraplan {id}: archived the remote session"),
         Err(err) => println!(
             "ultraplan {id}: could not archive the remote session ({}); stop it later with \
              `fleet ultraplan stop {id}`",
-            visible_line(err)
+            visible_line(&err.to_string())
         ),
     }
 }

@@ -12,5 +12,5 @@ pub mod prompt;
 pub mod state;
 
 pub use launch::{launch, LaunchRequest};
-pub use poll::{poll, PollConfig, PollOutcome, StateSource, Until};
+pub use poll::{poll, ArchiveError, PollConfig, PollOutcome, StateSource, Until};
 pub use state::{Event, Phase, State};

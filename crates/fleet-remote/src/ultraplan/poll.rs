@@ -120,13 +120,35 @@ pub enum PollOutcome {
     /// The task reached a terminal state.
     Ended(TaskRecord),
     /// The deadline passed; the session was archived (or why not).
-    TimedOut { archived: Result<(), String> },
+    TimedOut { archived: Result<(), ArchiveError> },
     /// Too many looks in a row failed; the session was archived (or why not).
     GaveUp {
         failures: u32,
         last_error: String,
-        archived: Result<(), String>,
+        archived: Result<(), ArchiveError>,
     },
+}
+
+/// Why the session could not be archived when a poll ended.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ArchiveError {
+    /// The broker refused or could not be reached.
+    #[error("{0}")]
+    Refused(#[source] std::sync::Arc<RemoteError>),
+    /// No answer within the poll's bound: a dead broker does not hold the poll.
+    #[error("no answer within {} ms", .0.as_millis())]
+    NoAnswer(Duration),
+}
+
+/// Outcomes compare by what they say (the broker's errors are not comparable themselves).
+impl PartialEq for ArchiveError {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::NoAnswer(a), Self::NoAnswer(b)) => a == b,
+            (Self::Refused(a), Self::Refused(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        }
+    }
 }
 
 /// The phase the poll reports for `record`, given the events count at the last look.
@@ -252,11 +274,11 @@ async fn archive<S: StateSource>(
     source: &S,
     task_id: &str,
     config: &PollConfig,
-) -> Result<(), String> {
+) -> Result<(), ArchiveError> {
     let bound = config.interval.max(Duration::from_secs(2));
     match timeout(bound, source.archive(task_id)).await {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(err)) => Err(err.to_string()),
-        Err(_) => Err(format!("no answer within {} ms", bound.as_millis())),
+        Ok(Err(err)) => Err(ArchiveError::Refused(std::sync::Arc::new(err))),
+        Err(_) => Err(ArchiveError::NoAnswer(bound)),
     }
 }

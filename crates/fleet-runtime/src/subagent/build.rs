@@ -128,8 +128,11 @@ impl Spawner {
         // An isolated child's boundary is its worktree: writes into the caller's checkout are
         // outside it, and its sandbox's writable root is the worktree.
         let workspace = match &bp.worktree {
-            Some(wt) => Arc::new(super::isolate::workspace_in(wt, &self.config.workspace)),
-            None => self.config.workspace.clone(),
+            Some(wt) => Arc::new(super::isolate::workspace_in(
+                wt,
+                &self.config.places.workspace,
+            )),
+            None => self.config.places.workspace.clone(),
         };
         if bp.worktree.is_some() {
             permissions.workspace = workspace.clone();
@@ -143,7 +146,7 @@ impl Spawner {
         let sandbox = AgentSandbox::new(
             self.config
                 .sandbox_kind(&bp.kind, permissions.mode(), snapshot.as_deref()),
-            self.config.sandbox.clone(),
+            self.config.children.sandbox.clone(),
             Some(permissions.clone()),
         );
         let view = Arc::new(ParentView {
@@ -159,7 +162,7 @@ impl Spawner {
             fork_source: Default::default(),
             scratch: snapshot.clone(),
         });
-        let coordinator = self.config.features.coordinator();
+        let coordinator = self.config.children.features.coordinator();
         let member = bp.member.as_deref();
         let mut config = match &bp.kind {
             Kind::Defined(def) => {
@@ -198,17 +201,17 @@ impl Spawner {
                 let definitions = self.definitions_for(&tools, &shape(&tools, def));
                 let mut config = AgentConfig::new(bp.model.clone(), tools, permissions);
                 config.model.max_tokens = crate::output_limit::for_model(
-                    &self.config.catalog.info(&bp.model),
-                    self.config.max_tokens,
+                    &self.config.models.catalog.info(&bp.model),
+                    self.config.models.max_tokens,
                 );
-                config.model.max_tokens_asked = self.config.max_tokens;
+                config.model.max_tokens_asked = self.config.models.max_tokens;
                 let notes = match (member, &self.team) {
                     (Some(_), Some(team)) => team.member_notes(),
                     _ => SUBAGENT_NOTES,
                 };
                 config.context.system = [def.prompt.clone(), notes.to_string()]
                     .into_iter()
-                    .chain(self.config.shared_system.iter().cloned())
+                    .chain(self.config.children.shared_system.iter().cloned())
                     .collect();
                 if let Some(wt) = &bp.worktree {
                     let note = super::isolate::note(wt, bp);
@@ -229,7 +232,7 @@ impl Spawner {
                 );
                 let mut config = AgentConfig::new(base.model.clone(), tools, permissions);
                 config.model.max_tokens = base.max_tokens;
-                config.model.max_tokens_asked = self.config.max_tokens;
+                config.model.max_tokens_asked = self.config.models.max_tokens;
                 config.context.system = base.system.clone();
                 config.model.thinking = base.thinking.clone();
                 config.stop.max_turns = Some(FORK_MAX_TURNS);
@@ -241,8 +244,8 @@ impl Spawner {
             Kind::Defined(def) => Some(def.as_ref()),
             Kind::Fork(_) => None,
         };
-        config.hooks = crate::hooks::for_child(self.config.hooks.as_ref(), definition)?;
-        let forks = self.config.features.fork();
+        config.hooks = crate::hooks::for_child(self.config.children.hooks.as_ref(), definition)?;
+        let forks = self.config.children.features.fork();
         config.tree = Some(crate::config::TreeLink {
             inbox: run.inbox.clone(),
             ledger: self.ledger.clone(),
@@ -283,13 +286,14 @@ impl Spawner {
             .with_read_guard(Arc::new(guard));
         let session_id = self
             .config
+            .places
             .transcripts
             .as_ref()
             .map(|t| t.session_id.clone())
             .unwrap_or_default();
         let agent = Agent::new(
-            self.config.client.clone(),
-            self.config.catalog.clone(),
+            self.config.models.client.clone(),
+            self.config.models.catalog.clone(),
             config,
             tool_ctx,
             session_id,
@@ -306,7 +310,7 @@ impl Spawner {
                 team_name: spec.team.clone(),
                 color: spec.color.clone(),
                 plan_mode_required: spec.plan_required,
-                parent_session_id: session_id_of(&self.config.transcripts),
+                parent_session_id: session_id_of(&self.config.places.transcripts),
                 is_team_lead: false,
                 agent_type: type_name.to_string(),
             }),

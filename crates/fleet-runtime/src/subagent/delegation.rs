@@ -4,66 +4,38 @@
 
 use super::build::Kind;
 use super::pool::scratch_dir;
-use super::{Features, ParentView, TranscriptTarget};
-use crate::definitions::{AgentCatalog, AgentDefinition, ModelSetting, Restriction};
-use crate::limits::SpawnLimits;
-use fleet_model::{Catalog, ModelClient};
+use super::ParentView;
+use crate::definitions::{AgentDefinition, ModelSetting, Restriction};
+use crate::services::{ChildKit, ChildModels, SpawnPlaces, TreeLimits};
 use fleet_protocol::Message;
 use fleet_store::{SidechainWriter, Transcript};
 use fleet_tools::permissions::PermissionMode;
-use fleet_tools::sandbox::{AgentSandbox, SandboxConfig, SandboxKind};
-use fleet_tools::{ToolError, ToolPool, Workspace};
+use fleet_tools::sandbox::{AgentSandbox, SandboxKind};
+use fleet_tools::ToolError;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The spawner's own settings: what it builds children from, and the limits it keeps.
 ///
-/// The session makes them from its [`SpawnerConfig`](crate::SpawnerConfig); the state of the
-/// team, the tasks and the tree's figures lives in the [`Services`](super::Services).
+/// The session makes them from its [`SpawnerConfig`](crate::SpawnerConfig), whose parts they
+/// keep as they are (its optional services become the spawner's [`Services`](super::Services),
+/// which hold the state of the team, the tasks and the tree's figures).
 pub struct Delegation {
-    pub client: Arc<dyn ModelClient>,
-    pub catalog: Arc<Catalog>,
-    pub agents: Arc<AgentCatalog>,
-    /// The tools subagents are built from (the built-ins): a child gets the ones its
-    /// definition names and its parent holds.
-    pub base_tools: ToolPool,
-    /// System prompt blocks every subagent gets after its own prompt (environment,
-    /// instruction files).
-    pub shared_system: Vec<String>,
-    pub workspace: Arc<Workspace>,
-    pub limits: SpawnLimits,
-    /// `--max-budget-usd`, binding the whole tree.
-    pub max_budget_usd: Option<f64>,
-    /// `FLEET_SUBAGENT_MODEL`: every subagent's model, whatever else says.
-    pub model_override: Option<String>,
-    /// Whether `sonnet`/`opus`/`haiku` name models of this provider (Anthropic). Elsewhere
-    /// (a local server) a definition asking for one of them gets its parent's model.
-    pub resolve_aliases: bool,
-    pub features: Features,
-    /// The output limit the user set for every agent (`--max-output-tokens`); `None` gives
-    /// each child its model's own (see [`crate::output_limit`]).
-    pub max_tokens: Option<u32>,
-    pub transcripts: Option<TranscriptTarget>,
-    /// The session's sandbox settings; each child gets an [`AgentSandbox`] of its kind from
-    /// them.
-    ///
-    /// [`AgentSandbox`]: fleet_tools::sandbox::AgentSandbox
-    pub sandbox: Arc<SandboxConfig>,
-    /// The session's skills: listed to agents holding the Skill tool, preloaded by `skills`.
-    pub skills: Arc<crate::skills::SkillSet>,
-    /// The session's effort, for children whose definition sets none.
-    pub effort: Option<crate::definitions::Effort>,
-    /// The session's hooks (from settings files); every agent runs them, and an agent started
-    /// from a definition adds its own.
-    pub hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// Which model a child runs and how it is asked.
+    pub models: ChildModels,
+    /// What children are built from: agent types, tools, prompts, skills, hooks, sandbox.
+    pub children: ChildKit,
+    /// What bounds the whole tree: its shape and its spending.
+    pub limits: TreeLimits,
+    /// Where children work and where their transcripts are kept.
+    pub places: SpawnPlaces,
 }
 
 impl std::fmt::Debug for Delegation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Delegation")
-            .field("agents", &self.agents.names())
+            .field("agents", &self.children.agents.names())
             .field("limits", &self.limits)
-            .field("max_budget_usd", &self.max_budget_usd)
             .finish_non_exhaustive()
     }
 }
@@ -77,8 +49,8 @@ impl Delegation {
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .unwrap_or("general-purpose");
-        self.agents.get(name).cloned().ok_or_else(|| {
-            let fork = if self.features.fork() {
+        self.children.agents.get(name).cloned().ok_or_else(|| {
+            let fork = if self.children.features.fork() {
                 " (or leave subagent_type out to fork yourself)"
             } else {
                 ""
@@ -87,7 +59,7 @@ impl Delegation {
                 "subagent_type",
                 format!(
                     "Unknown subagent_type {name:?}. Available agent types: {}{fork}.",
-                    self.agents.names().join(", ")
+                    self.children.agents.names().join(", ")
                 ),
             )
         })
@@ -102,6 +74,7 @@ impl Delegation {
         requested: Option<&str>,
     ) -> String {
         let named = self
+            .models
             .model_override
             .clone()
             .or_else(|| requested.map(str::to_string))
@@ -111,7 +84,7 @@ impl Delegation {
             });
         match named {
             None => parent.model.clone(),
-            Some(name) if self.resolve_aliases => self.catalog.resolve_id(&name),
+            Some(name) if self.models.resolve_aliases => self.models.catalog.resolve_id(&name),
             Some(name) if is_claude_alias(&name) => parent.model.clone(),
             Some(name) => name,
         }
@@ -131,7 +104,7 @@ impl Delegation {
             let message = format!("cwd {requested:?}: {err}; give an existing folder");
             ToolError::bad_value_from("cwd", message, err)
         })?;
-        let workspace = &self.workspace;
+        let workspace = &self.places.workspace;
         let inside = dir.starts_with(&workspace.root)
             || workspace
                 .additional
@@ -167,7 +140,7 @@ impl Delegation {
             Restriction::TempWritesOnly => SandboxKind::Scratch(
                 snapshot
                     .map(std::path::Path::to_path_buf)
-                    .unwrap_or_else(|| scratch_dir(&self.workspace.root)),
+                    .unwrap_or_else(|| scratch_dir(&self.places.workspace.root)),
             ),
         };
         AgentSandbox::kind_for_mode(mode, kind)
@@ -179,7 +152,7 @@ impl Delegation {
         agent_id: &str,
         after: Option<String>,
     ) -> Result<(Option<SidechainWriter>, String), ToolError> {
-        let Some(target) = &self.transcripts else {
+        let Some(target) = &self.places.transcripts else {
             return Ok((None, String::new()));
         };
         let writer =
@@ -195,7 +168,7 @@ impl Delegation {
 
     /// Where a child's transcript is, when transcripts are kept.
     pub(crate) fn transcript_path(&self, agent_id: &str) -> Option<PathBuf> {
-        let target = self.transcripts.as_ref()?;
+        let target = self.places.transcripts.as_ref()?;
         Some(SidechainWriter::path_for(
             &target.home,
             &target.project,

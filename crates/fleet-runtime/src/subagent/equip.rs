@@ -12,7 +12,8 @@ use fleet_tools::ToolError;
 impl Delegation {
     /// The session's skills by name, for the `init` line.
     pub fn skill_names(&self) -> Vec<String> {
-        self.skills
+        self.children
+            .skills
             .names()
             .into_iter()
             .map(str::to_string)
@@ -33,7 +34,7 @@ impl Delegation {
             ToolError::Failed(format!("Agent type {:?}: {err}", def.name))
         };
         // The project's memory stays in the main checkout, also for a child in a worktree.
-        let root = &self.workspace.root;
+        let root = &self.places.workspace.root;
         let memory =
             AgentMemory::open(scope, &def.name, root, permissions.home.as_deref()).map_err(fail)?;
         memory.allow(permissions).map_err(fail)?;
@@ -48,13 +49,13 @@ impl Delegation {
         memory: Option<&AgentMemory>,
         config: &mut AgentConfig,
     ) {
-        let (skills, _unknown) = crate::skills::preload(&def.skills, &self.skills);
+        let (skills, _unknown) = crate::skills::preload(&def.skills, &self.children.skills);
         let blocks = skills.into_iter().chain(memory.map(AgentMemory::prompt));
         for (i, block) in blocks.enumerate() {
             let system = &mut config.context.system;
             system.insert((1 + i).min(system.len()), block);
         }
-        let effort = def.effort.as_ref().or(self.effort.as_ref());
-        crate::effort::apply(config, effort, &self.catalog);
+        let effort = def.effort.as_ref().or(self.models.effort.as_ref());
+        crate::effort::apply(config, effort, &self.models.catalog);
     }
 }

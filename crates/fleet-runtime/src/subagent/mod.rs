@@ -43,6 +43,7 @@ pub use fork::{
 pub use input::{AgentInput, Features, InputProblem, Orchestration};
 pub(crate) use lifecycle::Run;
 pub use message::{MessageBody, SendMessageInput, SendMessageTool, Structured};
+pub use message_from_lead::LeadMessageError;
 pub use plan_exit::{MainExitPlanMode, APPROVED as PLAN_APPROVED};
 pub(crate) use shells::SessionShells;
 pub use team_port::TeamPort;
@@ -197,7 +198,7 @@ impl Spawner {
             remote,
             mcp,
             main_view: OnceLock::new(),
-            slots: Slots::new(config.limits.max_concurrent),
+            slots: Slots::new(config.limits.spawn.max_concurrent),
             config,
             sink,
             tasks,
@@ -278,11 +279,11 @@ impl Spawner {
     }
 
     pub fn agents(&self) -> &AgentCatalog {
-        &self.config.agents
+        &self.config.children.agents
     }
 
     pub fn max_budget_usd(&self) -> Option<f64> {
-        self.config.max_budget_usd
+        self.config.limits.max_budget_usd
     }
 
     /// The main agent's tools: the base tools plus Agent, SendMessage, TaskStop and
@@ -305,7 +306,7 @@ impl Spawner {
             scratch: None,
         });
         let _ = self.main_view.set(view.clone());
-        if !self.config.features.coordinator() {
+        if !self.config.children.features.coordinator() {
             // A teammate's ExitPlanMode goes to its lead; the main agent has none above it,
             // and presents its plan to the person instead when the session starts in plan mode.
             let mut pool = self.assemble(
@@ -329,6 +330,7 @@ impl Spawner {
     /// The tools a coordinator's workers may have: the base tools `keep` accepts.
     pub fn worker_tools(&self, keep: &impl Fn(&str) -> bool) -> Vec<String> {
         self.config
+            .children
             .base_tools
             .names()
             .into_iter()
@@ -340,17 +342,17 @@ impl Spawner {
     /// Connects the main agent's config to the tree: its inbox, the ledger, and (in fork
     /// mode) the copy of its conversation that forks start from.
     pub fn attach_main(&self, config: &mut AgentConfig) {
-        let forks = self.config.features.fork();
+        let forks = self.config.children.features.fork();
         config.tree = Some(crate::config::TreeLink {
             inbox: self.main_inbox.clone(),
             ledger: self.ledger.clone(),
             fork_source: forks.then(|| self.main_fork_source.clone()),
         });
-        config.hooks = self.config.hooks.clone();
+        config.hooks = self.config.children.hooks.clone();
     }
 
     pub fn features(&self) -> Features {
-        let mut features = self.config.features;
+        let mut features = self.config.children.features;
         features.teams = self.team.is_some();
         features.isolation = self.isolation.has_worktrees() || self.remote.is_some();
         features

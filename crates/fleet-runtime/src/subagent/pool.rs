@@ -23,6 +23,7 @@ impl Spawner {
     ) -> ToolPool {
         let mut tools: Vec<Arc<dyn Tool>> = self
             .config
+            .children
             .base_tools
             .iter()
             .filter(|tool| keep(tool.name()))
@@ -53,7 +54,7 @@ impl Spawner {
         let scratch = view
             .scratch
             .clone()
-            .unwrap_or_else(|| scratch_dir(&self.config.workspace.root));
+            .unwrap_or_else(|| scratch_dir(&self.config.places.workspace.root));
         let pool = restrict(ToolPool::new(tools), restriction, scratch);
         let _ = view
             .tool_names

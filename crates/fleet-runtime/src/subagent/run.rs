@@ -46,7 +46,7 @@ impl Spawner {
             team_name: None,
             cwd: None,
         };
-        let mut ctx = ToolContext::new(cwd.to_path_buf(), self.config.workspace.clone());
+        let mut ctx = ToolContext::new(cwd.to_path_buf(), self.config.places.workspace.clone());
         ctx.tool_use_id = Some(format!(
             "toolu_fleet_{}",
             agent_type.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
@@ -256,22 +256,22 @@ impl Spawner {
         let requested = input.subagent_type.as_deref().map(str::trim);
         let wants_fork = match requested {
             Some(name) if name.eq_ignore_ascii_case(FORK_TYPE) => true,
-            Some("") | None => self.config.features.fork(),
+            Some("") | None => self.config.children.features.fork(),
             Some(_) => false,
         };
         if !wants_fork {
             return Ok(None);
         }
-        if !self.config.features.fork() {
+        if !self.config.children.features.fork() {
             let message = format!(
                 "Forking is off in this session (FLEET_FORK_SUBAGENT=1 turns it on{}). Use \
                  one of the agent types: {}.",
-                if self.config.features.coordinator() {
+                if self.config.children.features.coordinator() {
                     "; it is always off in coordinator mode"
                 } else {
                     ""
                 },
-                self.config.agents.names().join(", ")
+                self.config.children.agents.names().join(", ")
             );
             return Err(ToolError::bad_value("subagent_type", message));
         }
@@ -314,7 +314,7 @@ impl Spawner {
     /// Checks depth, budget and concurrency for an agent at `depth`; a refusal is counted and
     /// explained.
     pub(crate) fn admit(&self, depth: u32) -> Result<SlotGuard, ToolError> {
-        let limits = self.config.limits;
+        let limits = self.config.limits.spawn;
         if depth > limits.max_depth {
             self.ledger.refused(Refusal::Depth);
             return Err(ToolError::Failed(format!(
@@ -324,7 +324,7 @@ impl Spawner {
                 depth - 1
             )));
         }
-        if let Some(budget) = self.config.max_budget_usd {
+        if let Some(budget) = self.config.limits.max_budget_usd {
             let spent = self.ledger.total_cost_usd();
             if spent >= budget {
                 self.ledger.refused(Refusal::Budget);

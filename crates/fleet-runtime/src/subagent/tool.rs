@@ -30,7 +30,7 @@ impl Tool for AgentTool {
     }
 
     fn description(&self) -> String {
-        let features = self.spawner.config.features;
+        let features = self.spawner.config.children.features;
         if features.coordinator() {
             return self.coordinator_description();
         }
@@ -65,11 +65,11 @@ impl Tool for AgentTool {
 
     /// A fork starts from the conversation that made the call.
     fn wants_conversation(&self) -> bool {
-        self.spawner.config.features.fork()
+        self.spawner.config.children.features.fork()
     }
 
     fn input_schema(&self) -> Value {
-        schema(self.spawner.config.features)
+        schema(self.spawner.config.children.features)
     }
 
     /// Starting an agent changes nothing by itself; what the child does is checked call by

@@ -43,6 +43,7 @@ pub mod roster;
 mod roster_error;
 pub mod send;
 mod service;
+mod setup_error;
 pub mod signing;
 pub mod spawn;
 pub mod tools;
@@ -53,6 +54,7 @@ pub use pane_error::{PaneError, RevivalError, RevivalProblem};
 pub use roster::{Team, Teams};
 pub use roster_error::RosterError;
 pub use service::{join_team, listen_uds, membership, restore_team};
+pub use setup_error::{SecretEnvError, TeamSetupError};
 pub use uds_error::{ListenError, TargetError, UdsSendError};
 
 use fleet_store::FleetHome;

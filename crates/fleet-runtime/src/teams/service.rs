@@ -6,7 +6,7 @@
 //! [`Teams::of`] gets the service back from a spawner.
 
 use super::member::{Identity, Membership};
-use super::{mate, Teams, TEAM_TOOLS};
+use super::{mate, TeamSetupError, Teams, TEAM_TOOLS};
 use crate::subagent::{AgentInput, ParentView, SendMessageInput, Spawner, TeamPort};
 use fleet_tools::{Tool, ToolContext, ToolError, ToolOutput};
 use futures::future::BoxFuture;
@@ -120,7 +120,7 @@ impl TeamPort for Teams {
 pub async fn restore_team(
     spawner: &Arc<Spawner>,
     lead_read: HashSet<String>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, TeamSetupError> {
     match Teams::of(spawner) {
         Some(teams) => teams.restore_team(spawner, lead_read).await,
         None => Ok(None),
@@ -128,8 +128,8 @@ pub async fn restore_team(
 }
 
 /// Starts listening for other sessions' messages (see [`Teams::listen_uds`]).
-pub fn listen_uds(spawner: &Arc<Spawner>) -> Result<PathBuf, String> {
-    let teams = Teams::of(spawner).ok_or("teams are off")?;
+pub fn listen_uds(spawner: &Arc<Spawner>) -> Result<PathBuf, TeamSetupError> {
+    let teams = Teams::of(spawner).ok_or(TeamSetupError::TeamsOff)?;
     Ok(teams.listen_uds(spawner)?)
 }
 
@@ -139,9 +139,9 @@ pub fn join_team(
     spawner: &Arc<Spawner>,
     identity: Identity,
     exit: Arc<AtomicBool>,
-) -> Result<Arc<Membership>, String> {
+) -> Result<Arc<Membership>, TeamSetupError> {
     Teams::of(spawner)
-        .ok_or("teams are off in this session (FLEET_AGENT_TEAMS=0)")?
+        .ok_or(TeamSetupError::TeamsOff)?
         .join_team(spawner, identity, exit)
 }
 

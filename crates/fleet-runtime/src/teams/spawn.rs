@@ -233,15 +233,13 @@ impl Teams {
         &self,
         spawner: &Arc<Spawner>,
         lead_read: std::collections::HashSet<String>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, super::TeamSetupError> {
         self.set_lead_delivered(lead_read);
         let Some(team) = self.restore()? else {
             return Ok(None);
         };
         let config = team.config()?;
-        let parent = spawner
-            .main_view()
-            .ok_or("the main agent's tools are not set up yet")?;
+        let parent = spawner.main_view().ok_or(super::TeamSetupError::NotReady)?;
         for member in config.members.iter().filter(|m| m.name != LEAD_NAME) {
             let Some(transcript_id) = member.transcript_id.clone() else {
                 continue;
@@ -257,7 +255,7 @@ impl Teams {
                 .get(&member.agent_type)
                 .or_else(|| spawner.agents().get("general-purpose"))
                 .cloned()
-                .ok_or("no general-purpose agent to bring members back as")?;
+                .ok_or(super::TeamSetupError::NoGeneralPurpose)?;
             let spec = Arc::new(MemberSpec {
                 team: team.name.clone(),
                 name: member.name.clone(),

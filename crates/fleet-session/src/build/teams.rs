@@ -24,7 +24,7 @@ pub(super) fn settings(
     };
     let sid8: String = session_id.chars().take(8).collect();
     let panes = match &options.panes {
-        Some(factory) => factory(&format!("session-{sid8}")).map_err(SessionError::Invalid)?,
+        Some(factory) => factory(&format!("session-{sid8}")).map_err(SessionError::Panes)?,
         None => None,
     };
     Ok(Some(TeamSettings {

@@ -17,7 +17,7 @@ mod outbox;
 use super::pane::TEAMMATE_ENV_FILE;
 use super::roster::{Team, Teams};
 use super::signing::LeadVerifier;
-use super::{clock, LEAD_NAME};
+use super::{clock, SecretEnvError, TeamSetupError, LEAD_NAME};
 use crate::backends::pidwatch;
 use crate::subagent::Spawner;
 use fleet_protocol::team::frames::{Frame, IdleNotification, PermissionResponse};
@@ -84,16 +84,17 @@ impl Teams {
         spawner: &Spawner,
         identity: Identity,
         exit: Arc<AtomicBool>,
-    ) -> Result<Arc<Membership>, String> {
+    ) -> Result<Arc<Membership>, TeamSetupError> {
         let teams = self;
-        let verifier = LeadVerifier::parse(&identity.lead_verify_key).map_err(|e| e.to_string())?;
+        let verifier =
+            LeadVerifier::parse(&identity.lead_verify_key).map_err(TeamSetupError::LeadKey)?;
         let team = teams.join(&identity.team)?;
         let config = team.config()?;
         if !config.members.iter().any(|m| m.name == identity.name) {
-            return Err(format!(
-                "team {:?} has no member named {:?}: a pane teammate is started by its lead",
-                identity.team, identity.name
-            ));
+            return Err(TeamSetupError::NoSuchMember {
+                team: identity.team.clone(),
+                name: identity.name.clone(),
+            });
         }
         let mailbox = team.mailbox(&identity.name)?;
         let (pane_id, backend) = match std::env::var("TMUX_PANE") {
@@ -264,16 +265,21 @@ async fn watch_lead(member: Arc<Membership>, pid: u32) {
 /// Reads the secret variables a lead handed over in `FLEET_TEAMMATE_ENV_FILE` and removes
 /// the file. Called first thing in `main`, before any thread exists, since it sets this
 /// process's environment.
-pub fn take_secret_env() -> Result<Vec<(String, String)>, String> {
+pub fn take_secret_env() -> Result<Vec<(String, String)>, SecretEnvError> {
     let Some(path) = std::env::var_os(TEAMMATE_ENV_FILE) else {
         return Ok(Vec::new());
     };
     let path = std::path::PathBuf::from(path);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|source| SecretEnvError::Read {
+        path: path.clone(),
+        source,
+    })?;
     let _ = std::fs::remove_file(&path);
-    let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)
-        .map_err(|err| format!("{} is not a JSON object of strings: {err}", path.display()))?;
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|source| SecretEnvError::NotJson {
+            path: path.clone(),
+            source,
+        })?;
     Ok(map
         .into_iter()
         .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string())))
