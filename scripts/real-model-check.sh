@@ -22,7 +22,8 @@ SMOLLM2_VERSION="0.1.2"
 SMOLLM2_SHA256="bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
 CMAKE_VERSION="4.4.5"
 
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
+# Absolute, so that every path the report and the failure messages name can be opened as given.
+TARGET_DIR=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 ROOT="$TARGET_DIR/real-model"
 VENV="$ROOT/venv"
 DOWNLOADS="$ROOT/downloads"
@@ -212,6 +213,9 @@ else
     mv "$SRC.part/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION" "$SRC"
     rmdir "$SRC.part"
   fi
+  # The build tree and its log sit under $ROOT/build, which a fresh cache does not have yet:
+  # without it the log cannot be opened and cmake never runs.
+  mkdir -p "$BUILD" || fail "cannot create $BUILD"
   say "configuring (log: $BUILD.log)"
   # CPU only, static, no HTTPS and no web UI (its prebuilt assets would be downloaded).
   "$VENV/bin/cmake" -S "$SRC/vendor/llama.cpp" -B "$BUILD" \

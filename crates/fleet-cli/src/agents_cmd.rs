@@ -4,8 +4,8 @@
 
 use anyhow::Context;
 use fleet_runtime::definitions::{
-    scan_file, scan_folder, AgentCatalog, AgentDefinition, AgentFolder, AgentSource, AgentSources,
-    FolderScope, Isolation, ModelSetting, ScannedFile,
+    lint_agent_file, scan_file, scan_folder, AgentCatalog, AgentDefinition, AgentFolder,
+    AgentSource, AgentSources, FolderScope, Isolation, ModelSetting, ScannedFile,
 };
 use serde_json::{json, Value};
 use std::io::Write;
@@ -18,7 +18,9 @@ pub enum AgentsCommand {
     /// definitions hidden by one of the same name.
     List(ListArgs),
     /// Check agent files: every file fleet would load here, or the given files and folders.
-    /// Exits with status 1 when any file has an error.
+    /// Also warns about names other than letters, digits and hyphens and about tools fleet
+    /// does not have. Exits with status 1 when any file has an error (or, with --strict, a
+    /// warning).
     Validate(ValidateArgs),
 }
 
@@ -45,6 +47,9 @@ pub struct ValidateArgs {
     /// one).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    /// Exit with status 1 on warnings too, not only on errors (for CI).
+    #[arg(long)]
+    strict: bool,
 }
 
 pub fn run(command: AgentsCommand) -> anyhow::Result<ExitCode> {
@@ -204,6 +209,7 @@ fn to_json(def: &AgentDefinition, shadowed: bool) -> Value {
 fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut failed = false;
+    let mut warned = false;
     let mut files: Vec<ScannedFile> = Vec::new();
     if args.paths.is_empty() {
         let folders = sources(args.cwd, None)?.folders();
@@ -216,6 +222,7 @@ fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         for folder in folders {
             let (scanned, warnings) = scan_folder(&folder);
             for warning in warnings {
+                warned = true;
                 writeln!(out, "warning {warning}")?;
             }
             files.extend(scanned);
@@ -229,6 +236,7 @@ fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
                 };
                 let (scanned, warnings) = scan_folder(&folder);
                 for warning in warnings {
+                    warned = true;
                     writeln!(out, "warning {warning}")?;
                 }
                 files.extend(scanned);
@@ -242,18 +250,31 @@ fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for file in files {
+        let mut warnings = file.warnings.clone();
         match &file.result {
-            Ok(def) => writeln!(out, "ok  {} ({})", file.path.display(), def.name)?,
+            Ok(def) => {
+                writeln!(out, "ok  {} ({})", file.path.display(), def.name)?;
+                // Read again for the advice: it needs the file's lines, and the file parsed.
+                if let Ok(text) = std::fs::read_to_string(&file.path) {
+                    warnings.extend(lint_agent_file(&text, &file.path));
+                }
+            }
             Err(problem) => {
                 failed = true;
                 writeln!(out, "error {problem}")?;
             }
         }
-        for warning in &file.warnings {
-            writeln!(out, "warning {warning}")?;
+        warnings.sort_by_key(|w| w.line);
+        for warning in &warnings {
+            warned = true;
+            writeln!(
+                out,
+                "warning {}",
+                crate::visible::visible_line(&warning.to_string())
+            )?;
         }
     }
-    Ok(if failed {
+    Ok(if failed || (args.strict && warned) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -141,20 +141,50 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run_and_report() -> std::process::ExitCode {
-    match run().await {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // A script that asked for json output gets its `result` even when the run cannot start.
+    let wanted = headless::failure::Wanted::from_argv(&argv);
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(err) => return refused(&err, wanted.as_ref()),
+    };
+    let headless = cli.command.is_none();
+    match run(cli).await {
         Ok(code) => code,
         // The reader went away (`fleet -p … | head`): nothing left to tell anyone.
         Err(err) if is_broken_pipe(&err) => std::process::ExitCode::FAILURE,
         Err(err) => {
             // Errors may quote a server's or a file's words: shown, never obeyed by the terminal.
-            eprintln!("fleet: {}", visible::visible(&render(&err)));
+            let message = visible::visible(&render(&err)).into_owned();
+            eprintln!("fleet: {message}");
+            if let Some(wanted) = wanted.as_ref().filter(|_| headless) {
+                wanted.report(&message, headless::failure::Cause::of(&err));
+            }
             std::process::ExitCode::FAILURE
         }
     }
 }
 
-async fn run() -> anyhow::Result<std::process::ExitCode> {
-    let cli = Cli::parse();
+/// A command line clap refused: its message on stderr as clap writes it (help and version
+/// on stdout), and for json output the `result` a script waits for.
+fn refused(
+    err: &clap::Error,
+    wanted: Option<&headless::failure::Wanted>,
+) -> std::process::ExitCode {
+    let _ = err.print();
+    if err.use_stderr() {
+        if let Some(wanted) = wanted {
+            wanted.report(
+                &headless::failure::clap_message(err),
+                headless::failure::Cause::Other,
+            );
+        }
+    }
+    let code = u8::try_from(err.exit_code()).unwrap_or(2);
+    std::process::ExitCode::from(code)
+}
+
+async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     // Before anything else happens: a mistyped variable stops fleet here, by name.
     let log_filter = check_environment()?;
     tracing_subscriber::fmt()

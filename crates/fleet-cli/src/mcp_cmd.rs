@@ -21,9 +21,10 @@ use crate::visible::visible;
 #[derive(Debug, clap::Subcommand)]
 pub enum McpCommand {
     /// Every configured server, started as a session would start it: source, transport,
-    /// status and tool count.
+    /// status and tool count. Exits with status 1 when any server failed to start (every
+    /// server is still listed); a server not approved yet does not count as failed.
     List(crate::mcp_list::ListArgs),
-    /// One server and its tools.
+    /// One server and its tools. Exits with status 1 when it failed to start.
     Get(crate::mcp_list::GetArgs),
     /// Add a server: `fleet mcp add NAME -- command args…` (stdio) or
     /// `fleet mcp add --transport http NAME URL`.

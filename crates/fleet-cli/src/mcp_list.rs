@@ -1,10 +1,18 @@
 //! `fleet mcp list` and `fleet mcp get NAME`: every configured server started as a session
 //! would start it, with where it comes from, its transport, how its start went and its tools.
+//!
+//! Both are health checks too: they exit with status 1 when a server they report failed to
+//! start (a configuration error included), so a script or CI step can rely on them. A server
+//! the user has not approved was not started on purpose and does not fail them.
 
 use fleet_runtime::mcp::config::{McpConfig, McpServerConfig};
-use fleet_runtime::mcp::{McpServers, McpTimeouts};
+use fleet_runtime::mcp::{McpLogs, McpServers, McpTimeouts};
 use serde_json::{json, Value};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+/// A row's status when its server failed to start.
+const FAILED: &str = "failed";
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
@@ -26,12 +34,13 @@ pub struct GetArgs {
 pub async fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let (config, servers) = start().await?;
     let rows = describe(&config, &servers).await;
+    let health = health(rows.iter());
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({ "servers": rows }))?
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok(health);
     }
     if rows.is_empty() {
         println!("No MCP servers configured here (.mcp.json, settings, ~/.claude.json).");
@@ -47,10 +56,30 @@ pub async fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             source = row["source"].as_str().unwrap_or("-"),
         );
         if let Some(error) = row["error"].as_str() {
-            println!("    {}", crate::visible::visible(error));
+            println!(
+                "    {}",
+                crate::visible::visible_line(&with_log(error, row))
+            );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(health)
+}
+
+/// Status 1 when any of `rows` failed to start.
+fn health<'a>(mut rows: impl Iterator<Item = &'a Value>) -> ExitCode {
+    if rows.any(|row| row["status"] == FAILED) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The error, and where the server's own output is when it has a log.
+fn with_log(error: &str, row: &Value) -> String {
+    match row["log"].as_str() {
+        Some(log) => format!("{error} (its output: {log})"),
+        None => error.to_string(),
+    }
 }
 
 /// One server and its tools.
@@ -69,9 +98,10 @@ pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
             }
         );
     };
+    let health = health(std::iter::once(row));
     if args.json {
         println!("{}", serde_json::to_string_pretty(row)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(health);
     }
     println!(
         "{}  ({}, {}, from {})",
@@ -81,7 +111,7 @@ pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
         row["source"].as_str().unwrap_or("-")
     );
     if let Some(error) = row["error"].as_str() {
-        println!("  {}", crate::visible::visible(error));
+        println!("  {}", crate::visible::visible_line(&with_log(error, row)));
     }
     for tool in row["tools"].as_array().into_iter().flatten() {
         println!(
@@ -97,13 +127,20 @@ pub async fn get(args: GetArgs) -> anyhow::Result<ExitCode> {
             crate::visible::visible_line(tool["why"].as_str().unwrap_or_default())
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(health)
 }
 
 async fn start() -> anyhow::Result<(McpConfig, McpServers)> {
     let cwd = std::env::current_dir()?;
-    let config = McpConfig::load(&fleet_session::config::locations(&cwd), Vec::new(), false);
-    let servers = McpServers::start(&config, McpTimeouts::from_env()).await;
+    let locations = fleet_session::config::locations(&cwd);
+    let config = McpConfig::load(&locations, Vec::new(), false);
+    // Servers' stderr goes where a session's would, so a failure can be looked into.
+    let logs = locations
+        .fleet_home
+        .as_deref()
+        .and_then(|home| McpLogs::open(home).ok())
+        .map(Arc::new);
+    let servers = McpServers::start_logged(&config, McpTimeouts::from_env(), None, logs).await;
     Ok((config, servers))
 }
 
@@ -143,6 +180,7 @@ async fn describe(config: &McpConfig, servers: &McpServers) -> Vec<Value> {
             "transport": configured.map(|c| c.transport.kind()),
             "status": entry.status,
             "error": entry.error,
+            "log": entry.log.as_ref().map(|p| p.display().to_string()),
             "tools": tools,
             "skipped": skipped,
         }));

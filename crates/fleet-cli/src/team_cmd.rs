@@ -8,9 +8,11 @@
 //! that do not exist yet.
 //!
 //! - [`view`]: `list` and `show`.
-//! - [`send`]: `send` itself.
+//! - [`send`]: `send` itself ([`delivery`]: whether someone takes the message now, and the
+//!   recipient's receipt).
 //! - [`inbox`]: `inbox`, and how an entry (prose or protocol frame) is shown to a person.
 
+mod delivery;
 mod inbox;
 mod send;
 mod view;
@@ -44,10 +46,14 @@ running session does, so a message sent here reaches a live teammate at its next
       The team's config (members: name, agent id, type, model, color, status, when they
       joined), unread messages per inbox, and the shared task list.
 
-  fleet team send <team> <member> <text> [--from NAME] [--summary TEXT]
+  fleet team send <team> <member> <text> [--from NAME] [--summary TEXT] [--wait SECS]
       Appends a message to the member's inbox (durably: it is on disk when this returns) and
       prints its msg_id. `team-lead` and `main` address the lead. The sender defaults to
-      `user`. A text of `-` is read from stdin.
+      `user`, signed with your team-mail key ($FLEET_HOME/keys/team-mail.ed25519, made
+      owner-only on first use; refused if others can read it). A running pane teammate
+      checks the message: this waits (up to --wait, 30s) for it to take it, and fails with
+      its reason if it refuses. A member that is not running gets it when the team's session
+      resumes (\"queued: ...\" on stderr). A text of `-` is read from stdin.
 
   fleet team inbox <team> <member> [--json] [--unread]
       The messages in a member's inbox, oldest first, each marked read or unread (consumed
@@ -57,8 +63,8 @@ running session does, so a message sent here reaches a live teammate at its next
 
 --json output is stable for scripts: keys are named as in the team files (camelCase, and a
 mail entry exactly as stored). Exit status: 0 on success, 1 on any error (unknown team or
-member, invalid name, unreadable files; the error names what exists), 2 for a
-mistyped command line.";
+member, invalid name, unreadable files, an unusable key, a message the recipient refused;
+the error names what exists), 2 for a mistyped command line.";
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TeamCommand {
@@ -78,7 +84,7 @@ pub fn run(command: TeamCommand) -> anyhow::Result<ExitCode> {
     match command {
         TeamCommand::List(args) => view::list(&store, args),
         TeamCommand::Show(args) => view::show(&home, &store, args),
-        TeamCommand::Send(args) => send::send(&store, args),
+        TeamCommand::Send(args) => send::send(&home, &store, args),
         TeamCommand::Inbox(args) => inbox::inbox(&store, args),
     }
     .map(|()| ExitCode::SUCCESS)

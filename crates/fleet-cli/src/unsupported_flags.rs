@@ -97,8 +97,8 @@ impl UnsupportedFlags {
             return Ok(());
         };
         Err(match hint(flag) {
-            Some(hint) => format!("fleet does not support {flag} yet ({hint})"),
-            None => format!("fleet does not support {flag} yet"),
+            Some(hint) => format!("{flag} is not supported yet ({hint})"),
+            None => format!("{flag} is not supported yet"),
         })
     }
 }
@@ -136,7 +136,7 @@ mod tests {
             assert_eq!(flags.first(), Some(flag), "{args:?}");
             let message = flags.check().unwrap_err();
             assert!(
-                message.starts_with(&format!("fleet does not support {flag} yet")),
+                message.starts_with(&format!("{flag} is not supported yet")),
                 "{message}"
             );
         }

@@ -208,6 +208,68 @@ fn validate_reports_each_file_and_sets_the_exit_status() {
 }
 
 #[test]
+fn validate_warns_about_a_bad_name_and_an_unknown_tool_and_strict_fails_on_warnings() {
+    let project = Project::new(&[
+        (
+            ".claude/agents/bad.md",
+            "---\n\
+             name: Bad Name\n\
+             description: Checks things\n\
+             tools: Read, Frobnicate, Bash(git *), Agent(Explore), mcp__db__query\n\
+             ---\n\
+             You check things.\n",
+        ),
+        (".claude/agents/good.md", &agent_file("good-one", "works")),
+    ]);
+    let out = fleet(&project, &["agents", "validate"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "warnings alone pass: {text}");
+    let file = project.path(".claude/agents/bad.md");
+    let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning ")).collect();
+    assert_eq!(
+        warnings.len(),
+        2,
+        "one warning each, nothing for the good file: {text}"
+    );
+    assert!(
+        warnings[0].starts_with(&format!("warning {file}:2: name \"Bad Name\" has spaces")),
+        "{text}"
+    );
+    assert!(
+        warnings[0].contains("use lowercase letters, digits and hyphens, e.g. `name: bad-name`"),
+        "{text}"
+    );
+    assert!(
+        warnings[1].starts_with(&format!(
+            "warning {file}:4: unknown tool \"Frobnicate\" (known: "
+        )),
+        "{text}"
+    );
+    for known in ["Read", "Bash", "Agent", "SendMessage", "Skill"] {
+        assert!(warnings[1].contains(known), "{known} is listed: {text}");
+    }
+    // `Bash(git *)`, `Agent(Explore)` and an MCP tool are not unknown tools.
+    assert!(
+        !text.contains("\"Bash\"") && !text.contains("mcp__db"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("ok  {file} (Bad Name)")), "{text}");
+
+    let strict = fleet(&project, &["agents", "validate", "--strict"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    assert_eq!(
+        stdout(&strict),
+        text,
+        "--strict says the same, only the status differs"
+    );
+    let good = fleet(
+        &project,
+        &["agents", "validate", "--strict", ".claude/agents/good.md"],
+    );
+    assert_eq!(good.status.code(), Some(0), "{}", stdout(&good));
+}
+
+#[test]
 fn json_shape_and_command_line_agents() {
     let project = Project::new(&[(
         ".fleet/agents/r.md",

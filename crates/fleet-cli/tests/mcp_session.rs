@@ -201,7 +201,8 @@ async fn mcp_list_and_get_start_each_server_and_report_it() {
             &[("MCP_TIMEOUT", "10000")],
         )
         .await;
-    assert!(out.status.success(), "{}", stderr(&out));
+    // `broken` failed: a health check's status 1, with every server still listed.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let listed: Value = serde_json::from_str(&common::stdout(&out)).unwrap();
     let servers = listed["servers"].as_array().unwrap();
     let faulty = servers.iter().find(|s| s["name"] == "faulty").unwrap();

@@ -173,6 +173,8 @@ async fn two_pane_teammates_talk_with_the_lead_and_close_their_panes_on_shutdown
     let ((alpha_pane, alpha_pid), (beta_pane, beta_pid)) = start_team(&term);
     assert_eq!(layout(&term), other_layout, "the other window is untouched");
     assert_eq!(term.panes().len(), 3, "the lead and two teammates");
+    // Issue 33: the lead, where the person types, keeps half the 220-column window.
+    assert_eq!(term.format("#{pane_width}"), "110", "the lead's width");
     for (pane, pid) in [(&alpha_pane, alpha_pid), (&beta_pane, beta_pid)] {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
         assert_eq!(comm.trim(), "fleet", "pane {pane} runs fleet itself");

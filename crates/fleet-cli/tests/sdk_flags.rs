@@ -34,7 +34,7 @@ async fn flags_fleet_cannot_honour_are_refused_by_name_before_any_request() {
         assert!(!out.status.success(), "{args:?}");
         let err = stderr(&out);
         assert!(
-            err.contains(&format!("fleet does not support {flag} yet")),
+            err.contains(&format!("fleet: {flag} is not supported yet")),
             "{args:?}: {err}"
         );
         assert!(!err.contains("unexpected argument"), "{err}");

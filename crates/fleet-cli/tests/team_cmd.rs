@@ -366,7 +366,12 @@ fn sending_to_a_stopped_member_says_it_waits() {
     let team = home.crew();
     let out = home.fleet(&["team", "send", "crew", "beta", "when you are back"]);
     ok(&out);
-    assert!(stderr(&out).contains("beta is stopped"), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("queued: beta is not running; delivered when the team's session resumes"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(home.inbox(&team, "beta").pending().unwrap(), 1);
 }
 

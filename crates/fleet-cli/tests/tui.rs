@@ -31,8 +31,16 @@ fn pids_running(pattern: &str) -> Vec<String> {
 /// The pane's terminal after fleet left: raw mode off (canonical input and echo back on),
 /// the alternate screen left, the cursor shown.
 fn assert_restored(term: &Tmux) {
+    assert_restored_after(term, 0);
+}
+
+/// Like [`assert_restored`], after fleet exited with `status` (143 for SIGTERM).
+fn assert_restored_after(term: &Tmux, status: u8) {
     let after = term.after_exit();
-    assert!(after.starts_with("exit=0"), "fleet's exit: {after}");
+    assert!(
+        after.starts_with(&format!("exit={status}\n")),
+        "fleet's exit: {after}"
+    );
     assert!(after.contains(" icanon"), "still in raw mode: {after}");
     assert!(after.contains(" echo "), "echo still off: {after}");
     assert_eq!(
@@ -273,7 +281,7 @@ async fn the_screen_follows_a_resize() {
         .args(["-TERM", &fleet])
         .status()
         .unwrap();
-    assert_restored(&term);
+    assert_restored_after(&term, 143);
 }
 
 #[tokio::test(flavor = "multi_thread")]

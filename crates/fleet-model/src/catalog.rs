@@ -7,6 +7,7 @@
 
 use fleet_protocol::Usage;
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 
 /// US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -53,10 +54,34 @@ pub struct ModelInfo {
     pub thinking: bool,
 }
 
+impl ModelInfo {
+    /// The window assumed for a model nothing is known of: neither the catalogue nor its
+    /// server (one that publishes nothing, or was still loading when asked) says.
+    pub const UNKNOWN_CONTEXT_WINDOW: u64 = 128_000;
+    /// The output limit assumed for such a model.
+    pub const UNKNOWN_MAX_OUTPUT_TOKENS: u64 = 8_192;
+
+    /// A model nothing is known of: modest guesses, no price, no extended thinking.
+    pub fn unknown(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            context_window: Self::UNKNOWN_CONTEXT_WINDOW,
+            max_output_tokens: Self::UNKNOWN_MAX_OUTPUT_TOKENS,
+            pricing: Pricing::default(),
+            known: false,
+            thinking: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Catalog {
     aliases: BTreeMap<String, String>,
     models: Vec<ModelInfo>,
+    /// What a server said of a model during the run (see [`Catalog::learn`]), by the name the
+    /// session uses for it. Shared by every clone: the agents hold the catalogue behind an
+    /// `Arc`, and a server that answered late (still loading at start) must still reach them.
+    learned: Arc<RwLock<BTreeMap<String, ModelInfo>>>,
 }
 
 struct Entry {
@@ -163,6 +188,7 @@ impl Catalog {
                     thinking: e.thinking,
                 })
                 .collect(),
+            learned: Arc::default(),
         }
     }
 
@@ -190,6 +216,21 @@ impl Catalog {
         self.models.insert(0, info);
     }
 
+    /// Records what the server serving `name` says of it, for this catalogue and every clone
+    /// of it. It wins over everything else the catalogue knows for that exact name, aliases
+    /// included: `sonnet` on a local OpenAI-compatible server is whatever that server runs,
+    /// with its window and no Anthropic prices.
+    pub fn learn(&self, name: &str, info: ModelInfo) {
+        let mut learned = self.learned.write().unwrap_or_else(|e| e.into_inner());
+        learned.insert(name.trim().to_owned(), info);
+    }
+
+    /// What was learned of `name` from its server, if anything.
+    pub fn learned(&self, name: &str) -> Option<ModelInfo> {
+        let learned = self.learned.read().unwrap_or_else(|e| e.into_inner());
+        learned.get(name.trim()).cloned()
+    }
+
     /// The full id for a name: an alias is expanded, anything else is returned as given.
     pub fn resolve_id(&self, name: &str) -> String {
         let name = name.trim();
@@ -202,6 +243,9 @@ impl Catalog {
     /// Figures for a model name or alias. The longest catalogue id that the name equals or
     /// extends (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`) wins.
     pub fn info(&self, name: &str) -> ModelInfo {
+        if let Some(learned) = self.learned(name) {
+            return learned;
+        }
         let id = self.resolve_id(name);
         let exact_or_snapshot = |m: &&ModelInfo| {
             id == m.id
@@ -232,14 +276,7 @@ impl Catalog {
                 known: false,
                 ..similar.clone()
             },
-            None => ModelInfo {
-                id,
-                context_window: 128_000,
-                max_output_tokens: 8_192,
-                pricing: Pricing::default(),
-                known: false,
-                thinking: false,
-            },
+            None => ModelInfo::unknown(id),
         }
     }
 
@@ -290,6 +327,25 @@ mod tests {
         assert!(!c.info("llama3.1:8b").thinking);
         // An unknown Claude borrows its family's figures, thinking included.
         assert!(c.info("claude-sonnet-9").thinking);
+    }
+
+    #[test]
+    fn what_a_server_said_wins_over_aliases_and_reaches_every_clone() {
+        let c = Catalog::builtin();
+        let shared = c.clone();
+        let local = ModelInfo {
+            id: "sonnet".into(),
+            context_window: 4096,
+            max_output_tokens: 1024,
+            pricing: Pricing::default(),
+            known: false,
+            thinking: false,
+        };
+        c.learn("sonnet", local.clone());
+        assert_eq!(shared.info("sonnet"), local);
+        assert_eq!(shared.cost("sonnet", &Usage::of(1_000_000, 0)), 0.0);
+        // The full id is another name, still Anthropic's.
+        assert!(shared.info("claude-sonnet-4-5").known);
     }
 
     #[test]

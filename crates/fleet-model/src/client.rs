@@ -73,6 +73,17 @@ pub struct ServerLimits {
     pub context_window: Option<u64>,
     /// The longest reply the server allows, when it says.
     pub max_output_tokens: Option<u64>,
+    /// Whether the server's chat template renders tool definitions (llama-server's `/props`
+    /// `chat_template_caps.supports_tools`). `Some(false)`: the server drops the tools from
+    /// the prompt, so the model cannot call any.
+    pub supports_tools: Option<bool>,
+    /// The server is on this machine or a private network: what it says is all there is to
+    /// know of the model, whose name may still be one the catalogue gives Anthropic's
+    /// figures (and prices) for.
+    pub local: bool,
+    /// The server could not answer yet (503 while it loads the model, or a timeout): ask
+    /// again once it has answered a request.
+    pub ask_again: bool,
 }
 
 pub trait ModelClient: Send + Sync {
@@ -85,6 +96,17 @@ pub trait ModelClient: Send + Sync {
         &'a self,
         _model: &'a str,
     ) -> Pin<Box<dyn std::future::Future<Output = Option<ServerLimits>> + Send + 'a>> {
+        Box::pin(async { None })
+    }
+
+    /// How many tokens the server makes of `request`'s prompt, counted by its own tokenizer
+    /// (llama-server's `/apply-template` and `/tokenize`): what the window really holds, tool
+    /// definitions the chat template drops left out. `None` when the server cannot say; the
+    /// caller then estimates.
+    fn count_prompt_tokens<'a>(
+        &'a self,
+        _request: &'a MessagesRequest,
+    ) -> Pin<Box<dyn std::future::Future<Output = Option<u64>> + Send + 'a>> {
         Box::pin(async { None })
     }
 

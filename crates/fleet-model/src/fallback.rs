@@ -55,6 +55,21 @@ impl ModelClient for FallbackClient {
         self.inner.provider()
     }
 
+    fn server_limits<'a>(
+        &'a self,
+        model: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<crate::ServerLimits>> + Send + 'a>>
+    {
+        self.inner.server_limits(model)
+    }
+
+    fn count_prompt_tokens<'a>(
+        &'a self,
+        request: &'a fleet_protocol::MessagesRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<u64>> + Send + 'a>> {
+        self.inner.count_prompt_tokens(request)
+    }
+
     fn stream(&self, mut request: ModelRequest) -> ModelStream {
         if request.body.model != self.main {
             return self.inner.stream(request);

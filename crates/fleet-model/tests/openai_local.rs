@@ -293,7 +293,8 @@ async fn server_limits_come_from_the_models_list_and_props() {
         Some(ServerLimits {
             served_model: Some("SmolLM2-135M.gguf".into()),
             context_window: Some(2048),
-            max_output_tokens: None,
+            local: true,
+            ..ServerLimits::default()
         }),
         "/props' running window beats the listed training context"
     );
@@ -309,6 +310,7 @@ async fn server_limits_come_from_the_models_list_and_props() {
         client(&vllm).server_limits("qwen-local").await,
         Some(ServerLimits {
             context_window: Some(32768),
+            local: true,
             ..ServerLimits::default()
         })
     );
@@ -316,15 +318,98 @@ async fn server_limits_come_from_the_models_list_and_props() {
     let named = FakeModelServer::start(Scenario::demo().served_model("qwen-local"))
         .await
         .expect("server starts");
+    let local_only = Some(ServerLimits {
+        local: true,
+        ..ServerLimits::default()
+    });
     assert_eq!(
         client(&named).server_limits("qwen-local").await,
-        None,
-        "the asked-for name and no window: nothing new"
+        local_only,
+        "the asked-for name and no window: nothing new but where it is"
     );
 
     let bare = FakeModelServer::start(Scenario::demo())
         .await
         .expect("server starts");
-    assert_eq!(client(&bare).server_limits("qwen-local").await, None);
+    assert_eq!(client(&bare).server_limits("qwen-local").await, local_only);
     assert_eq!(bare.request_count(), 0, "no model request was made");
+}
+
+#[tokio::test]
+async fn a_server_still_loading_is_to_be_asked_again_and_then_says_it_cannot_use_tools() {
+    let server = FakeModelServer::start(
+        Scenario::demo()
+            .openai_context_window(4096, Overflow::Truncate)
+            .supports_tools(false)
+            .loading_probes(1),
+    )
+    .await
+    .expect("server starts");
+    let loading = client(&server).server_limits("qwen-local").await;
+    assert_eq!(
+        loading,
+        Some(ServerLimits {
+            local: true,
+            ask_again: true,
+            ..ServerLimits::default()
+        })
+    );
+    let loaded = client(&server).server_limits("qwen-local").await;
+    let loaded = loaded.expect("the server answers once loaded");
+    assert_eq!(
+        (
+            loaded.context_window,
+            loaded.supports_tools,
+            loaded.ask_again
+        ),
+        (Some(4096), Some(false), false)
+    );
+}
+
+#[tokio::test]
+async fn the_prompt_is_counted_by_the_servers_tokenizer_without_the_tools_it_drops() {
+    let scenario = |supports_tools| {
+        Scenario::with_rules([Rule::text("ok")])
+            .openai_context_window(16_384, Overflow::Truncate)
+            .supports_tools(supports_tools)
+    };
+    let mut request = request_with_tools(true).body;
+    request.tools = vec![
+        ToolDefinition {
+            name: "Big".into(),
+            description: Some("x".repeat(20_000)),
+            input_schema: json!({"type": "object"}),
+            cache_control: None,
+        };
+        1
+    ]
+    .into();
+    for supports_tools in [false, true] {
+        let server = FakeModelServer::start(scenario(supports_tools))
+            .await
+            .expect("server starts");
+        let counted = client(&server).count_prompt_tokens(&request).await;
+        let counted = counted.expect("llama-server counts");
+        // What a chat request with the same body is charged.
+        let (_, reply) = run(&client(&server), ModelRequest::from(request.clone())).await;
+        let reply = reply.expect("answered");
+        assert_eq!(counted, reply.message.usage.input_tokens);
+        assert_eq!(counted > 5_000, supports_tools, "{counted}");
+    }
+
+    let bare = FakeModelServer::start(Scenario::demo())
+        .await
+        .expect("server starts");
+    assert_eq!(client(&bare).count_prompt_tokens(&request).await, None);
+
+    // An older llama-server without the endpoints: after `/props` said the tools are
+    // dropped, the estimate leaves them out too.
+    let mut older = scenario(false);
+    older.openai.no_tokenizer = true;
+    let older = FakeModelServer::start(older).await.expect("server starts");
+    let client = client(&older);
+    assert_eq!(client.count_prompt_tokens(&request).await, None);
+    assert!(client.server_limits("qwen-local").await.is_some());
+    let estimate = client.count_prompt_tokens(&request).await;
+    assert!(estimate.is_some_and(|n| n < 1_000), "{estimate:?}");
 }

@@ -5,6 +5,7 @@
 //! users' scripts parse what fleet prints.
 
 pub mod agent_message;
+pub mod change;
 pub mod compact;
 pub mod control;
 pub mod env;
@@ -28,6 +29,9 @@ pub mod vocab;
 pub mod wire;
 
 pub use agent_message::AgentMessage;
+pub use change::{
+    ChangeKind, DiffHunk, DiffLine, DiffRow, DiffTag, ProposedChange, Unshown, FOLD_HEAD, FOLD_TAIL,
+};
 pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};
 pub use event::{

@@ -46,6 +46,20 @@ impl Accounting {
     }
 }
 
+impl Accounting {
+    /// Shows `limit`, the output limit the agent asks with, as the model's `maxOutputTokens`
+    /// (see [`Attribution::show_output_limit`]).
+    pub fn show_output_limit(
+        &mut self,
+        catalog: &Catalog,
+        requested: &str,
+        served: &str,
+        limit: u64,
+    ) {
+        Attribution::of(catalog, requested, served).show_output_limit(&mut self.per_model, limit);
+    }
+}
+
 /// The cost of one reply, nothing when its server reported no usage: fleet never makes a
 /// cost up.
 pub(crate) fn reply_cost(catalog: &Catalog, model: &str, usage: &Usage) -> f64 {
@@ -87,6 +101,15 @@ impl Attribution {
         Self {
             model: requested.to_string(),
             served: Some(served.to_string()),
+        }
+    }
+
+    /// Makes the entry's `maxOutputTokens` `limit`, the output limit the agent really asks
+    /// with (the user's, or the model's own fitted to its window), rather than the
+    /// catalogue's most the model can write. A model with no entry yet is left alone.
+    pub fn show_output_limit(&self, per_model: &mut BTreeMap<String, ModelUsage>, limit: u64) {
+        if let Some(entry) = per_model.get_mut(&self.model) {
+            entry.max_output_tokens = limit;
         }
     }
 

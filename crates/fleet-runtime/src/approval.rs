@@ -2,6 +2,7 @@
 //! if the session has one (a terminal is attached); without one, "ask" is a refusal the caller
 //! sees in `permission_denials`.
 
+use fleet_protocol::ProposedChange;
 use fleet_tools::permissions::Decision;
 use serde_json::Value;
 use std::future::Future;
@@ -18,6 +19,10 @@ pub struct ApprovalRequest<'a> {
     pub tool_use_id: &'a str,
     /// The check's verdict, with the call described and an allow rule that would cover it.
     pub decision: &'a Decision,
+    /// What the call would change in a file (Write, Edit), worked out by the tool before
+    /// asking, for the question to show as a diff. `None` for calls that change no file, and
+    /// for questions handed on from elsewhere (a pane teammate's, asked through its lead).
+    pub change: Option<&'a ProposedChange>,
 }
 
 /// The answer to one question.

@@ -232,6 +232,18 @@ impl Dispatcher<'_> {
         if hook_allows && decision.is_approvable() {
             return (run(call).await, note(Accept, ReasonType::Hook, None), false);
         }
+        // Someone is about to be asked: a call that would fail is answered with its error
+        // now (it did not run, so `reject`; not a permission denial), and one that would
+        // succeed is shown as the change it makes.
+        let asking = self.approver.is_some() || self.hooks.is_some();
+        let change = if decision.behavior == Behavior::Ask && asking {
+            match tool.propose(&call.input, self.ctx).await {
+                Ok(change) => change,
+                Err(err) => return (Err(err), reason(Reject), false),
+            }
+        } else {
+            None
+        };
         let hook_answer = match (&self.hooks, decision.behavior) {
             (Some(hooks), Behavior::Ask) => {
                 let will_ask = self.approver.is_some();
@@ -257,7 +269,7 @@ impl Dispatcher<'_> {
         }
         match decision.behavior {
             Behavior::Allow => (run(call).await, reason(Accept), false),
-            Behavior::Ask => match self.ask(call, &decision).await {
+            Behavior::Ask => match self.ask(call, &decision, change.as_ref()).await {
                 Some(Approval::Allow { updated_input }) => {
                     let corrected = updated_input.map(|input| Call {
                         input,
@@ -295,7 +307,12 @@ impl Dispatcher<'_> {
 
     /// The person's answer, or `None` when there is nobody to ask. Cancelling the agent while
     /// it waits counts as a no.
-    async fn ask(&self, call: &Call, decision: &Decision) -> Option<Approval> {
+    async fn ask(
+        &self,
+        call: &Call,
+        decision: &Decision,
+        change: Option<&fleet_protocol::ProposedChange>,
+    ) -> Option<Approval> {
         let approver = self.approver?;
         let request = ApprovalRequest {
             agent_id: &self.sink.agent().agent_id,
@@ -303,6 +320,7 @@ impl Dispatcher<'_> {
             input: &call.input,
             tool_use_id: &call.id,
             decision,
+            change,
         };
         // Readers (the SDKs) learn that the session waits on someone, and when it no longer does.
         let approval = |waiting| EventKind::Approval {

@@ -82,6 +82,13 @@ impl Ledger {
         inner.index.insert(agent_id.to_string(), at);
     }
 
+    /// Shows `limit`, the output limit an agent asks `requested` with, as the model's
+    /// `maxOutputTokens` in the tree's report.
+    pub fn show_output_limit(&self, catalog: &Catalog, requested: &str, served: &str, limit: u64) {
+        let who = Attribution::of(catalog, requested, served);
+        who.show_output_limit(&mut self.lock().per_model, limit);
+    }
+
     /// Records one model reply of `agent_id` and returns its cost. `requested` is the model
     /// the agent asked for, `served` the name the reply carries (see [`Attribution`]).
     pub fn record_reply(

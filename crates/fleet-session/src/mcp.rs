@@ -3,7 +3,7 @@
 
 use crate::report::Report;
 use fleet_runtime::mcp::config::McpConfig;
-use fleet_runtime::mcp::{McpServers, McpTimeouts, SdkMcpBridge};
+use fleet_runtime::mcp::{McpLogs, McpServers, McpStartFailure, McpTimeouts, SdkMcpBridge};
 use fleet_runtime::subagent::McpSession;
 use std::path::Path;
 use std::sync::Arc;
@@ -28,8 +28,8 @@ pub struct McpOptions {
     pub strict: bool,
     /// The repository is trusted: its `.mcp.json` servers start without asking.
     pub trusted: bool,
-    /// Report the servers that failed (the text front end; the others show `failed` in
-    /// their own way).
+    /// Report the servers that failed, one line each (`-p`; the TUI shows them in its own
+    /// way, from [`failures`]).
     pub report_failures: bool,
 }
 
@@ -41,15 +41,13 @@ pub async fn start(
     bridge: Option<Arc<dyn SdkMcpBridge>>,
     report: &dyn Report,
 ) -> Arc<McpSession> {
-    let mut config = McpConfig::load(
-        &crate::config::locations(cwd),
-        options.config.clone(),
-        options.strict,
-    );
+    let locations = crate::config::locations(cwd);
+    let mut config = McpConfig::load(&locations, options.config.clone(), options.strict);
     if options.trusted {
         config.trust_project();
     }
-    let servers = McpServers::start_with(&config, McpTimeouts::from_env(), bridge).await;
+    let logs = open_logs(locations.fleet_home.as_deref(), report);
+    let servers = McpServers::start_logged(&config, McpTimeouts::from_env(), bridge, logs).await;
     // Said in every output format: a server the repository asks for but the user never
     // approved is a decision the user should see.
     for server in &config.unapproved {
@@ -68,15 +66,36 @@ pub async fn start(
     }
     if options.report_failures {
         // Configuration errors (no server behind them) were said just above.
-        let started = servers.entries.iter().filter(|e| e.server.is_some());
-        for entry in started.filter(|e| e.status == fleet_protocol::McpServerState::Failed) {
-            report.line(
-                &format!("MCP server {:?} failed: ", entry.name),
-                entry.error.as_deref().unwrap_or("unknown"),
-            );
+        for failure in servers.failures() {
+            report.line(&failure.lead(), &failure.detail());
         }
     }
     Arc::new(McpSession { config, servers })
+}
+
+/// The servers that failed to start, one line each (`MCP server "db" failed to start: … (its
+/// output: …)`): what `-p` prints on stderr, for a front end that shows them its own way.
+pub fn failures(servers: &McpSession) -> Vec<McpStartFailure> {
+    servers.servers.failures()
+}
+
+/// `$FLEET_HOME/logs/mcp`, where stdio servers' stderr goes; without a fleet home, or when
+/// the folder cannot be made (said once), it is kept only in memory.
+fn open_logs(fleet_home: Option<&Path>, report: &dyn Report) -> Option<Arc<McpLogs>> {
+    let home = fleet_home?;
+    match McpLogs::open(home) {
+        Ok(logs) => Some(Arc::new(logs)),
+        Err(err) => {
+            report.line(
+                "warning: ",
+                &format!(
+                    "cannot make {}: {err}; MCP servers' stderr is not kept",
+                    home.join("logs").join("mcp").display()
+                ),
+            );
+            None
+        }
+    }
 }
 
 /// The tools, instructions and start-up statuses of the session's MCP servers.

@@ -13,6 +13,9 @@ use fleet_model::{
 };
 use std::sync::Arc;
 
+mod server;
+pub use server::learn_server_limits;
+
 /// The client, catalogue and model for `provider` and `model` (flags), else the environment
 /// (`FLEET_PROVIDER`, `FLEET_MODEL`), else the settings.
 pub fn choose(
@@ -66,30 +69,6 @@ pub fn asked_output_limit(flag: Option<u32>, settings: &Settings) -> Result<Opti
         Some(tokens) => Some(u32::try_from(tokens).unwrap_or(u32::MAX)),
         None => settings.max_output_tokens,
     })
-}
-
-/// Asks an OpenAI-compatible server what it knows of the chosen model (its context window
-/// above all) and records it in the catalogue, so that output limits and compaction fit the
-/// window the server really has. A server that says nothing leaves the catalogue's guess.
-pub async fn learn_server_limits(choice: &mut Choice) {
-    if choice.client.provider() != Provider::OpenAi {
-        return;
-    }
-    let Some(limits) = choice.client.server_limits(&choice.model).await else {
-        return;
-    };
-    let guess = choice.catalog.info(&choice.model);
-    let context_window = limits.context_window.unwrap_or(guess.context_window).max(1);
-    choice.catalog.insert(fleet_model::ModelInfo {
-        id: choice.model.clone(),
-        context_window,
-        max_output_tokens: limits
-            .max_output_tokens
-            .unwrap_or(guess.max_output_tokens)
-            .min(context_window),
-        ..guess
-    });
-    tracing::debug!(model = %choice.model, context_window, "the server's limits");
 }
 
 /// The client with `betas` (`--betas`, comma lists) and `fallback` (`--fallback-model`)

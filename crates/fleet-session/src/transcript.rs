@@ -173,6 +173,12 @@ impl SessionFile {
         &self.id
     }
 
+    /// Whether the session has a file on disk to resume (a new session's is made with its
+    /// first message; one not persisted never has one).
+    pub fn is_written(&self) -> bool {
+        self.writer.is_some()
+    }
+
     pub fn history(&mut self) -> Vec<Message> {
         std::mem::take(&mut self.history)
     }

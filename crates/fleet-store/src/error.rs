@@ -56,7 +56,7 @@ pub enum StoreError {
     },
 
     /// No transcript has this id (or id prefix).
-    #[error("no session {id:?} found under {}: list the sessions of this folder to see their ids", projects.display())]
+    #[error("no session {id:?} found under {}: `fleet sessions` lists the sessions of this folder and their ids", projects.display())]
     SessionNotFound { id: String, projects: PathBuf },
 
     /// An id prefix matched more than one transcript.

@@ -62,11 +62,45 @@ pub(crate) fn props(scenario: &Scenario) -> Response {
     let Some(window) = scenario.openai.context_window else {
         return not_found("GET /props");
     };
-    let body: Value = json!({
+    let mut body: Value = json!({
         "default_generation_settings": { "n_ctx": window, "n_predict": -1 },
         "total_slots": 1,
         "model_path": listed_model(scenario),
         "build_info": "fleet-fake",
     });
+    if let Some(supported) = scenario.openai.supports_tools {
+        body["chat_template_caps"] = json!({
+            "supports_tools": supported,
+            "supports_tool_calls": supported,
+            "supports_system_role": true,
+        });
+    }
     axum::Json(body).into_response()
+}
+
+/// llama-server's answer to everything while it loads the model.
+pub(crate) fn loading() -> Response {
+    let mut error = ApiError::new(503, "Loading model");
+    error.error_type = "unavailable_error".into();
+    error.into_response(Protocol::OpenAi, "req_fake_loading")
+}
+
+/// `POST /apply-template`: the prompt a chat request renders to (`prompt`, see
+/// `server::check::rendered_prompt`), served beside `/props`.
+pub(crate) fn apply_template(scenario: &Scenario, prompt: String) -> Response {
+    if scenario.openai.context_window.is_none() || scenario.openai.no_tokenizer {
+        return not_found("POST /apply-template");
+    }
+    axum::Json(json!({ "prompt": prompt })).into_response()
+}
+
+/// `POST /tokenize`: `content` as tokens, counted as every request is (4 bytes a token).
+pub(crate) fn tokenize(scenario: &Scenario, body: &Value) -> Response {
+    if scenario.openai.context_window.is_none() || scenario.openai.no_tokenizer {
+        return not_found("POST /tokenize");
+    }
+    let content = body.get("content").and_then(Value::as_str).unwrap_or("");
+    let count = crate::cache::tokens_for_bytes(content.len());
+    let tokens: Vec<u64> = (0..count).collect();
+    axum::Json(json!({ "tokens": tokens })).into_response()
 }

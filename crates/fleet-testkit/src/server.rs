@@ -71,6 +71,18 @@ struct Shared {
     cache: Mutex<PromptCache>,
     /// The request event log (`request_log_file`), when on.
     events: Option<Arc<EventLog>>,
+    /// How often each endpoint describing the server was asked (for `loading_probes`).
+    probes: Mutex<std::collections::HashMap<&'static str, u32>>,
+}
+
+impl Shared {
+    /// Counts a question to `endpoint`; whether it is still answered "Loading model".
+    fn still_loading(&self, endpoint: &'static str) -> bool {
+        let mut probes = lock(&self.probes);
+        let asked = probes.entry(endpoint).or_insert(0);
+        *asked += 1;
+        *asked <= self.scenario.openai.loading_probes
+    }
 }
 
 /// Everything decided under one lock, so that call numbers, rule budgets and the log agree.
@@ -127,6 +139,7 @@ impl FakeModelServer {
             started,
             cache: Mutex::new(PromptCache::default()),
             events,
+            probes: Mutex::default(),
         });
         let app = router(shared.clone()).into_make_service_with_connect_info::<ConnInfo>();
         let listener = ConnListener::new(listener);
@@ -206,6 +219,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/_fake/requests", get(request_log))
         .route("/v1/models", get(models))
         .route("/props", get(props))
+        .route("/apply-template", post(apply_template))
+        .route("/tokenize", post(tokenize))
         .fallback(unknown_endpoint)
         .layer(DefaultBodyLimit::disable())
         .with_state(shared)
@@ -266,12 +281,37 @@ async fn request_log(State(s): State<Arc<Shared>>) -> Response {
 
 /// `GET /v1/models` (see `listing`). Not recorded: the log counts model requests.
 async fn models(State(s): State<Arc<Shared>>) -> Response {
+    if s.still_loading("models") {
+        return listing::loading();
+    }
     listing::models(&s.scenario)
 }
 
 /// `GET /props`, llama-server's (see `listing`). Not recorded either.
 async fn props(State(s): State<Arc<Shared>>) -> Response {
+    if s.still_loading("props") {
+        return listing::loading();
+    }
     listing::props(&s.scenario)
+}
+
+/// `POST /apply-template`, llama-server's chat request rendered to its prompt. Not recorded.
+async fn apply_template(State(s): State<Arc<Shared>>, body: Bytes) -> Response {
+    if s.still_loading("apply-template") {
+        return listing::loading();
+    }
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let with_tools = s.scenario.openai.supports_tools != Some(false);
+    listing::apply_template(&s.scenario, check::rendered_prompt(&body, with_tools))
+}
+
+/// `POST /tokenize`, llama-server's tokenizer. Not recorded.
+async fn tokenize(State(s): State<Arc<Shared>>, body: Bytes) -> Response {
+    if s.still_loading("tokenize") {
+        return listing::loading();
+    }
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    listing::tokenize(&s.scenario, &body)
 }
 
 async fn handle(

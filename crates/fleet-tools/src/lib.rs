@@ -24,5 +24,5 @@ pub use context::ToolContext;
 pub use error::ToolError;
 pub use file_state::FileState;
 pub use pool::ToolPool;
-pub use tool::{Access, Parallelism, Tool, ToolFuture, ToolOutput, TypedTool};
+pub use tool::{Access, Parallelism, ProposeFuture, Tool, ToolFuture, ToolOutput, TypedTool};
 pub use workspace::Workspace;

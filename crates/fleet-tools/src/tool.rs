@@ -3,6 +3,7 @@
 
 use crate::context::ToolContext;
 use crate::error::ToolError;
+use fleet_protocol::ProposedChange;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -11,6 +12,11 @@ use std::path::PathBuf;
 use std::pin::Pin;
 
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+/// What [`Tool::propose`] answers: the change the call would make, `None` for a tool that
+/// changes no file (or cannot say), or the error the call itself would fail with.
+pub type ProposeFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Option<ProposedChange>, ToolError>> + Send + 'a>>;
 
 /// What a call would touch, for the permission check. Paths are as the model gave them,
 /// resolved against the agent's cwd; the permission layer resolves `..` and symlinks itself.
@@ -120,6 +126,16 @@ pub trait Tool: Send + Sync {
     fn asks_always(&self) -> bool {
         false
     }
+    /// Checks the call as running it would, without changing anything, and says what it
+    /// would change. Asked before a person is asked to approve the call: a call that would
+    /// fail (a file not read, or changed since; an `old_string` not found or not unique) is
+    /// answered with its error at once instead of being put to the person, and one that
+    /// would succeed is shown as the diff it makes. The call checks everything again when it
+    /// runs, since the file may change while the person reads.
+    fn propose<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> ProposeFuture<'a> {
+        let _ = (input, ctx);
+        Box::pin(async { Ok(None) })
+    }
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }
 
@@ -140,6 +156,15 @@ pub trait TypedTool: Send + Sync + 'static {
     fn sandboxed_call(&self, input: &Self::Input, ctx: &ToolContext) -> bool {
         let _ = (input, ctx);
         false
+    }
+    /// See [`Tool::propose`]; tools that change no file keep this default.
+    fn propose(
+        &self,
+        input: Self::Input,
+        ctx: &ToolContext,
+    ) -> impl Future<Output = Result<Option<ProposedChange>, ToolError>> + Send {
+        let _ = (input, ctx);
+        async { Ok(None) }
     }
     fn run(
         &self,
@@ -211,6 +236,13 @@ impl<T: TypedTool> Tool for T {
             Ok(parsed) => TypedTool::access(self, &parsed, ctx),
             Err(_) => Access::Other,
         }
+    }
+
+    fn propose<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> ProposeFuture<'a> {
+        Box::pin(async move {
+            let parsed = parse_input::<T::Input>(T::NAME, input.clone())?;
+            TypedTool::propose(self, parsed, ctx).await
+        })
     }
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {

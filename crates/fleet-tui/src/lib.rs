@@ -14,7 +14,8 @@
 //! - `panes`: the rest of the screen (permission prompt, task pills and panel, status line,
 //!   pickers, forms).
 //! - `app`: state, key dispatch, layout and the event loop; `terminal`: raw mode in and,
-//!   whatever happens, out again.
+//!   whatever happens, out again; `scrollback`: the conversation printed to the normal
+//!   screen once the UI is gone, so it stays in the terminal's scrollback.
 
 pub mod app;
 pub mod bench;
@@ -24,6 +25,7 @@ mod mail;
 pub mod panes;
 pub mod port;
 pub mod render;
+pub mod scrollback;
 pub mod terminal;
 pub mod theme;
 pub mod transcript;

@@ -4,7 +4,7 @@
 //! Both travel on tokio channels, so the UI can be tested with no session at all, and the
 //! driver with no terminal.
 
-use fleet_protocol::{AgentEvent, AgentRef, Message, PermissionMode};
+use fleet_protocol::{AgentEvent, AgentRef, Message, PermissionMode, ProposedChange};
 use serde_json::Value;
 
 /// What the driver tells the UI. Agent events dominate and are moved, never stored in
@@ -111,6 +111,9 @@ pub struct PermissionAsk {
     pub suggested_rule: Option<String>,
     /// A pane teammate can hand the question to its lead ([`PermissionAnswer::AskLead`]).
     pub forwardable: bool,
+    /// What a Write or Edit would change, worked out by the tool before asking: the box
+    /// shows it as a diff with the file's line numbers.
+    pub change: Option<ProposedChange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

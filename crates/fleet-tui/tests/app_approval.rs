@@ -71,6 +71,7 @@ fn ask_bash(app: &mut App, command: &str) {
         description: format!("Bash command `{}`", command.trim()),
         suggested_rule: Some("Bash(git status), Bash(touch /tmp/x)".into()),
         forwardable: false,
+        change: None,
     }));
 }
 

@@ -201,6 +201,91 @@ fn quitting_with_background_tasks_asks_whether_to_stop_them() {
     );
 }
 
+/// Issue 33: cancelling the quit question leaves no "Press Ctrl+C again" behind.
+#[test]
+fn cancelling_the_quit_question_clears_the_ctrl_c_hint() {
+    let mut h = harness();
+    background_task(&mut h);
+    h.app.handle_terminal_event(ctrl('c'));
+    assert!(h.screen(80, 24).contains("again to quit"));
+    h.app.handle_terminal_event(ctrl('c'));
+    assert!(h.screen(80, 24).contains("Quit?"), "asks first");
+    h.app.handle_terminal_event(key(KeyCode::Char('c')));
+    let screen = h.screen(80, 24);
+    assert!(!screen.contains("Quit?"), "{screen}");
+    assert!(!screen.contains("again to quit"), "{screen}");
+    // And a single Ctrl+C after it starts the double press afresh.
+    h.app.handle_terminal_event(ctrl('c'));
+    assert!(h.app.take_exit().is_none());
+}
+
+/// Issue 33: a background agent with no reply yet says what it waits for.
+#[test]
+fn a_background_agent_without_a_reply_waits_for_the_model() {
+    let mut h = harness();
+    background_task(&mut h);
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("· waiting for model"), "{screen}");
+    assert!(!screen.contains("starting"), "{screen}");
+}
+
+/// Issue 33: the task panel takes the rows its tasks need, not twelve, so a task's
+/// transcript viewed above it keeps the screen.
+#[test]
+fn the_task_panel_reserves_no_empty_rows() {
+    let mut h = harness();
+    background_task(&mut h);
+    h.app.handle_terminal_event(ctrl('t'));
+    let screen = h.screen(80, 24);
+    let rows: Vec<&str> = screen.lines().collect();
+    let top = rows.iter().position(|r| r.contains("Tasks")).unwrap();
+    let bottom = rows.iter().rposition(|r| r.contains("Esc close")).unwrap();
+    // The frame's top, one task, the keys: nothing empty between.
+    assert_eq!(bottom - top, 2, "{screen}");
+}
+
+/// Issue 33: the session opens with a header naming the folder, model, mode and help, and
+/// the conversation is what is left in the scrollback at exit.
+#[test]
+fn the_header_opens_the_transcript_and_the_scrollback_keeps_the_conversation() {
+    let mut h = harness_with(UiOptions {
+        cwd: "/home/ann/src/app".into(),
+        home: Some("/home/ann".into()),
+        status: StatusUpdate {
+            model: Some("claude-test".into()),
+            permission_mode: Some(PermissionMode::Default),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("✻ fleet · ~/src/app"), "{screen}");
+    assert!(
+        screen.contains("model claude-test · permission mode default · /help for help"),
+        "{screen}"
+    );
+    h.enter("what is it");
+    h.main_event(EventKind::MessageCommitted(
+        fleet_protocol::CommittedMessage {
+            message: fleet_protocol::Message::user_text("what is it"),
+            reply: None,
+            tool_results: Vec::new(),
+            mail_ids: Vec::new(),
+        },
+    ));
+    h.main_event(EventKind::TextDelta("THE-ANSWER".into()));
+    let text: Vec<String> = h
+        .app
+        .scrollback(80)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let text = text.join("\n");
+    assert!(text.starts_with("✻ fleet · ~/src/app"), "{text}");
+    assert!(text.contains("› what is it"), "{text}");
+    assert!(text.contains("THE-ANSWER"), "{text}");
+}
+
 fn ask(id: u64) -> PermissionAsk {
     PermissionAsk {
         id,
@@ -210,6 +295,7 @@ fn ask(id: u64) -> PermissionAsk {
         description: "Bash command `touch x`".into(),
         suggested_rule: Some("Bash(touch:*)".into()),
         forwardable: false,
+        change: None,
     }
 }
 

@@ -209,6 +209,7 @@ fn a_subagents_permission_question_replaces_the_input() {
         description: "Bash command `rm -rf target`".into(),
         suggested_rule: Some("Bash(rm:*)".into()),
         forwardable: false,
+        change: None,
     }));
     let text = without_clock(&screen(&mut app, 80, 24));
     insta::assert_snapshot!("permission_80x24", text);
@@ -262,6 +263,7 @@ fn escape_sequences_in_any_text_never_reach_the_terminal() {
         description: evil.into(),
         suggested_rule: Some(evil.into()),
         forwardable: false,
+        change: None,
     }));
     for (w, h) in [(80, 40), (30, 40)] {
         let text = screen(&mut app, w, h);

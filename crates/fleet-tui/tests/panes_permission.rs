@@ -19,6 +19,7 @@ fn subagent_bash() -> PermissionAsk {
         description: "Run the test suite".into(),
         suggested_rule: Some("Bash(cargo test:*)".into()),
         forwardable: false,
+        change: None,
     }
 }
 
@@ -31,6 +32,7 @@ fn main_write() -> PermissionAsk {
         description: "Create src/new.rs".into(),
         suggested_rule: None,
         forwardable: false,
+        change: None,
     }
 }
 
@@ -269,4 +271,54 @@ fn tiny_boxes_do_not_panic() {
             });
         }
     }
+}
+
+/// An Edit's question shows the change it would make: the file's line numbers, `-` for what
+/// goes and `+` for what comes, folded when long, and the answers stay on screen.
+#[test]
+fn an_edit_shows_its_diff_with_the_files_line_numbers() {
+    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine, DiffTag, ProposedChange};
+    let line = |tag, text: &str| DiffLine {
+        tag,
+        text: text.into(),
+    };
+    let mut lines = vec![
+        line(DiffTag::Context, "fn keep() {}"),
+        line(DiffTag::Delete, "fn old_name() {}"),
+        line(DiffTag::Insert, "fn new_name() {}"),
+    ];
+    lines.extend((0..100).map(|i| line(DiffTag::Insert, &format!("// added {i}"))));
+    let ask = PermissionAsk {
+        tool: "Edit".into(),
+        input: json!({"file_path": "/p/src/lib.rs", "old_string": "x", "new_string": "y"}),
+        description: "Edit: 101 lines added, 1 removed".into(),
+        change: Some(ProposedChange {
+            path: "/p/src/lib.rs".into(),
+            kind: ChangeKind::Update,
+            hunks: vec![DiffHunk {
+                old_start: 41,
+                new_start: 41,
+                lines,
+            }],
+            unshown: None,
+        }),
+        ..main_write()
+    };
+    let prompt = PermissionPrompt::new(ask);
+    let screen = render(&prompt, 80);
+    assert!(screen.contains("/p/src/lib.rs"), "{screen}");
+    assert!(screen.contains(" 41   fn keep() {}"), "{screen}");
+    assert!(screen.contains(" 42 - fn old_name() {}"), "{screen}");
+    assert!(screen.contains(" 42 + fn new_name() {}"), "{screen}");
+    assert!(screen.contains("… 85 more lines"), "folded:\n{screen}");
+    assert!(
+        screen.contains("142 + // added 99"),
+        "the end shows:\n{screen}"
+    );
+    assert!(screen.lines().count() < 40, "{screen}");
+    let short = render_in(&prompt, 80, 16);
+    assert!(
+        short.contains("1. Yes (y)") && short.contains("No (n)"),
+        "{short}"
+    );
 }

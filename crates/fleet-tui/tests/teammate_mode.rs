@@ -232,6 +232,7 @@ fn forwardable(forwardable: bool) -> PermissionAsk {
         description: "Bash command `rm -rf build`".into(),
         suggested_rule: Some("Bash(rm:*)".into()),
         forwardable,
+        change: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! stdin and stderr are terminals and stdin carries no input of its own, so scripts, pipes and
 //! CI never wait for an answer that cannot come.
 
+use super::approve_diff;
 use crate::visible::{has_hidden_controls, visible_line};
 use fleet_runtime::approval::{ApprovalFuture, ApprovalRequest, Approver};
 use fleet_tools::Access;
@@ -16,6 +17,8 @@ pub struct TerminalApprover {
     always: Mutex<HashSet<String>>,
     /// One question at a time, even when read-only calls run together.
     turn: tokio::sync::Mutex<()>,
+    /// Whether a proposed change's diff is coloured (`NO_COLOR` unset).
+    colour: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +34,12 @@ impl TerminalApprover {
     pub fn if_attended(stdin_in_use: bool) -> Option<Arc<Self>> {
         let attended =
             !stdin_in_use && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-        attended.then(|| Arc::new(Self::default()))
+        attended.then(|| {
+            Arc::new(Self {
+                colour: approve_diff::colour_allowed(),
+                ..Self::default()
+            })
+        })
     }
 
     fn allowed_always(&self, rule: &str) -> bool {
@@ -43,7 +51,7 @@ impl Approver for TerminalApprover {
     fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> ApprovalFuture<'a> {
         // One exact rule per part of the call; none when no rule can cover it exactly.
         let rules = request.decision.suggested_rules();
-        let question = question(&request, terminal_width());
+        let question = question(&request, terminal_width(), self.colour);
         Box::pin(async move { self.answer(rules, question).await.into() })
     }
 }
@@ -83,8 +91,9 @@ impl TerminalApprover {
 /// The question, whole: "? Bash wants to run:" and the command below it, every line behind a
 /// gutter and wrapped to the terminal, control characters made visible. Nothing is cut, so no
 /// tail of a long command runs unseen, and nothing in it can move the cursor, clear the line
-/// or start a line that looks like fleet's own.
-fn question(request: &ApprovalRequest<'_>, width: usize) -> String {
+/// or start a line that looks like fleet's own. A Write or Edit shows its path and then the
+/// diff it would make ([`approve_diff`]), with what it adds up to in the first line.
+fn question(request: &ApprovalRequest<'_>, width: usize, colour: bool) -> String {
     let who = match request.agent_id {
         "main" => String::new(),
         other => format!(" (agent {})", visible_line(other)),
@@ -95,8 +104,18 @@ fn question(request: &ApprovalRequest<'_>, width: usize) -> String {
         Access::Read(path) => ("read", path.display().to_string()),
         Access::Other => ("run with", request.input.to_string()),
     };
-    let mut out = format!("? {}{who} wants to {what}:\n", visible_line(request.tool));
+    let summary = request
+        .change
+        .map(|change| format!(" ({})", change.summary()))
+        .unwrap_or_default();
+    let mut out = format!(
+        "? {}{who} wants to {what}{summary}:\n",
+        visible_line(request.tool)
+    );
     out.push_str(&block(&body, width));
+    if let Some(change) = request.change {
+        out.push_str(&approve_diff::rows(change, width, colour));
+    }
     if has_hidden_controls(&body) || body.contains('\t') {
         out.push_str(
             "  ! it holds control characters, shown as \\e, \\r, \\t, \\xNN or \\u{…}: what \
@@ -107,7 +126,7 @@ fn question(request: &ApprovalRequest<'_>, width: usize) -> String {
 }
 
 /// What every shown line of the command starts with, so none can pass for fleet's own.
-const GUTTER: &str = "  │ ";
+pub(crate) const GUTTER: &str = "  │ ";
 
 /// `text` as gutter lines of at most `width` columns in all: one per line of the text, long
 /// lines wrapped, tabs and control characters shown as escapes.

@@ -36,7 +36,8 @@ pub(super) async fn read(
                         let picked = choose(args.provider, args.model.clone(), &loaded)?;
                         Ok((loaded, picked))
                     });
-                let (loaded, picked) = reread.map_err(|e| format!("initialize: {e:#}"))?;
+                let (loaded, picked) =
+                    reread.map_err(|e| format!("initialize: {}", crate::render(&e)))?;
                 *settings = loaded;
                 *choice = picked;
             }

@@ -4,6 +4,8 @@
 //! and the transcript (`relay`). The exit code is non-zero when the last result is an error.
 
 mod approve;
+mod approve_diff;
+pub(crate) mod failure;
 pub(crate) mod flags;
 mod handshake;
 pub(crate) mod panes;
@@ -49,6 +51,7 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let piped = args.input_format == "stream-json"
         || (args.prompt.is_none() && !std::io::stdin().is_terminal());
     if !args.print && !piped {
+        failure::stdout_taken();
         return crate::interactive::run(args).await;
     }
     if args.member.agent_id.is_some() {
@@ -144,17 +147,13 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let controls = host.as_ref().map(|host| host.controls.clone());
     // SDK-hosted servers start through the control link, while `initialize` still waits.
     let bridge = host.as_ref().map(|host| host.bridge.clone());
-    let servers = start_mcp(
-        &args,
-        &cwd,
-        format == OutputFormat::Text,
-        bridge,
-        settings.trust.trusted,
-    )
-    .await;
+    // Each server that fails to start is one stderr line in every format: the `init` line
+    // says `failed`, and only this line says why and where its output went.
+    let servers = start_mcp(&args, &cwd, true, bridge, settings.trust.trusted).await;
     let mcp = fleet_session::mcp::tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
-    crate::model_choice::learn_server_limits(&mut choice).await;
+    crate::model_choice::learn_server_limits(&mut choice, std::sync::Arc::new(report::Stderr))
+        .await;
     let built = setup::agent(
         &args,
         &cwd,
@@ -171,7 +170,7 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     );
     let built = match (built, &channel, &initialize) {
         (Err(err), Some(channel), Some((id, _))) => {
-            channel.link.respond(id, Err(format!("{err:#}")));
+            channel.link.respond(id, Err(crate::render(&err)));
             return Err(err);
         }
         (built, _, _) => built?,
@@ -222,6 +221,8 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         include_hook_events: args.include_hook_events,
         session_state: env::CLAUDE_CODE_SDK_READS_SESSION_STATE.is_on()?,
     };
+    // From here on the printer tells every ending, an error one included.
+    failure::stdout_taken();
     let mut printer: Box<dyn Printer + Send> = print::printer_with(format, &options, out);
     let mut stop = Stopping::new(handle.cancel.clone())?;
     let relay::Relayed {
@@ -256,12 +257,17 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     // No MCP server outlives its session, whatever still holds a connection.
     drop(servers);
     fleet_runtime::mcp::kill_all_server_groups();
-    exit_code(
+    let code = exit_code(
         failed,
         synced,
         blamed && format == OutputFormat::Text,
         last_error,
-    )
+    )?;
+    // Stopped by a signal after a result that read as a success: still not a success.
+    Ok(match stop.exit_code() {
+        Some(signalled) if !last_error => ExitCode::from(signalled),
+        _ => code,
+    })
 }
 
 /// The run's exit code: a failure of fleet's own (the output, the transcript, stdin) is an
@@ -339,7 +345,7 @@ pub(crate) fn resolve_cwd(args: &PrintArgs) -> anyhow::Result<PathBuf> {
     };
     let cwd = cwd
         .canonicalize()
-        .with_context(|| format!("--cwd {}: no such folder", cwd.display()))?;
+        .with_context(|| format!("--cwd {}", cwd.display()))?;
     if !cwd.is_dir() {
         bail!("--cwd {}: not a folder", cwd.display());
     }
@@ -347,12 +353,12 @@ pub(crate) fn resolve_cwd(args: &PrintArgs) -> anyhow::Result<PathBuf> {
 }
 
 /// Starts the session's MCP servers (`.mcp.json`, settings, `--mcp-config`), all at once. A
-/// server that fails is reported — one line on stderr in text mode, `failed` in the `init`
-/// line — and the session goes on without it.
+/// server that fails is reported — one line on stderr with `report_failures`, `failed` in the
+/// `init` line — and the session goes on without it.
 pub(crate) async fn start_mcp(
     args: &PrintArgs,
     cwd: &std::path::Path,
-    text: bool,
+    report_failures: bool,
     bridge: Option<std::sync::Arc<dyn fleet_runtime::mcp::SdkMcpBridge>>,
     trusted: bool,
 ) -> std::sync::Arc<fleet_runtime::subagent::McpSession> {
@@ -360,7 +366,7 @@ pub(crate) async fn start_mcp(
         config: args.mcp_config.clone(),
         strict: args.strict_mcp_config,
         trusted,
-        report_failures: text,
+        report_failures,
     };
     fleet_session::mcp::start(cwd, &options, bridge, &report::Stderr).await
 }

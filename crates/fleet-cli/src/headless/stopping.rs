@@ -18,6 +18,8 @@ pub(super) struct Stopping {
     sigint: Signal,
     sigterm: Signal,
     signals: u32,
+    /// Whether the first signal was SIGTERM (else Ctrl-C), for the exit code.
+    terminated: bool,
     deadline: Option<tokio::time::Instant>,
 }
 
@@ -30,6 +32,7 @@ impl Stopping {
             sigint: signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?,
             sigterm: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
             signals: 0,
+            terminated: false,
             deadline: None,
         })
     }
@@ -37,6 +40,17 @@ impl Stopping {
     /// Whether a signal has asked the run to stop.
     pub(super) fn stopping(&self) -> bool {
         self.signals > 0
+    }
+
+    /// The exit code of a run a signal stopped whose last result still read as a success
+    /// (the lead was only waiting for its team): the shell's 128 + signal, never 0, since the
+    /// work it waited for did not finish.
+    pub(super) fn exit_code(&self) -> Option<u8> {
+        match (self.signals, self.terminated) {
+            (0, _) => None,
+            (_, true) => Some(143),
+            (_, false) => Some(130),
+        }
     }
 
     /// Waits for the next signal and acts on it: `Ok` when the run was asked to stop and may
@@ -62,6 +76,7 @@ impl Stopping {
         if self.signals > 1 {
             bail!("interrupted twice: stopping without waiting for the run to end");
         }
+        self.terminated = terminated;
         if terminated {
             self.deadline = Some(tokio::time::Instant::now() + SIGTERM_GRACE);
         }

@@ -143,9 +143,10 @@ impl Approver for UiApprover {
             agent: self.labels.get(request.agent_id),
             tool: request.tool.to_string(),
             input: request.input.clone(),
-            description: describe(&request),
+            description: shown_description(&request),
             suggested_rule: (!rules.is_empty()).then(|| rules.join(", ")),
             forwardable: self.forwardable.load(Ordering::Relaxed),
+            change: request.change.cloned(),
         };
         let (reply, answer) = oneshot::channel();
         lock(&self.pending).insert(
@@ -155,7 +156,7 @@ impl Approver for UiApprover {
                 tool: request.tool.to_string(),
                 input: request.input.clone(),
                 tool_use_id: request.tool_use_id.to_string(),
-                description: ask.description.clone(),
+                description: describe(&request),
                 reply,
             },
         );
@@ -197,7 +198,18 @@ pub fn feedback(tool: &str, text: &str) -> Approval {
     }
 }
 
-/// The call in a person's words: "Bash command `rm -rf build`", "Write to /p/a.rs".
+/// The description above the call in the box: a file change the tool worked out is summed
+/// up ("Edit: 2 lines added, 1 removed"), since the box shows its path and diff below it;
+/// anything else as [`describe`] says it.
+fn shown_description(request: &ApprovalRequest<'_>) -> String {
+    match request.change {
+        Some(change) => format!("{}: {}", request.tool, change.summary()),
+        None => describe(request),
+    }
+}
+
+/// The call in a person's words: "Bash command `rm -rf build`", "Write to /p/a.rs" — whole,
+/// for a question handed on to the team's lead, who sees no box.
 fn describe(request: &ApprovalRequest<'_>) -> String {
     let tool = request.tool;
     match &request.decision.access {

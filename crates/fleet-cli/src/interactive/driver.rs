@@ -15,7 +15,7 @@ use fleet_tui::port::{
     NoticeLevel, PermissionAnswer, PickerKind, StatusUpdate, UiCommand, UiEvent,
 };
 use std::sync::atomic::AtomicUsize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 /// How the driver ended.
@@ -41,6 +41,8 @@ pub struct Driver {
     shell_context: Vec<String>,
     /// Background tasks running now (the main agent's), for the goodbye on stderr.
     background: Arc<AtomicUsize>,
+    /// Once the driver is done: the last session's id, when it has a transcript to resume.
+    resumable: Arc<Mutex<Option<String>>>,
 }
 
 impl Driver {
@@ -77,6 +79,7 @@ impl Driver {
             shell_rx,
             shell_context: Vec::new(),
             background: Arc::default(),
+            resumable: Arc::default(),
         })
     }
 
@@ -100,6 +103,12 @@ impl Driver {
         self.background.clone()
     }
 
+    /// Where the driver leaves, when it is done, the id of the session to resume (`None`
+    /// when nothing of it was written).
+    pub fn resumable(&self) -> Arc<Mutex<Option<String>>> {
+        self.resumable.clone()
+    }
+
     /// The MCP servers, so the caller can stop them once the driver is done.
     pub fn servers(&self) -> Arc<fleet_runtime::subagent::McpSession> {
         self.builder.servers.clone()
@@ -121,6 +130,9 @@ impl Driver {
         }
         if let Some(text) = crate::headless::panes::take_notice() {
             self.notice(NoticeLevel::Info, text).await;
+        }
+        for failed in fleet_session::mcp::failures(&self.builder.servers) {
+            self.notice(NoticeLevel::Warning, failed.to_string()).await;
         }
         let member = self.live.member.clone();
         if !self.live.history.is_empty() {
@@ -159,7 +171,7 @@ impl Driver {
             Ended::SessionEnded { .. } => true,
         };
         let live = self.live;
-        end(
+        let id = end(
             live,
             stop,
             &self.ui,
@@ -169,6 +181,7 @@ impl Driver {
             Some(&mut commands),
         )
         .await;
+        *self.resumable.lock().unwrap_or_else(|p| p.into_inner()) = id;
         ended
     }
 
@@ -211,7 +224,12 @@ impl Driver {
         }
         let finished = matches!(event.kind, EventKind::Finished(_))
             && event.agent.parent_tool_use_id.is_none();
+        let advice = super::advice::after(&event, self.builder.spec.client.provider());
         self.say(UiEvent::Agent(event)).await;
+        if let Some(text) = advice {
+            // Under the `✗` line of the error it explains.
+            self.notice(NoticeLevel::Info, text).await;
+        }
         if finished {
             let percent = self
                 .live

@@ -31,7 +31,8 @@ pub(super) fn observe(
 
 /// Ends `live`: no more prompts; with `stop`, its turn and background tasks are stopped,
 /// else they finish first. Its last events are recorded and forwarded; a `Quit` with
-/// `stop_background` arriving meanwhile stops what is left.
+/// `stop_background` arriving meanwhile stops what is left. Returns the session's id when
+/// it has a transcript on disk to resume.
 pub(super) async fn end(
     mut live: Live,
     stop: bool,
@@ -40,7 +41,7 @@ pub(super) async fn end(
     background: &AtomicUsize,
     approver: &UiApprover,
     mut commands: Option<&mut mpsc::UnboundedReceiver<UiCommand>>,
-) {
+) -> Option<String> {
     live.ops = fleet_session::OpSender::closed();
     if stop {
         live.handle.cancel.cancel();
@@ -87,4 +88,5 @@ pub(super) async fn end(
     if let Err(err) = file.finish() {
         tracing::warn!("saving the session: {err:#}");
     }
+    file.is_written().then(|| file.id().to_string())
 }

@@ -6,11 +6,13 @@
 //! - `session`: building (and rebuilding, for `/clear` and `/resume`) the session.
 //! - `driver`: the loop between the session and the UI.
 //! - `ending`: ending a session, and what is noted of each event.
+//! - `advice`: what to do after an event that leaves the person stuck (a refused key).
 //! - `approver`: permission questions to the UI and their answers.
 //! - `shell`: `!command`.
 //! - `rules`, `commands`, `resume`, `agent_file`: what the slash commands do.
 //! - `ultraplan`: a prompt that says `ultraplan` launches remote planning instead.
 
+mod advice;
 mod agent_file;
 mod approver;
 mod commands;
@@ -68,7 +70,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         settings = settings::load_with(&cwd, &settings_flags)?;
     }
     let mut choice = choose(args.provider, args.model.clone(), &settings)?;
-    crate::model_choice::learn_server_limits(&mut choice).await;
+    let (ui_tx, ui_rx) = mpsc::channel(UI_BUFFER);
+    let notices = std::sync::Arc::new(UiNotices(ui_tx.downgrade()));
+    crate::model_choice::learn_server_limits(&mut choice, notices).await;
     let persist = !env::FLEET_NO_SESSION_PERSISTENCE.is_on()? && !args.no_session_persistence;
     let member = args.member.identity();
     // A pane teammate's prompts come through its inbox.
@@ -86,7 +90,6 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         persist,
         member,
     };
-    let (ui_tx, ui_rx) = mpsc::channel(UI_BUFFER);
     let (command_tx, command_rx) = mpsc::unbounded_channel();
     let driver = Driver::start(spec, ui_tx).await?;
     let member = driver.member();
@@ -100,6 +103,8 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         status: driver.status(),
         history_file: settings::fleet_home().map(|home| home.join("history.jsonl")),
     };
+    let resumable = driver.resumable();
+    let show_resume = persist && member.is_none();
     let background = driver.background_count();
     let servers = driver.servers();
     let driving = tokio::spawn(driver.run(command_rx));
@@ -109,7 +114,7 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let stop_background = match &exit {
         Ok(UiExit::Quit { stop_background }) => *stop_background,
         Ok(UiExit::SessionEnded) => false,
-        Err(_) => true,
+        Ok(UiExit::Signal(_)) | Err(_) => true,
     };
     let waiting = background.load(Ordering::Relaxed);
     if !stop_background && waiting > 0 && !driving.is_finished() {
@@ -133,7 +138,17 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     // No MCP server outlives its session.
     drop(servers);
     fleet_runtime::mcp::kill_all_server_groups();
-    exit?;
+    let exit = exit?;
+    if show_resume {
+        let id = resumable.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(id) = id {
+            println!("{}", resume_hint(&id));
+        }
+    }
+    if let UiExit::Signal(number) = exit {
+        // As a shell reports a program a signal ended; the terminal is already restored.
+        return Ok(ExitCode::from(u8::try_from(128 + number).unwrap_or(1)));
+    }
     match ended {
         Ok(Ended::SessionEnded { crash: Some(crash) }) => {
             eprintln!("fleet: the session stopped unexpectedly: {crash}");
@@ -152,6 +167,12 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         }
         Err(err) => bail!("the session driver failed: {err}"),
     }
+}
+
+/// The last line fleet leaves in the terminal, under the conversation: how to come back to
+/// it (`-c` takes the folder's latest session, which this is unless another ended since).
+fn resume_hint(id: &str) -> String {
+    format!("\nResume with: fleet -r {id}  (or fleet -c)")
 }
 
 /// Flags that shape `-p`'s output or an SDK's conversation mean nothing with a UI.
@@ -193,4 +214,21 @@ fn teammate_prompt(
         team = identity.team,
     ));
     text
+}
+
+/// Lines about the model server (a template that cannot use tools) as warnings in the UI;
+/// queued until the UI reads them, dropped if it is gone or far behind. Weak, so that a
+/// client holding it for the session never keeps the UI's channel open.
+struct UiNotices(mpsc::WeakSender<fleet_tui::port::UiEvent>);
+
+impl fleet_session::Report for UiNotices {
+    fn line(&self, ours: &str, outside: &str) {
+        let Some(ui) = self.0.upgrade() else {
+            return;
+        };
+        let _ = ui.try_send(fleet_tui::port::UiEvent::Notice {
+            level: fleet_tui::port::NoticeLevel::Warning,
+            text: format!("{ours}{}", crate::visible::visible(outside)),
+        });
+    }
 }

@@ -129,7 +129,10 @@ pub fn printer_with(
 /// controls; the C1 controls and bidi overrides it would leave raw are escaped too (see
 /// [`crate::visible::json_safe`]), so `fleet -p … --output-format stream-json` on a terminal
 /// is as safe as text.
-fn write_json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
+pub(crate) fn write_json_line(
+    out: &mut dyn Write,
+    value: &impl serde::Serialize,
+) -> io::Result<()> {
     let line = serde_json::to_string(value)?;
     let mut line = match crate::visible::json_safe(&line) {
         std::borrow::Cow::Borrowed(_) => line,

@@ -1,14 +1,26 @@
 //! `fleet team send`: a message from a person or a script into a member's inbox, written the
 //! way a teammate's SendMessage writes it, so the session running the member cannot tell the
 //! difference except by `from`.
+//!
+//! As `user` (the default) the entry is signed with the user's team-mail key
+//! (`$FLEET_HOME/keys/team-mail.ed25519`, made on first use), which every teammate accepts as
+//! the user; a pane teammate refuses `user` mail without it. When the recipient screens its
+//! mail (a running pane teammate), this waits for its receipt and fails with its reason when
+//! it refused the message: what is refused is never reported as delivered (see `delivery`).
 
+use super::delivery::{self, Outcome, Reach};
 use super::{addressee, load_team, LEAD_NAME};
 use anyhow::Context;
 use fleet_protocol::team::frames::frame_type;
 use fleet_protocol::MailEntry;
+use fleet_runtime::teams::signing::{UserMailKey, USER_SENDER};
 use fleet_store::team::{validate_member_name, TeamStore, RESERVED_MEMBER_NAMES};
-use fleet_store::{Mailbox, MemberStatus};
+use fleet_store::{FleetHome, Mailbox};
 use std::io::Read;
+use std::time::Duration;
+
+/// Receipts older than this were not waited for: swept away.
+const STALE_RECEIPTS: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, clap::Args)]
 pub struct SendArgs {
@@ -24,9 +36,13 @@ pub struct SendArgs {
     /// A short summary shown with the message (in the recipient's `<teammate-message>` tag).
     #[arg(long, value_name = "TEXT")]
     summary: Option<String>,
+    /// How long to wait for a running teammate that checks its mail to take or refuse the
+    /// message; 0 does not wait.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    wait: u64,
 }
 
-pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
+pub fn send(home: &FleetHome, store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
     let from = sender(&args.from)?;
     let config = load_team(store, &args.team)?;
     let to = addressee(&config, &args.member)?;
@@ -57,33 +73,84 @@ pub fn send(store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
     let color = config.member(&from).and_then(|m| m.color.clone());
     let msg_id = uuid::Uuid::new_v4().to_string();
     let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-    let entry = MailEntry::new(from, text, timestamp, msg_id.as_str())
+    let mut entry = MailEntry::new(from, text, timestamp, msg_id.as_str())
         .with_summary(summary)
         .with_color(color);
+    if entry.from == USER_SENDER {
+        // Before anything is written: an entry the user's key cannot vouch for would be
+        // refused as a forgery.
+        let key = UserMailKey::load_or_create(home.root())
+            .context("cannot sign the message as `user`; nothing was sent")?;
+        key.sign(&mut entry);
+    }
+    let reach = match delivery::reach(&config, &to) {
+        // A teammate answers for mail from `user` only (and for what it refuses, which a
+        // member name sending plain text never is: lead names and frames are refused above).
+        Reach::Screens { .. } if entry.from != USER_SENDER => Reach::Unscreened,
+        reach => reach,
+    };
+    let team_dir = store.dir(&config.name);
+    // A receipt left by an earlier message of the same id cannot exist (a fresh uuid), so
+    // whatever appears under it is the answer to this one.
     let mailbox = Mailbox::open(&store.inboxes_dir(&config.name), &to.owner)?;
     mailbox.append(&entry)?;
-    println!("{msg_id}");
-    if to.member.is_some_and(|m| m.status == MemberStatus::Stopped) {
-        eprintln!(
-            "fleet: note: {} is stopped; the message waits in its inbox until the team's \
-             session brings it back",
-            to.owner
-        );
+    match reach {
+        Reach::NotRunning => {
+            println!("{msg_id}");
+            eprintln!(
+                "fleet: queued: {} is not running; delivered when the team's session resumes",
+                to.owner
+            );
+        }
+        Reach::Unscreened => println!("{msg_id}"),
+        Reach::Screens { pid } => {
+            fleet_runtime::teams::receipts::sweep(&team_dir, STALE_RECEIPTS);
+            let waited = Duration::from_secs(args.wait);
+            match delivery::wait(&team_dir, &msg_id, pid, waited)? {
+                Outcome::Accepted => println!("{msg_id}"),
+                Outcome::Refused(reason) => anyhow::bail!(
+                    "{} refused message {msg_id}: {}; it was not delivered",
+                    to.owner,
+                    reason.trim_end_matches('.')
+                ),
+                Outcome::Ended => {
+                    println!("{msg_id}");
+                    eprintln!(
+                        "fleet: queued: {} stopped before reading it; delivered when the \
+                         team's session resumes",
+                        to.owner
+                    );
+                }
+                Outcome::NoAnswer => {
+                    println!("{msg_id}");
+                    eprintln!(
+                        "fleet: note: {} has not taken the message yet (waited {}s); it \
+                         stays in its inbox, unread",
+                        to.owner, args.wait
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }
 
-/// `--from` as the recipient will see it: a plain name, or one of the reserved names in
-/// their usual spelling (`user`, `system`, `team-lead`; `main` is the lead, so `team-lead`).
+/// `--from` as the recipient will see it: `user` (any case), or a plain name. The lead's
+/// names (`team-lead`, `main`, `system`) are refused: only the lead's session speaks as the
+/// lead, and it signs what it sends; the person speaks as `user`, signed with their key.
 fn sender(from: &str) -> anyhow::Result<String> {
-    if from.eq_ignore_ascii_case("main") {
-        return Ok(LEAD_NAME.to_string());
+    if from.eq_ignore_ascii_case(USER_SENDER) {
+        return Ok(USER_SENDER.to_string());
     }
-    if let Some(reserved) = RESERVED_MEMBER_NAMES
-        .iter()
-        .find(|r| r.eq_ignore_ascii_case(from))
+    if from.eq_ignore_ascii_case("main")
+        || RESERVED_MEMBER_NAMES
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(from))
     {
-        return Ok((*reserved).to_string());
+        anyhow::bail!(
+            "--from {from:?}: only the lead's own session speaks as {LEAD_NAME:?} or \
+             \"system\" (and signs what it sends); send as `user` (the default)"
+        );
     }
     validate_member_name(from).with_context(|| format!("invalid --from {from:?}"))?;
     Ok(from.to_string())
@@ -98,14 +165,21 @@ mod tests {
         for (given, shown) in [
             ("user", "user"),
             ("USER", "user"),
-            ("team-lead", "team-lead"),
-            ("main", "team-lead"),
             ("alpha", "alpha"),
             ("ci-bot_2", "ci-bot_2"),
         ] {
             assert_eq!(sender(given).ok().as_deref(), Some(shown), "{given}");
         }
-        for bad in ["", "a b", "../x", "x\u{1b}[2J", "-lead"] {
+        for bad in [
+            "",
+            "a b",
+            "../x",
+            "x\u{1b}[2J",
+            "-lead",
+            "team-lead",
+            "Main",
+            "system",
+        ] {
             assert!(sender(bad).is_err(), "{bad:?}");
         }
     }

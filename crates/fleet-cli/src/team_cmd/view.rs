@@ -4,7 +4,7 @@ use super::{
     age, from_epoch_ms, inbox_owners, load_team, pending, print_for_people, print_json, table,
 };
 use fleet_store::tasklist::{Task, TaskList};
-use fleet_store::team::{MemberStatus, TeamConfig, TeamError, TeamStore};
+use fleet_store::team::{Member, MemberStatus, TeamConfig, TeamError, TeamStore};
 use fleet_store::FleetHome;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -38,6 +38,38 @@ fn status(status: MemberStatus) -> &'static str {
     }
 }
 
+/// A member's status as it is, not as the file last said: when the process that leads the
+/// team is gone (killed, crashed — a session that ends marks its lead stopped itself), the
+/// lead and its in-process teammates, which lived in that process, are stopped.
+fn member_status(team: &TeamConfig, member: &Member, lead_gone: bool) -> &'static str {
+    let lived_in_lead = member.agent_id == team.lead_agent_id
+        || member.backend == fleet_protocol::BackendType::InProcess;
+    if lead_gone && lived_in_lead {
+        return status(MemberStatus::Stopped);
+    }
+    status(member.status)
+}
+
+/// Whether the lead's process (`leadProcess.pid`, written when a session takes the team up)
+/// no longer runs. `false` when the file names none: nothing says it is gone.
+fn lead_gone(team: &TeamConfig) -> bool {
+    let pid = team
+        .extra
+        .get("leadProcess")
+        .and_then(|lead| lead.get("pid"))
+        .and_then(Value::as_u64)
+        .and_then(|pid| i32::try_from(pid).ok())
+        .filter(|pid| *pid > 0);
+    let Some(pid) = pid else {
+        return false;
+    };
+    // Signal 0 only asks whether the process exists (EPERM: it does, as someone else's).
+    matches!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Err(nix::errno::Errno::ESRCH)
+    )
+}
+
 pub fn list(store: &TeamStore, args: ListArgs) -> anyhow::Result<()> {
     let (teams, problems) = store.list_with_problems()?;
     let now = SystemTime::now();
@@ -55,6 +87,7 @@ pub fn list(store: &TeamStore, args: ListArgs) -> anyhow::Result<()> {
         let teams: Vec<Value> = rendered
             .iter()
             .map(|(team, members)| {
+                let gone = lead_gone(team);
                 json!({
                     "name": team.name,
                     "description": team.description,
@@ -64,7 +97,7 @@ pub fn list(store: &TeamStore, args: ListArgs) -> anyhow::Result<()> {
                     "members": members.iter().map(|(m, pending)| json!({
                         "name": m.name,
                         "agentId": m.agent_id,
-                        "status": status(m.status),
+                        "status": member_status(team, m, gone),
                         "pending": pending,
                     })).collect::<Vec<_>>(),
                 })
@@ -98,12 +131,13 @@ pub fn list(store: &TeamStore, args: ListArgs) -> anyhow::Result<()> {
             or_dash(&team.lead_session_id),
             age(from_epoch_ms(team.created_at), now)
         );
+        let gone = lead_gone(team);
         let rows: Vec<Vec<String>> = members
             .iter()
             .map(|(m, pending)| {
                 vec![
                     format!("  {}", m.name),
-                    status(m.status).to_string(),
+                    member_status(team, m, gone).to_string(),
                     format!("{pending} pending"),
                 ]
             })
@@ -167,10 +201,12 @@ fn show_json(
     tasks: &[Task],
 ) -> anyhow::Result<Value> {
     let mut value = serde_json::to_value(config)?;
+    let gone = lead_gone(config);
     if let Some(members) = value.get_mut("members").and_then(Value::as_array_mut) {
-        for (member, count) in members.iter_mut().zip(unread) {
+        for ((member, count), stored) in members.iter_mut().zip(unread).zip(&config.members) {
             if let Some(object) = member.as_object_mut() {
                 object.insert("unread".into(), json!(count));
+                object.insert("status".into(), json!(member_status(config, stored, gone)));
             }
         }
     }
@@ -214,6 +250,7 @@ fn show_text(
     ]
     .map(String::from)
     .to_vec()];
+    let gone = lead_gone(config);
     for (member, count) in config.members.iter().zip(unread) {
         rows.push(vec![
             format!("  {}", member.name),
@@ -221,7 +258,7 @@ fn show_text(
             or_dash(&member.agent_type).to_string(),
             member.model.clone().unwrap_or_else(|| "-".into()),
             member.color.clone().unwrap_or_else(|| "-".into()),
-            status(member.status).to_string(),
+            member_status(config, member, gone).to_string(),
             age(from_epoch_ms(member.joined_at), now),
             count.to_string(),
         ]);

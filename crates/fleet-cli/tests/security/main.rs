@@ -8,6 +8,7 @@
 //!   process left behind after `kill -9`, read-only commands confined without a prompt.
 //! - `approval`: the terminal prompt through a real pseudo-terminal — escape codes shown, not
 //!   obeyed; long commands shown whole; "always allow" storing exact rules per command.
+//! - `approval_diff`: a Write or Edit asked about with its diff; one that would fail never asked.
 //! - `read_guard`: `Read(...)` deny rules and credential stores bind Grep and Glob.
 //! - `blocking`: FIFOs and blocking files do not hang fleet; SIGTERM always ends it.
 //! - `concurrent_resume`: two processes cannot resume one session.
@@ -22,6 +23,7 @@
 mod common;
 
 mod approval;
+mod approval_diff;
 mod blocking;
 mod concurrent_resume;
 mod containment_rules;

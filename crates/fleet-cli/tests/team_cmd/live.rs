@@ -171,6 +171,8 @@ async fn a_message_sent_from_another_process_reaches_a_live_teammate() {
         .find(|e| e["msg_id"] == msg_id.as_str());
     if let Some(sent) = sent {
         assert_eq!(sent["read"], true, "{shown:#}");
+        // Sent as `user`, signed with the user's team-mail key.
+        assert!(sent["lead_sig"].is_string(), "{shown:#}");
     }
     assert_eq!(shown["unread"], 0, "{shown:#}");
 }

@@ -162,6 +162,20 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", &self.pane])
     }
 
+    /// Everything the pane holds: its scrollback, then the screen.
+    pub fn scrollback(&self) -> String {
+        self.run(&["capture-pane", "-p", "-S", "-", "-t", &self.pane])
+    }
+
+    /// The pid of fleet, the pane's shell's child.
+    pub fn fleet_pid(&self) -> String {
+        let shell = self.format("#{pane_pid}");
+        let out = Command::new("pgrep").args(["-P", &shell]).output().unwrap();
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "no fleet process under the pane");
+        pid
+    }
+
     /// Waits until the screen shows `needle`; fails with the last screen.
     pub fn wait_for(&self, needle: &str) -> String {
         self.wait_until(needle, |screen| screen.contains(needle))

@@ -53,6 +53,9 @@ pub struct OpenAiDecoder {
     max_tokens: Option<u64>,
     /// Makes generated ids unique across responses (ids are how results find their calls).
     nonce: u32,
+    /// Emit [`ModelEvent::MessageStart`] with the first chunk, carrying the server's id
+    /// (`chatcmpl-…`), for callers that replay the stream (see [`Self::reporting_start`]).
+    report_start: bool,
 }
 
 #[derive(Debug)]
@@ -76,6 +79,7 @@ impl Default for OpenAiDecoder {
             usage: None,
             max_tokens: None,
             nonce: rand::random(),
+            report_start: false,
         }
     }
 }
@@ -90,6 +94,16 @@ impl OpenAiDecoder {
         Self {
             max_tokens: Some(max_tokens),
             ..Self::default()
+        }
+    }
+
+    /// Like [`Self::for_request`], also reporting the reply's start with the first chunk, so
+    /// that a partial-message reader learns the server's id (and a `message_discarded` can
+    /// name it) before the reply is complete.
+    pub fn reporting_start(max_tokens: u64) -> Self {
+        Self {
+            report_start: true,
+            ..Self::for_request(max_tokens)
         }
     }
 
@@ -108,6 +122,21 @@ impl OpenAiDecoder {
         }
         if self.model.is_none() {
             self.model = chunk.model.filter(|model| !model.is_empty());
+        }
+        if self.report_start {
+            // Once, with the first chunk: the id is fixed from here on (a server that names
+            // none gets the generated one the final message will carry too).
+            self.report_start = false;
+            let nonce = self.nonce;
+            let id = self
+                .id
+                .get_or_insert_with(|| format!("chatcmpl-{nonce:08x}"))
+                .clone();
+            out.push(ModelEvent::MessageStart {
+                id,
+                model: self.model.clone().unwrap_or_default(),
+                usage: Usage::default(),
+            });
         }
         if let Some(usage) = &chunk.usage {
             self.usage = Some(to_usage(usage));

@@ -55,6 +55,7 @@ pub(crate) fn from_models(list: &Value, model: &str) -> ServerLimits {
         max_output_tokens: number("/top_provider/max_completion_tokens")
             .or_else(|| number("/max_output_tokens"))
             .filter(|n| *n > 0),
+        ..ServerLimits::default()
     }
 }
 
@@ -67,13 +68,49 @@ pub(crate) fn from_props(props: &Value) -> Option<u64> {
         .filter(|n| *n > 0)
 }
 
-/// The two answers together; `None` when neither said anything.
-pub(crate) fn combine(models: ServerLimits, props_window: Option<u64>) -> Option<ServerLimits> {
+/// Whether llama-server's chat template renders tools (`chat_template_caps.supports_tools`).
+pub(crate) fn supports_tools(props: &Value) -> Option<bool> {
+    props
+        .pointer("/chat_template_caps/supports_tools")
+        .and_then(Value::as_bool)
+}
+
+/// What one of these questions got back.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    Json(Value),
+    /// No such endpoint, or an answer that is not JSON: this server does not say.
+    Absent,
+    /// 503 (llama-server while it loads the model), a timeout or no connection: it may
+    /// answer later.
+    NotYet,
+}
+
+impl Reply {
+    pub fn json(&self) -> Option<&Value> {
+        match self {
+            Self::Json(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// The two answers together, from a server that is `local` or not; `None` when neither said
+/// anything, the server is remote and there is no reason to ask again.
+pub(crate) fn combine(
+    models: ServerLimits,
+    props: Option<&Value>,
+    local: bool,
+    ask_again: bool,
+) -> Option<ServerLimits> {
     let limits = ServerLimits {
-        context_window: props_window.or(models.context_window),
+        context_window: props.and_then(from_props).or(models.context_window),
+        supports_tools: props.and_then(supports_tools),
+        ask_again,
         ..models
     };
-    (limits != ServerLimits::default()).then_some(limits)
+    let said = limits != ServerLimits::default();
+    (said || local).then_some(ServerLimits { local, ..limits })
 }
 
 #[cfg(test)]
@@ -116,10 +153,24 @@ mod tests {
             ..ServerLimits::default()
         };
         assert_eq!(
-            combine(trained, Some(2048)).and_then(|l| l.context_window),
+            combine(trained, Some(&props), false, false).and_then(|l| l.context_window),
             Some(2048)
         );
-        assert_eq!(combine(ServerLimits::default(), None), None);
+        assert_eq!(combine(ServerLimits::default(), None, false, false), None);
+        let local = combine(ServerLimits::default(), None, true, false);
+        assert_eq!(
+            local.map(|l| (l.local, l.context_window)),
+            Some((true, None))
+        );
+    }
+
+    #[test]
+    fn props_say_whether_the_template_takes_tools() {
+        let props = json!({"default_generation_settings": {"n_ctx": 4096},
+            "chat_template_caps": {"supports_tools": false, "supports_tool_calls": false}});
+        let limits = combine(ServerLimits::default(), Some(&props), true, false);
+        assert_eq!(limits.and_then(|l| l.supports_tools), Some(false));
+        assert_eq!(supports_tools(&json!({"n_ctx": 1})), None);
     }
 
     #[test]

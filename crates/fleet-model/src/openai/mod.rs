@@ -10,6 +10,7 @@ mod decode;
 mod error;
 mod limits;
 mod request;
+mod tokens;
 mod wire;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream, Provider, ServerLimits};
@@ -136,6 +137,12 @@ pub struct OpenAiClient {
     config: OpenAiConfig,
     url: String,
     http: reqwest::Client,
+    /// Set once the server showed it has no tokenizer endpoints (see `tokens`), so that
+    /// they are not asked for again on every rewritten conversation.
+    no_tokenizer: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Set once `/props` said the chat template cannot render tools: the server leaves them
+    /// out of the prompt, and an estimate of it must too (see `tokens`).
+    drops_tools: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl OpenAiClient {
@@ -143,7 +150,13 @@ impl OpenAiClient {
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         let url = transport::endpoint(&config.base_url, "chat/completions")?;
         let http = config.http.build_client()?;
-        Ok(Self { config, url, http })
+        Ok(Self {
+            config,
+            url,
+            http,
+            no_tokenizer: std::sync::Arc::default(),
+            drops_tools: std::sync::Arc::default(),
+        })
     }
 
     pub fn config(&self) -> &OpenAiConfig {
@@ -155,32 +168,39 @@ impl OpenAiClient {
         &self.url
     }
 
-    /// GETs `url` as JSON, quickly and once; `None` (and a debug line) on any failure.
-    async fn get_json(&self, url: &str) -> Option<serde_json::Value> {
+    /// GETs `url` as JSON, quickly and once (see [`limits::Reply`] for what a failure means).
+    async fn get_json(&self, url: &str) -> limits::Reply {
         let mut request = self.http.get(url).timeout(limits::LIMITS_TIMEOUT);
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
         }
+        self.json_reply(url, request).await
+    }
+
+    /// Sends `request` to `url` and reads its JSON answer, sorting failures into "not here"
+    /// and "not yet" (503 while a model loads, a timeout, no connection).
+    async fn json_reply(&self, url: &str, request: reqwest::RequestBuilder) -> limits::Reply {
         let response = match request.send().await {
             Ok(response) if response.status().is_success() => response,
             Ok(response) => {
-                tracing::debug!(
-                    url,
-                    status = response.status().as_u16(),
-                    "no server limits here"
-                );
-                return None;
+                let status = response.status().as_u16();
+                tracing::debug!(url, status, "the server does not say");
+                return if status == 503 {
+                    limits::Reply::NotYet
+                } else {
+                    limits::Reply::Absent
+                };
             }
             Err(e) => {
-                tracing::debug!(url, "cannot ask the server for its limits: {e}");
-                return None;
+                tracing::debug!(url, "cannot ask the server: {e}");
+                return limits::Reply::NotYet;
             }
         };
         match response.json().await {
-            Ok(value) => Some(value),
+            Ok(value) => limits::Reply::Json(value),
             Err(e) => {
                 tracing::debug!(url, "the server's answer is not JSON: {e}");
-                None
+                limits::Reply::Absent
             }
         }
     }
@@ -203,12 +223,27 @@ impl ModelClient for OpenAiClient {
             let (models, props) =
                 tokio::join!(self.get_json(&models_url), self.get_json(&props_url));
             let listed = models
-                .map(|list| limits::from_models(&list, model))
+                .json()
+                .map(|list| limits::from_models(list, model))
                 .unwrap_or_default();
-            let found = limits::combine(listed, props.as_ref().and_then(limits::from_props));
+            let ask_again =
+                matches!(models, limits::Reply::NotYet) || matches!(props, limits::Reply::NotYet);
+            let local = transport::Host::of(&self.config.base_url).local;
+            let found = limits::combine(listed, props.json(), local, ask_again);
+            if found.as_ref().and_then(|l| l.supports_tools) == Some(false) {
+                self.drops_tools
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             tracing::debug!(model, ?found, "server limits");
             found
         })
+    }
+
+    fn count_prompt_tokens<'a>(
+        &'a self,
+        request: &'a fleet_protocol::MessagesRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<u64>> + Send + 'a>> {
+        Box::pin(tokens::count(self, request))
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
@@ -230,13 +265,20 @@ impl ModelClient for OpenAiClient {
         };
         let requested_model = request.body.model;
         let max_tokens = request.body.max_tokens;
+        let report_start = request.stream_events;
         let api_key = self.config.api_key.clone();
         let url = self.url.clone();
         let extra_headers = request.headers;
         let wire = Wire {
             provider: error::PROVIDER,
             url: url.clone(),
-            new_decoder: move || OpenAiDecoder::for_request(max_tokens),
+            new_decoder: move || {
+                if report_start {
+                    OpenAiDecoder::reporting_start(max_tokens)
+                } else {
+                    OpenAiDecoder::for_request(max_tokens)
+                }
+            },
             api_error: error::api_error,
         };
         let events = transport::stream(
@@ -263,6 +305,13 @@ impl ModelClient for OpenAiClient {
             Ok(ModelEvent::Completed(mut response)) if response.message.model.is_empty() => {
                 response.message.model = requested_model.clone();
                 Ok(ModelEvent::Completed(response))
+            }
+            Ok(ModelEvent::MessageStart { id, model, usage }) if model.is_empty() => {
+                Ok(ModelEvent::MessageStart {
+                    id,
+                    model: requested_model.clone(),
+                    usage,
+                })
             }
             other => other,
         }))

@@ -53,6 +53,21 @@ impl Agent {
         self.follow_mode();
     }
 
+    /// Before each request: an output limit the model's figures have lowered since it was
+    /// chosen. A local server still loading when the session began is asked again after its
+    /// first reply (see `fleet_session::model`), and the window it gives then makes the limit
+    /// picked from the catalogue's guess (8,192 tokens) too large for it. A limit the user
+    /// set is theirs.
+    pub(super) fn follow_catalog(&mut self) {
+        if self.config.model.max_tokens_asked.is_some() {
+            return;
+        }
+        let natural = crate::output_limit::natural(&self.catalog.info(&self.config.model.id));
+        if natural < self.config.model.max_tokens {
+            self.config.model.max_tokens = natural;
+        }
+    }
+
     /// Moves to `model` (`set_model`, `/model`), with that model's output limit: the old
     /// one may be more than the new model can write, or much less.
     fn switch_model(&mut self, model: String) {

@@ -47,12 +47,13 @@ impl Agent {
         let mut attempt = 1;
         let mut limit = self.config.model.max_tokens;
         loop {
+            let started = std::time::Instant::now();
             let (err, shown) = match self.request(sink, cancel, limit).await {
                 Ok(response) => return Ok(response),
                 Err(Failure::Interrupted) => return Err(interrupted()),
                 Err(Failure::Model(err, shown)) => (err, shown),
             };
-            self.account_discarded(&err, sink, totals);
+            self.account_failed(&err, shown.is_some(), started.elapsed(), sink, totals);
             let retry = match turn_retry(
                 &err,
                 &self.catalog.info(&self.config.model.id),
@@ -92,20 +93,35 @@ impl Agent {
         }
     }
 
-    /// Counts a reply that came to its end but cannot be used (tool input that is not JSON):
-    /// the server billed it even though the conversation will not hold it.
-    fn account_discarded(&self, err: &ModelError, sink: &EventSink, totals: &mut Accounting) {
-        let ModelError::InvalidToolInput { usage, .. } = err else {
-            return;
+    /// Counts a request that produced no usable reply, which took `spent`: one that came to
+    /// its end with tool input that is not JSON (the server billed it even though the
+    /// conversation will not hold it), or one that broke off after part of it `streamed` —
+    /// the server wrote those tokens, and as it never said how many, the reply's usage is
+    /// unreported (`null`), not zero. Either way its time is API time.
+    fn account_failed(
+        &self,
+        err: &ModelError,
+        streamed: bool,
+        spent: std::time::Duration,
+        sink: &EventSink,
+        totals: &mut Accounting,
+    ) {
+        let usage = match err {
+            ModelError::InvalidToolInput { usage, .. } => (**usage).clone(),
+            _ if streamed => fleet_protocol::Usage::unreported(),
+            _ => {
+                totals.api_time += spent;
+                return;
+            }
         };
         let mut message =
             fleet_protocol::AssistantMessage::empty(String::new(), self.config.model.id.clone());
-        message.usage = (**usage).clone();
+        message.usage = usage;
         let response = ModelResponse {
             message,
             request_id: None,
             attempts: 1,
-            duration: std::time::Duration::ZERO,
+            duration: spent,
         };
         self.account(&response, sink, totals);
     }
@@ -268,9 +284,14 @@ impl Agent {
             &reply.usage,
             response.duration,
         );
+        // `maxOutputTokens` says the limit this agent asks with, not the most the model
+        // could write (for a local model, its whole window).
+        let limit = u64::from(self.config.model.max_tokens);
+        totals.show_output_limit(&self.catalog, asked, served, limit);
         if let Some(ledger) = self.config.ledger() {
             let agent_id = &sink.agent().agent_id;
             ledger.record_reply(&self.catalog, agent_id, asked, served, &reply.usage);
+            ledger.show_output_limit(&self.catalog, asked, served, limit);
         }
     }
 

@@ -75,7 +75,7 @@ impl Agent {
 }
 
 pub(super) fn interrupted() -> Stop {
-    Stop::error("Interrupted: the run was cancelled.".into())
+    Stop::error("Interrupted before the run finished.".into())
 }
 
 /// The model gave no valid structured output within the retries (`--json-schema`).

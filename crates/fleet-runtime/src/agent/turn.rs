@@ -81,6 +81,7 @@ impl Agent {
         }
         Box::pin(self.deliver_inbox(sink)).await;
         self.sync_controls();
+        self.follow_catalog();
         Box::pin(self.refresh_mcp_tools()).await;
         let response = match self.ask(run, sink, cancel).await {
             Ok(response) => response,

@@ -1,10 +1,12 @@
 //! The tmux backend, through the `tmux` command line only.
 //!
-//! Inside tmux, teammates split the lead's own window: the first beside the lead (`-h`, 70%),
-//! the next ones stacked under the last teammate (`-v`); the window is re-laid-out (lead on
-//! the left at 30%, teammates stacked on the right) only while it holds nothing but the lead
-//! and fleet's panes, so a window where the person keeps panes of their own keeps their
-//! layout. Outside tmux, teammates open in a detached session `fleet-<team>` laid out tiled.
+//! Inside tmux, teammates split the lead's own window: the first beside the lead (`-h`), the
+//! next ones stacked under the last teammate (`-v`); the lead keeps [`lead_width`] columns
+//! (half the window, and at least 80 when the window leaves teammates 40), since the lead is
+//! where the person types. The window is re-laid-out (lead on the left, teammates stacked on
+//! the right) only while it holds nothing but the lead and fleet's panes, so a window where
+//! the person keeps panes of their own keeps their layout. Outside tmux, teammates open in a
+//! detached session `fleet-<team>` laid out tiled.
 //!
 //! The program runs directly (argv after `--`, never a shell string), so `#{pane_pid}` is
 //! the program's own pid. tmux hands a *single* word to the shell (`sh -c word`), so a
@@ -88,9 +90,15 @@ impl TmuxBackend {
         let mut opened = self.opened();
         let before = self.tmux.window_panes(lead)?;
         let anchor = opened.iter().rev().find(|p| before.contains(p)).cloned();
-        let (target, split): (&str, &[&str]) = match &anchor {
-            None => (lead, &["-h", "-l", "70%"]),
-            Some(last) => (last, &["-v"]),
+        // The split divides the lead's pane, which may be narrower than the window.
+        let beside = self.tmux.width(lead, "#{pane_width}")?;
+        let mate_columns = beside
+            .saturating_sub(lead_width(beside) + 1)
+            .max(1)
+            .to_string();
+        let (target, split): (&str, Vec<&str>) = match &anchor {
+            None => (lead, vec!["-h", "-l", &mate_columns]),
+            Some(last) => (last, vec!["-v"]),
         };
         // Not `-d`: the new pane must be tmux's current one for `set-option -p` in the same
         // call; `last-pane` then gives the focus back to whichever pane had it.
@@ -107,11 +115,12 @@ impl TmuxBackend {
         let after = self.tmux.window_panes(lead)?;
         let ours_only = after.iter().all(|p| p == lead || opened.contains(p));
         if ours_only {
+            let lead_columns = lead_width(self.tmux.width(lead, "#{window_width}")?);
             self.tmux.run(
                 Args::new()
                     .words(["select-layout", "-t", lead, "main-vertical"])
                     .then()
-                    .words(["resize-pane", "-t", lead, "-x", "30%"]),
+                    .words(["resize-pane", "-t", lead, "-x", &lead_columns.to_string()]),
             )?;
         }
         Ok(pane)
@@ -138,6 +147,13 @@ impl TmuxBackend {
         opened.push(pane.id.clone());
         Ok(pane)
     }
+}
+
+/// The lead's columns in a window `window` wide once teammates open beside it: half the
+/// window, raised to 80 (a readable transcript and composer) as long as the teammates keep
+/// 40. A lead squeezed to a third of a normal terminal cannot be worked in.
+pub fn lead_width(window: u16) -> u16 {
+    (window / 2).max(80.min(window.saturating_sub(40)))
 }
 
 /// Appends to a spawn call what the new pane needs while it is tmux's current pane, so it
@@ -284,6 +300,15 @@ impl PaneBackend for TmuxBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lead_keeps_half_the_window_and_80_columns_where_it_can() {
+        assert_eq!(lead_width(120), 80);
+        assert_eq!(lead_width(200), 100);
+        assert_eq!(lead_width(100), 60);
+        assert_eq!(lead_width(80), 40);
+        assert_eq!(lead_width(30), 15);
+    }
 
     #[test]
     fn captures_lose_blank_runs_and_keep_the_last_lines() {

@@ -220,6 +220,24 @@ pub struct Conversation<'a> {
 }
 
 impl Conversation<'_> {
+    /// Grounds a size nothing reported yet (the first request, a rewritten conversation) on
+    /// the server's own count of the prompt, where an OpenAI-compatible server can give one:
+    /// an estimate from bytes counts tool definitions a local server's chat template may drop
+    /// (23 KB of schemas, ≈ 5,800 tokens, on a 4k window), which would shrink the reply to
+    /// the minimum and compact a conversation that fits.
+    async fn measure(&mut self) {
+        if self.client.provider() != fleet_model::Provider::OpenAi
+            || self.tracker.is_grounded(self.messages.len())
+        {
+            return;
+        }
+        let mut request = self.frame.get().clone();
+        request.messages = self.messages.clone().into();
+        if let Some(tokens) = self.client.count_prompt_tokens(&request).await {
+            self.tracker.ground(tokens, self.messages.len());
+        }
+    }
+
     /// Makes room if the next request would not fit (or the API said it did not). Returns the
     /// summary request's response when a compaction ran, for the run's accounting.
     ///
@@ -236,6 +254,9 @@ impl Conversation<'_> {
             self.tracker.limit = Some(self.tracker.limit.map_or(limit, |l| l.min(limit)));
         }
         self.window = self.window.capped(self.tracker.limit);
+        if !forced {
+            self.measure().await;
+        }
         let before = self.tracker.estimate(&self.frame, self.messages);
         self.tracker.remember_estimate(before, self.messages.len());
         if !forced {

@@ -98,6 +98,19 @@ impl ContextTracker {
             .then_some((tokens, messages));
     }
 
+    /// Takes `tokens`, the server's own count of the prompt of a conversation of `messages`
+    /// messages, as its size until the next reply reports one.
+    pub fn ground(&mut self, tokens: u64, messages: usize) {
+        self.anchor = Some((tokens, messages));
+        self.last_estimate = None;
+    }
+
+    /// Whether the size of a conversation of `messages` messages rests on a figure from the
+    /// server (a reply's usage or its count of the prompt) rather than on estimates alone.
+    pub fn is_grounded(&self, messages: usize) -> bool {
+        self.anchor.is_some_and(|(_, covered)| covered <= messages)
+    }
+
     /// Remembers the size estimated for a conversation of `messages` messages.
     pub fn remember_estimate(&mut self, tokens: u64, messages: usize) {
         self.last_estimate = Some((tokens, messages));

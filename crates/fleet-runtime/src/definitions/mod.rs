@@ -12,6 +12,7 @@ mod discover;
 mod fields;
 mod frontmatter;
 mod json;
+mod lint;
 mod loader;
 mod loose;
 mod parse;
@@ -21,6 +22,7 @@ pub use builtin::builtin_agents;
 pub use confined::{confined_name, project_widening, strip_project_widening};
 pub use discover::{find_agent_files, AgentFolder, AgentSources, FolderScope};
 pub use json::parse_command_line_agents;
+pub use lint::{known_tool_names, lint_agent_file};
 pub use loader::{scan_file, scan_folder, AgentCatalog, LoadWarning, ScannedFile};
 pub use parse::{parse_agent_file, ParseError};
 // Skills are Markdown with the same loose frontmatter, read by the same code.

@@ -3,6 +3,7 @@
 //! `notifications/tools/list_changed`. [`super::McpConnection`] builds on this and adds the
 //! restart-once policy; nothing here retries.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +17,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use thiserror::Error;
 
 use super::config::{McpServerConfig, McpTransport};
-use super::process::ServerProcess;
+use super::process::{describe_exit, ServerProcess, StderrTail};
 use super::sdk::{SdkMcpBridge, SdkTransport};
 use super::sse::SseClientTransport;
 
@@ -91,6 +92,53 @@ pub enum McpError {
     },
 }
 
+impl McpError {
+    /// The server the error is about.
+    pub fn server(&self) -> &str {
+        match self {
+            Self::Spawn { server, .. }
+            | Self::ConnectTimeout { server, .. }
+            | Self::Connect { server, .. }
+            | Self::Unsupported { server, .. }
+            | Self::Failed { server, .. }
+            | Self::CallTimeout { server, .. }
+            | Self::Cancelled { server, .. }
+            | Self::Call { server, .. } => server,
+        }
+    }
+
+    /// What went wrong, without the `MCP server "x"` the full message starts with, on one
+    /// line: for a caller that names the server itself (`MCP server "db" failed to start:
+    /// …`), so the name is not said twice.
+    pub fn reason(&self) -> String {
+        let text = match self {
+            Self::Spawn {
+                command, source, ..
+            } => format!("could not start {command:?}: {source}"),
+            Self::ConnectTimeout { timeout, .. } => {
+                format!("no answer to initialize within {timeout:?}")
+            }
+            Self::Connect { message, .. } | Self::Unsupported { message, .. } => message.clone(),
+            Self::Failed { reason, .. } => reason.clone(),
+            Self::CallTimeout { tool, timeout, .. } => {
+                format!("tool {tool:?} did not answer within {timeout:?}")
+            }
+            Self::Cancelled { tool, .. } => format!("tool {tool:?} was cancelled"),
+            Self::Call { tool, message, .. } => format!("tool {tool:?}: {message}"),
+        };
+        one_line(&text)
+    }
+}
+
+/// `text` with every run of white space that holds a line break made one space, so a
+/// message stays one line wherever it is printed.
+pub fn one_line(text: &str) -> String {
+    if !text.contains(['\n', '\r']) {
+        return text.trim().to_string();
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The client side of the session: says who we are and raises a flag when the server's tool
 /// list changes, which the connection checks before the agent's next request.
 #[derive(Debug, Clone, Default)]
@@ -143,6 +191,10 @@ pub struct Session {
     pub process: Option<ServerProcess>,
 }
 
+/// How long a stdio server whose `initialize` failed may take to exit by itself, so the
+/// message can give its exit status rather than the broken pipe it left.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
+
 /// Largest JSON-RPC line accepted from a stdio server: well above the 10 MB a tool may return
 /// before the output cap cuts it.
 const MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
@@ -150,11 +202,15 @@ const MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
 /// Starts the transport for `config` and completes `initialize` within `timeouts.connect`.
 /// A stdio server that does not finish in time is killed with its group. An SDK server goes
 /// through `bridge`, and fails without one.
+///
+/// A stdio server's stderr goes to `log` (see [`super::logs`]); a failed start quotes its last
+/// line.
 pub async fn open_session(
     config: &McpServerConfig,
     timeouts: McpTimeouts,
     handler: FleetClientHandler,
     bridge: Option<&Arc<dyn SdkMcpBridge>>,
+    log: Option<&Path>,
 ) -> Result<Session, McpError> {
     let server = config.name.clone();
     let timed_out = || McpError::ConnectTimeout {
@@ -172,7 +228,7 @@ pub async fn open_session(
             env,
             cwd,
         } => {
-            let (process, pipes) = ServerProcess::spawn(command, args, env, cwd.as_deref())
+            let (process, pipes) = ServerProcess::spawn(command, args, env, cwd.as_deref(), log)
                 .map_err(|source| McpError::Spawn {
                     server: server.clone(),
                     command: command.clone(),
@@ -186,9 +242,15 @@ pub async fn open_session(
                     process: Some(process),
                 }),
                 Ok(Err(e)) => {
-                    let stderr = process.stderr().text();
-                    process.shutdown().await;
-                    Err(failed(with_stderr(e.to_string(), &stderr)))
+                    // Stopped first (dead or not): then all it wrote has been read.
+                    let stderr = process.stderr().clone();
+                    let message = match process.stop_after(EXIT_GRACE).await {
+                        Some(status) => {
+                            format!("{} before answering initialize", describe_exit(status))
+                        }
+                        None => e.to_string(),
+                    };
+                    Err(failed(with_last_line(message, &stderr)))
                 }
                 Err(_) => {
                     process.shutdown().await;
@@ -258,10 +320,11 @@ pub async fn open_session(
     }
 }
 
-fn with_stderr(message: String, stderr: &str) -> String {
-    if stderr.is_empty() {
-        message
-    } else {
-        format!("{message}; its stderr ends with: {stderr}")
+/// `message`, and the line of the server's stderr that most likely says why (all it wrote is
+/// in its log).
+pub(crate) fn with_last_line(message: String, stderr: &StderrTail) -> String {
+    match stderr.last_line() {
+        Some(line) => format!("{message}; it said: {line}"),
+        None => message,
     }
 }

@@ -4,6 +4,7 @@
 //! - [`config`]: where server definitions come from, what they mean, and how `fleet mcp add |
 //!   remove` edits them. Pure data and files; nothing here starts a process.
 //! - [`process`]: stdio servers in their own process groups, killed on drop and on exit.
+//! - [`logs`]: the owner-only files stdio servers' stderr goes to.
 //! - [`client`]: one rmcp session (stdio, streamable HTTP or legacy SSE), its timeouts and
 //!   errors.
 //! - [`sdk`]: servers hosted by the Agent SDK program that started fleet, reached through
@@ -26,6 +27,7 @@ pub mod config;
 pub mod connection;
 pub mod control;
 pub mod live;
+pub mod logs;
 pub mod output;
 pub mod process;
 pub mod resource_tools;
@@ -41,6 +43,7 @@ pub use config::{McpServerConfig, McpSource, McpTransport};
 pub use connection::{McpCallResult, McpConnection, McpServerSnapshot, McpStatus, McpToolInfo};
 pub use control::McpControlError;
 pub use live::McpLive;
+pub use logs::McpLogs;
 pub use process::kill_all_server_groups;
 pub use resource_tools::{
     ListMcpResourcesTool, ReadMcpResourceTool, ResourceServers, LIST_MCP_RESOURCES_TOOL,
@@ -48,6 +51,6 @@ pub use resource_tools::{
 };
 pub use resources::{McpResource, McpResourceError, PagingProblem};
 pub use sdk::{BridgeError, BridgeReply, SdkMcpBridge};
-pub use session::{McpServerEntry, McpServers};
+pub use session::{McpServerEntry, McpServers, McpStartFailure};
 pub use status::{McpServerInfo, McpServerStatusReport, McpToolStatus};
 pub use tool::{mcp_tool_name, McpTool};

@@ -2,12 +2,14 @@
 //! connected or failed, and what the session takes from them — their tools for the agents'
 //! pools, their statuses for the `init` line, their instructions for the system prompt.
 
-use super::config::{McpConfig, McpSource};
+use super::config::{McpConfig, McpServerConfig, McpSource, McpTransport};
+use super::logs::McpLogs;
 use super::resource_tools::ResourceServers;
 use super::sdk::SdkMcpBridge;
 use super::{McpConnection, McpTimeouts, McpTool};
 use fleet_protocol::McpServerState;
 use fleet_tools::Tool;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The most of one server's instructions that go into the system prompt.
@@ -18,7 +20,8 @@ pub struct McpServerEntry {
     pub name: String,
     /// `connected` or `failed`, as Claude Code's `init` line says it.
     pub status: McpServerState,
-    /// Why it failed (or why its configuration was refused).
+    /// Why it failed (or why its configuration was refused), on one line, without the
+    /// server's name (the caller names it).
     pub error: Option<String>,
     /// The server when it connected at the start: what agents were given.
     pub connection: Option<Arc<McpConnection>>,
@@ -28,6 +31,8 @@ pub struct McpServerEntry {
     pub server: Option<Arc<McpConnection>>,
     /// Where its definition came from (for a configuration error, the file that had it).
     pub source: Option<McpSource>,
+    /// The file its stderr went to (a stdio server that ran, in a session with logs).
+    pub log: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for McpServerEntry {
@@ -44,6 +49,9 @@ impl std::fmt::Debug for McpServerEntry {
 #[derive(Debug, Default)]
 pub struct McpServers {
     pub entries: Vec<McpServerEntry>,
+    /// Where stdio servers' stderr goes, also for the servers agents start later; `None`
+    /// keeps only its end, in memory.
+    pub logs: Option<Arc<McpLogs>>,
 }
 
 impl McpServers {
@@ -62,10 +70,25 @@ impl McpServers {
         timeouts: McpTimeouts,
         bridge: Option<Arc<dyn SdkMcpBridge>>,
     ) -> Self {
+        Self::start_logged(config, timeouts, bridge, None).await
+    }
+
+    /// [`Self::start_with`], each stdio server's stderr going to a file of `logs`.
+    pub async fn start_logged(
+        config: &McpConfig,
+        timeouts: McpTimeouts,
+        bridge: Option<Arc<dyn SdkMcpBridge>>,
+        logs: Option<Arc<McpLogs>>,
+    ) -> Self {
         let starts = config.servers.iter().map(|server| {
             let bridge = bridge.clone();
+            let log = log_for(logs.as_deref(), server);
             async move {
-                match McpConnection::connect_with(server, timeouts, bridge.clone()).await {
+                let started =
+                    McpConnection::connect_logged(server, timeouts, bridge.clone(), log.clone())
+                        .await;
+                let written = log.filter(|path| path.exists());
+                match started {
                     Ok(connection) => {
                         let connection = Arc::new(connection);
                         McpServerEntry {
@@ -75,20 +98,25 @@ impl McpServers {
                             connection: Some(connection.clone()),
                             server: Some(connection),
                             source: Some(server.source.clone()),
+                            log: written,
                         }
                     }
                     Err(err) => McpServerEntry {
                         name: server.name.clone(),
                         status: McpServerState::Failed,
-                        error: Some(err.to_string()),
+                        error: Some(err.reason()),
                         connection: None,
+                        // Its status (`/mcp`, the SDK's `mcp_status`) also says where the
+                        // server's output went.
                         server: Some(Arc::new(McpConnection::failed(
                             server,
                             timeouts,
                             bridge,
-                            err.to_string(),
+                            written.clone(),
+                            with_log(err.reason(), written.as_deref()),
                         ))),
                         source: Some(server.source.clone()),
+                        log: written,
                     },
                 }
             }
@@ -102,9 +130,24 @@ impl McpServers {
                 connection: None,
                 server: None,
                 source: Some(error.origin().clone()),
+                log: None,
             });
         }
-        Self { entries }
+        Self { entries, logs }
+    }
+
+    /// The servers that failed to start (configuration errors aside): one line each, to be
+    /// said the same way by every front end.
+    pub fn failures(&self) -> Vec<McpStartFailure> {
+        self.entries
+            .iter()
+            .filter(|e| e.server.is_some() && e.status == McpServerState::Failed)
+            .map(|e| McpStartFailure {
+                server: e.name.clone(),
+                reason: e.error.clone().unwrap_or_else(|| "no reason given".into()),
+                log: e.log.clone(),
+            })
+            .collect()
     }
 
     /// The tools of every connected server, as `mcp__<server>__<tool>`.
@@ -158,5 +201,50 @@ impl McpServers {
                 sections.join("\n\n")
             )
         })
+    }
+}
+
+/// A file of `logs` for a stdio server; other transports have no stderr of their own.
+pub(crate) fn log_for(logs: Option<&McpLogs>, server: &McpServerConfig) -> Option<PathBuf> {
+    match server.transport {
+        McpTransport::Stdio { .. } => logs.map(|logs| logs.file_for(&server.name)),
+        _ => None,
+    }
+}
+
+/// A server that did not start, as the person is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpStartFailure {
+    pub server: String,
+    /// One line, without the server's name.
+    pub reason: String,
+    /// The file holding what the server wrote to stderr.
+    pub log: Option<PathBuf>,
+}
+
+impl McpStartFailure {
+    /// `MCP server "db" failed to start: ` — fleet's own words, before the reason.
+    pub fn lead(&self) -> String {
+        format!("MCP server {:?} failed to start: ", self.server)
+    }
+
+    /// The reason (text from outside fleet: the server's words, an OS error), then where its
+    /// output is: `… (its output: /home/me/.fleet/logs/mcp/db-….log)`.
+    pub fn detail(&self) -> String {
+        with_log(self.reason.clone(), self.log.as_deref())
+    }
+}
+
+impl std::fmt::Display for McpStartFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.lead(), self.detail())
+    }
+}
+
+/// `reason (its output: LOG)`, or the reason alone without a log.
+fn with_log(reason: String, log: Option<&Path>) -> String {
+    match log {
+        Some(log) => format!("{reason} (its output: {})", log.display()),
+        None => reason,
     }
 }

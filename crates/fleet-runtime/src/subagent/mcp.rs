@@ -160,17 +160,28 @@ impl McpPool {
             });
         }
         let timeouts = McpTimeouts::from_env();
-        let starts = wanted_inline.iter().map(|server| async move {
-            (
-                server.name.clone(),
-                McpConnection::connect(server, timeouts).await,
-            )
+        let logs = session.servers.logs.as_deref();
+        let starts = wanted_inline.iter().map(|server| {
+            let log = crate::mcp::session::log_for(logs, server);
+            async move {
+                (
+                    server.name.clone(),
+                    McpConnection::connect_logged(server, timeouts, None, log.clone()).await,
+                    log.filter(|path| path.exists()),
+                )
+            }
         });
         let mut inline = Vec::new();
-        for (name, started) in futures::future::join_all(starts).await {
+        for (name, started, log) in futures::future::join_all(starts).await {
             match started {
                 Ok(connection) => inline.push(Arc::new(connection)),
-                Err(err) => unavailable.push((name, err.to_string())),
+                Err(err) => {
+                    let why = match log {
+                        Some(log) => format!("{}; its output: {}", err.reason(), log.display()),
+                        None => err.reason(),
+                    };
+                    unavailable.push((name, why));
+                }
             }
         }
         if !unavailable.is_empty() {

@@ -6,7 +6,9 @@ use crate::definitions::AgentDefinition;
 use fleet_tools::permissions::{
     Behavior, DecisionReason, PermissionMode, Permissions, RuleError, RuleKind, RuleSet,
 };
-use fleet_tools::{Access, Parallelism, Tool, ToolContext, ToolError, ToolFuture, ToolPool};
+use fleet_tools::{
+    Access, Parallelism, ProposeFuture, Tool, ToolContext, ToolError, ToolFuture, ToolPool,
+};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -55,21 +57,36 @@ impl Tool for ScopedTool {
         self.inner.access(input, ctx)
     }
 
+    /// A call out of scope fails before anyone is asked about it.
+    fn propose<'a>(&'a self, input: &'a Value, ctx: &'a ToolContext) -> ProposeFuture<'a> {
+        match self.out_of_scope(input, ctx) {
+            Some(err) => Box::pin(async move { Err(err) }),
+            None => self.inner.propose(input, ctx),
+        }
+    }
+
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
-        let access = self.inner.access(&input, ctx);
+        match self.out_of_scope(&input, ctx) {
+            Some(err) => Box::pin(async move { Err(err) }),
+            None => self.inner.call(input, ctx),
+        }
+    }
+}
+
+impl ScopedTool {
+    /// The refusal of a call the definition's specifiers do not name.
+    fn out_of_scope(&self, input: &Value, ctx: &ToolContext) -> Option<ToolError> {
+        let access = self.inner.access(input, ctx);
         let decision = self.scope.check(self.name(), false, &access, &ctx.cwd);
         let in_scope = decision.behavior == Behavior::Allow
             && matches!(decision.reason, DecisionReason::Rule(_));
-        if in_scope {
-            self.inner.call(input, ctx)
-        } else {
-            let message = format!(
+        (!in_scope).then(|| {
+            ToolError::Failed(format!(
                 "This agent may use {} only as its definition allows: {}. Stay within that.",
                 self.name(),
                 self.specifiers.join(", ")
-            );
-            Box::pin(async move { Err(ToolError::Failed(message)) })
-        }
+            ))
+        })
     }
 }
 

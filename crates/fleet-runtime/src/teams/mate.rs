@@ -365,6 +365,11 @@ impl Mate {
             if let Err(err) = self.mailbox.ack_async(unread.upto).await {
                 tracing::warn!(teammate = %self.name, "cannot mark mail read: {err}");
             }
+            // Brought back for mail it turned out to have read already: it waits like any
+            // idle teammate (a busy one would keep a headless session waiting for nothing).
+            if self.state() == MateState::Busy {
+                self.set_state(team, MateState::Idle);
+            }
             tokio::select! {
                 _ = life.cancelled() => return None,
                 _ = self.mailbox.wait() => {}

@@ -23,7 +23,10 @@
 //!   frames in the lead's inbox).
 //! - [`member`]: pane teammates, their own side: a session that is a member of a team another
 //!   session leads.
-//! - [`signing`]: the lead's Ed25519 signatures on what it writes to pane teammates.
+//! - [`signing`]: the lead's Ed25519 signatures on what it writes to pane teammates, and the
+//!   user's own key that signs `fleet team send`.
+//! - [`receipts`]: a teammate's word to `fleet team send` on whether it took or refused a
+//!   message.
 //! - `enlist`: what every new teammate goes through, wherever it runs.
 //! - `service`: [`Teams`] as the spawner's `TeamPort` (teams/ builds on subagent/, never the
 //!   other way), and the session's entry points: [`restore_team`], [`listen_uds`],
@@ -39,6 +42,7 @@ pub mod member;
 pub mod pane;
 mod pane_error;
 mod pane_mail;
+pub mod receipts;
 pub mod roster;
 mod roster_error;
 pub mod send;

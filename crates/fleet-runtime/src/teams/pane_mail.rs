@@ -101,6 +101,7 @@ async fn answer(
                     input: &request.input,
                     tool_use_id: &request.tool_use_id,
                     decision: &decision,
+                    change: None,
                 })
                 .await
         }

@@ -198,7 +198,8 @@ impl Teams {
     }
 
     /// Writes this process into the team file as its lead (`leadProcess`, Claude Code's
-    /// field), so pane teammates can tell when the lead is gone.
+    /// field), so pane teammates and `fleet team list` can tell when the lead is gone, and
+    /// marks the lead active (a resumed session's lead was stopped).
     fn claim_lead(&self, team: &Team) {
         let pid = std::process::id();
         let claimed = self.store.update(&team.name, |config| {
@@ -206,9 +207,21 @@ impl Teams {
                 "leadProcess".into(),
                 serde_json::json!({"pid": pid, "claimedAt": clock::now_ms()}),
             );
+            if let Some(lead) = config.members.iter_mut().find(|m| m.name == LEAD_NAME) {
+                lead.status = MemberStatus::Active;
+            }
         });
         if let Err(err) = claimed {
             tracing::warn!(team = %team.name, "cannot record the lead's process: {err}");
+        }
+    }
+
+    /// Marks the lead stopped in the team file: the session that leads the team is ending
+    /// (however it ends: done, an error, an interrupt). Not for a pane teammate's session,
+    /// which does not lead the team it is in.
+    pub(crate) fn lead_ended(&self, team: &Team) {
+        if self.membership().is_none() {
+            team.set_status(LEAD_NAME, MemberStatus::Stopped);
         }
     }
 
@@ -236,6 +249,9 @@ pub struct Team {
     pub(crate) settings: TeamSettings,
     /// Set when a lead poller runs for this team.
     pub(crate) poller: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Team events sync code raised, waiting for their turn on the stream (see
+    /// [`Team::emit_sync`]).
+    outbox: Arc<Outbox>,
     /// The session's ledger: a member's life shows in the tree's figures.
     pub(crate) ledger: Arc<crate::ledger::Ledger>,
 }
@@ -263,6 +279,7 @@ impl Team {
             sink: teams.sink.clone(),
             settings: teams.settings.clone(),
             poller: Mutex::new(None),
+            outbox: Arc::default(),
             ledger: teams.ledger.clone(),
         })
     }
@@ -448,22 +465,53 @@ impl Team {
     }
 
     /// Emits a team event on the session's stream without waiting (called from sync code).
+    /// It is queued, and sent by a task after what was queued before it: the stream shows
+    /// team events in the order they happened (a teammate's `shutdown_approved` before its
+    /// `teammate_terminated`), which a task spawned per event would not promise.
     pub(crate) fn emit_sync(&self, event: TeamEvent) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            tracing::debug!("team event outside a runtime: {event:?}");
+            return;
+        };
+        lock(&self.outbox.queue).push_back(event);
+        let outbox = self.outbox.clone();
         let sink = self.sink.clone();
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn(async move { sink.emit(EventKind::Team(event)).await });
-            }
-            Err(_) => tracing::debug!("team event outside a runtime: {event:?}"),
-        }
+        handle.spawn(async move {
+            let _turn = outbox.sending.lock().await;
+            outbox.drain(&sink).await;
+        });
     }
 
+    /// Emits a team event on the session's stream, after every event queued before it.
     pub(crate) async fn emit(&self, event: TeamEvent) {
+        let _turn = self.outbox.sending.lock().await;
+        self.outbox.drain(&self.sink).await;
         self.sink.emit(EventKind::Team(event)).await;
     }
 
     pub fn now() -> String {
         clock::now_iso()
+    }
+}
+
+/// Team events on their way to the stream, oldest first. Whoever holds `sending` is the one
+/// sender: it sends what is queued before anything of its own.
+#[derive(Debug, Default)]
+struct Outbox {
+    queue: Mutex<std::collections::VecDeque<TeamEvent>>,
+    sending: tokio::sync::Mutex<()>,
+}
+
+impl Outbox {
+    /// Sends every queued event, in order (the caller holds `sending`).
+    async fn drain(&self, sink: &EventSink) {
+        loop {
+            let next = lock(&self.queue).pop_front();
+            match next {
+                Some(event) => sink.emit(EventKind::Team(event)).await,
+                None => return,
+            }
+        }
     }
 }
 

@@ -104,7 +104,11 @@ impl TeamPort for Teams {
     fn stop_all(&self) -> BoxFuture<'_, usize> {
         Box::pin(async move {
             match self.current() {
-                Some(team) => self.shutdown_team(&team).await,
+                Some(team) => {
+                    let stopped = self.shutdown_team(&team).await;
+                    self.lead_ended(&team);
+                    stopped
+                }
                 None => 0,
             }
         })

@@ -226,7 +226,8 @@ impl Teams {
     }
 
     /// Takes up the team a resumed session led: every member is known again, those that were
-    /// running are brought back (reading their unread mail), the others wait for a message.
+    /// running or have unread mail are brought back (reading that mail), the others wait for
+    /// a message.
     /// `lead_read` is the team mail the lead's transcript says it read, which is not
     /// delivered again.
     pub async fn restore_team(
@@ -298,6 +299,9 @@ impl Teams {
                 &mate.model,
             );
             let first = match member.status {
+                // Mail sent while it was stopped (`fleet team send`, a message queued before
+                // the lead ended) is what brings it back: it reads that mail first.
+                MemberStatus::Stopped if mate.has_mail() => None,
                 MemberStatus::Stopped => continue,
                 MemberStatus::Active => Some(Message::user_text(RESUMED_MID_TURN)),
                 MemberStatus::Idle => None,

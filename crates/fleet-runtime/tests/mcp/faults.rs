@@ -238,3 +238,74 @@ async fn odd_tool_names_are_offered_safely_or_left_out_saying_why() {
     let out = tool.call(json!({}), &ctx).await.unwrap();
     assert_eq!(out.content, "odd answered");
 }
+
+/// A stdio server that dies before `initialize`: its whole stderr is in an owner-only log, the
+/// reason is one line saying how it exited and what it said (its name not repeated inside), the
+/// status report names the log, and a reconnect writes to the same log.
+#[tokio::test]
+async fn a_failed_start_keeps_its_stderr_in_a_private_log_that_its_status_names() {
+    use fleet_runtime::mcp::config::McpConfig;
+    use fleet_runtime::mcp::{McpLogs, McpServers, McpSource, McpTransport};
+    use std::os::unix::fs::PermissionsExt as _;
+
+    let home = tempfile::tempdir().unwrap();
+    let logs = std::sync::Arc::new(McpLogs::open(home.path()).unwrap());
+    let server = fleet_runtime::mcp::McpServerConfig {
+        name: "db".into(),
+        transport: McpTransport::Stdio {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                "echo 'db: starting' >&2; echo 'Error: no DB_URL' >&2; \
+                 echo '  at main (db.js:3)' >&2; exit 3"
+                    .into(),
+            ],
+            env: Default::default(),
+            cwd: None,
+        },
+        source: McpSource::FlagInline(0),
+    };
+    let config = McpConfig {
+        servers: vec![server],
+        ..McpConfig::default()
+    };
+    let servers =
+        McpServers::start_logged(&config, crate::support::timeouts(), None, Some(logs)).await;
+    let entry = &servers.entries[0];
+    assert_eq!(
+        entry.error.as_deref(),
+        Some("it exited with status 3 before answering initialize; it said: Error: no DB_URL")
+    );
+    let log = entry.log.clone().expect("a log");
+    assert!(log.starts_with(home.path().join("logs/mcp")), "{log:?}");
+    let mode = std::fs::metadata(&log).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("db: starting\nError: no DB_URL\n  at main (db.js:3)\n"),
+        "{text}"
+    );
+
+    let failures = servers.failures();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(
+        failures[0].to_string(),
+        format!(
+            "MCP server \"db\" failed to start: it exited with status 3 before answering \
+             initialize; it said: Error: no DB_URL (its output: {})",
+            log.display()
+        )
+    );
+    let status = servers.status().await;
+    let error = status[0].error.clone().unwrap();
+    assert!(
+        error.ends_with(&format!("(its output: {})", log.display())),
+        "{error}"
+    );
+
+    let err = servers.reconnect("db").await.expect_err("it fails again");
+    let said = err.to_string();
+    assert_eq!(said.matches("MCP server").count(), 1, "{said}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.matches("--- fleet started sh").count(), 2, "{text}");
+}

@@ -174,7 +174,10 @@ async fn an_sdk_server_fails_clearly_without_a_bridge_or_with_a_name_the_sdk_doe
     let servers = McpServers::start(&config, timeouts()).await;
     assert_eq!(servers.entries[0].status, McpServerState::Failed);
     let error = servers.entries[0].error.clone().unwrap();
-    assert!(error.contains("SDK") && error.contains("calc"), "{error}");
+    assert!(error.contains("SDK"), "{error}");
+    // The entry names the server; its error does not say the name again.
+    assert_eq!(servers.entries[0].name, "calc");
+    assert!(!error.contains("MCP server"), "{error}");
 
     let bridge = ForwardingBridge::new("calc", &[]);
     let servers = start(vec![sdk_config("other")], &bridge).await;

@@ -29,7 +29,10 @@ pub fn sources(
 /// The agent definitions in effect; without the repository's trust, its agent files lose
 /// their hooks and wider permission modes.
 pub fn load(sources: &AgentSources, trusted: bool, report: &dyn Report) -> Result<AgentCatalog> {
-    let mut catalog = AgentCatalog::load(sources).map_err(|e| SessionError::step("--agents", e))?;
+    // Only `--agents` can fail the load (a bad agent file is a warning), and its errors name
+    // the flag themselves.
+    let mut catalog =
+        AgentCatalog::load(sources).map_err(|e| SessionError::Invalid(e.to_string()))?;
     warn(catalog.warnings(), report);
     if !trusted {
         catalog.strip_project_widening();

@@ -43,7 +43,14 @@ pub(super) fn compact(paths: &Paths, cursor: &Cursor) -> Result<Cursor> {
         lines: 0,
     };
     let new = paths.segment(next.segment);
-    let mut file = std::fs::File::create(&new).map_err(|e| MailboxError::io("create", &new, e))?;
+    let mut file = super::files::private(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )
+    .open(&new)
+    .map_err(|e| MailboxError::io("create", &new, e))?;
     if let Err(e) = file.write_all(&tail).and_then(|()| file.sync_all()) {
         // Nobody reads it yet (the cursor still names the old segment, which keeps every
         // line): removing the part written gives its space back to a disk that is full.

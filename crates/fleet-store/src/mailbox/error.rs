@@ -26,6 +26,11 @@ pub enum MailboxError {
     )]
     InvalidOwner { owner: String },
 
+    /// The inbox folder is not the user's own, or others can write to it: whoever can write
+    /// there can swap the files, so the inbox is not used.
+    #[error("the inbox folder {} is not safe to use: it {problem}", path.display())]
+    Unsafe { path: PathBuf, problem: String },
+
     /// An entry could not be turned into JSON.
     #[error("cannot encode a mail entry for {}: {source}", path.display())]
     Encode {

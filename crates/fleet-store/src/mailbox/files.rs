@@ -3,6 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -124,7 +125,8 @@ pub(super) fn write_cursor(paths: &Paths, cursor: &Cursor, durability: Durabilit
         path: paths.cursor.clone(),
         source,
     })?;
-    let mut file = File::create(&paths.cursor_tmp)
+    let mut file = private(OpenOptions::new().write(true).create(true).truncate(true))
+        .open(&paths.cursor_tmp)
         .map_err(|e| MailboxError::io("create", &paths.cursor_tmp, e))?;
     if let Err(e) = file.write_all(&text).and_then(|()| file.sync_all()) {
         // The old cursor stands; the half-written copy only takes room on a disk that is full.
@@ -147,15 +149,49 @@ pub(super) fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| MailboxError::io("sync folder", dir, e))
 }
 
+/// `options` for an inbox file: made owner-only (`0600`: team mail is nobody else's to read),
+/// never through a symbolic link (`O_NOFOLLOW`: a link planted at an inbox file's name fails
+/// to open instead of sending the write elsewhere).
+pub(super) fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+}
+
+/// Opens `path` for reading, never through a symbolic link.
+fn open_read(path: &Path) -> std::io::Result<File> {
+    private(OpenOptions::new().read(true)).open(path)
+}
+
+/// The inbox folder must be the user's own and writable by nobody else (whoever can write to
+/// it can replace the files in it).
+pub(super) fn check_dir(dir: &Path) -> Result<()> {
+    let meta = std::fs::metadata(dir).map_err(|e| MailboxError::io("inspect", dir, e))?;
+    let me = nix::unistd::geteuid().as_raw();
+    let problem = if meta.uid() != me {
+        format!("belongs to user {} (fleet runs as user {me})", meta.uid())
+    } else if meta.mode() & 0o022 != 0 {
+        format!("can be written by others (mode {:o})", meta.mode() & 0o777)
+    } else {
+        return Ok(());
+    };
+    Err(MailboxError::Unsafe {
+        path: dir.to_path_buf(),
+        problem,
+    })
+}
+
 /// Opens a segment for appending (creating it if needed).
 pub(super) fn open_segment_rw(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(|e| MailboxError::io("open", path, e))
+    private(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .open(path)
+    .map_err(|e| MailboxError::io("open", path, e))
 }
 
 /// Cuts a torn last line (bytes after the last `\n`), left by a writer killed in the middle of
@@ -194,7 +230,7 @@ pub(super) fn cut_torn_tail(file: &mut File, path: &Path, len: u64) -> Result<u6
 
 /// Reads a segment from `offset` to its end. A missing segment reads as empty (no mail yet).
 pub(super) fn read_from(path: &Path, offset: u64) -> Result<Vec<u8>> {
-    let mut file = match File::open(path) {
+    let mut file = match open_read(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(MailboxError::io("open", path, e)),
@@ -208,7 +244,7 @@ pub(super) fn read_from(path: &Path, offset: u64) -> Result<Vec<u8>> {
 
 /// Opens a segment for reading at `offset`; `None` when it does not exist yet (no mail).
 pub(super) fn open_at(path: &Path, offset: u64) -> Result<Option<BufReader<File>>> {
-    let mut file = match File::open(path) {
+    let mut file = match open_read(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(MailboxError::io("open", path, e)),

@@ -29,6 +29,9 @@
 //! - **Off the async threads.** Async code calls the `*_async` twins ([`Mailbox::append_async`],
 //!   [`Mailbox::unread_async`], [`Mailbox::ack_async`], …), which run the locked, fsynced call
 //!   on tokio's blocking pool; see `off_thread.rs`.
+//! - **The user's only.** Files are made `0600` and never opened through a symbolic link
+//!   (`O_NOFOLLOW`); a folder made here is `0700`, and an inbox whose folder belongs to another
+//!   user or that others can write to is refused ([`MailboxError::Unsafe`]).
 //! - **Waiting without a timer.** [`Mailbox::wait`] sleeps until an append here or in another
 //!   process (inotify) may have brought mail; see `wake.rs`.
 //!
@@ -166,20 +169,26 @@ impl Mailbox {
                 owner: owner.to_owned(),
             });
         }
-        std::fs::create_dir_all(dir).map_err(|e| MailboxError::io("create folder", dir, e))?;
+        // A folder made here is the user's only.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)
+            .map_err(|e| MailboxError::io("create folder", dir, e))?;
         // Canonical, so every open of this inbox in the process finds the same wake-up entry
         // and the watcher's file names map back to it.
         let dir = dir
             .canonicalize()
             .map_err(|e| MailboxError::io("resolve", dir, e))?;
+        files::check_dir(&dir)?;
         let paths = Paths::new(&dir, owner);
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&paths.lock)
-            .map_err(|e| MailboxError::io("open", &paths.lock, e))?;
+        let lock = files::private(
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .open(&paths.lock)
+        .map_err(|e| MailboxError::io("open", &paths.lock, e))?;
         let notify = wake::notifier(&dir, owner);
         Ok(Self {
             inner: Arc::new(Inner {

@@ -81,7 +81,9 @@ impl TeamStore {
         };
         let written = (|| {
             let inboxes = self.inboxes_dir(&name);
-            std::fs::create_dir_all(&inboxes)
+            private_dir()
+                .recursive(true)
+                .create(&inboxes)
                 .map_err(|e| StoreError::io("create folder", &inboxes, e))?;
             let _lock = ExclusiveLock::acquire(&dir.join(LOCK_FILE))?;
             self.write(&config)
@@ -194,7 +196,7 @@ impl TeamStore {
             .map_err(|e| StoreError::io("remove folder", &doomed, e).into())
     }
 
-    /// Claims `teams/<slug>` or the first free `teams/<slug>-N` by creating it.
+    /// Claims `teams/<slug>` or the first free `teams/<slug>-N` by creating it (`0700`).
     fn claim_name(&self, slug: &str) -> Result<String> {
         for n in 1..=MAX_NAME_ATTEMPTS {
             let name = if n == 1 {
@@ -203,7 +205,9 @@ impl TeamStore {
                 format!("{slug}-{n}")
             };
             let dir = self.dir(&name);
-            match std::fs::create_dir(&dir) {
+            // The team's folder is the user's only: its config names prompts and members, its
+            // inboxes hold the mail.
+            match private_dir().create(&dir) {
                 Ok(()) => return Ok(name),
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(StoreError::io("create folder", &dir, e).into()),
@@ -225,4 +229,11 @@ impl TeamStore {
         write_atomic(&path, &text)?;
         Ok(())
     }
+}
+
+/// A folder builder that makes owner-only (`0700`) folders.
+fn private_dir() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
 }

@@ -141,6 +141,20 @@ pub struct OpenAiOptions {
     /// chat templates of llama.cpp and of vLLM with some models do ("roles must alternate").
     #[serde(default)]
     pub reject_consecutive_user: bool,
+    /// Whether the model's chat template renders tools, published as llama-server does in
+    /// `GET /props` (`chat_template_caps.supports_tools`). `false` also makes the server leave
+    /// the tool definitions out of the prompt it counts (and of `POST /apply-template`), as
+    /// llama-server does with such a template. Unset: `/props` says nothing of it.
+    #[serde(default)]
+    pub supports_tools: Option<bool>,
+    /// How many times each of `GET /v1/models`, `GET /props`, `POST /apply-template` and
+    /// `POST /tokenize` first answers 503 "Loading model", as llama-server does while it
+    /// loads the model. Chat requests are answered throughout.
+    #[serde(default)]
+    pub loading_probes: u32,
+    /// Serve no `POST /apply-template` nor `POST /tokenize` (404), as an older llama-server.
+    #[serde(default)]
+    pub no_tokenizer: bool,
 }
 
 /// What an OpenAI-compatible server does when a request does not fit its context window;
@@ -317,6 +331,20 @@ impl Scenario {
     }
 
     /// An OpenAI-compatible server that names its model `model` whatever was asked.
+    /// A llama-server whose template does (not) render tools (see
+    /// [`OpenAiOptions::supports_tools`]).
+    pub fn supports_tools(mut self, supported: bool) -> Self {
+        self.openai.supports_tools = Some(supported);
+        self
+    }
+
+    /// A llama-server still loading for the first `probes` questions about itself (see
+    /// [`OpenAiOptions::loading_probes`]).
+    pub fn loading_probes(mut self, probes: u32) -> Self {
+        self.openai.loading_probes = probes;
+        self
+    }
+
     pub fn served_model(mut self, model: impl Into<String>) -> Self {
         self.openai.served_model = Some(model.into());
         self

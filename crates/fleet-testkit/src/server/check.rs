@@ -111,7 +111,7 @@ pub(super) fn check(
                 validate::roles_alternate(body)
                     .map_err(|e| ApiError::invalid_request(e.to_string()))?;
             }
-            let input = openai_input(body);
+            let input = openai_input(body, scenario.openai.supports_tools != Some(false));
             if let Some(window) = scenario.context_window.filter(|w| input.input_tokens > *w) {
                 return Err(ApiError::invalid_request(format!(
                     "This model's maximum context length is {window} tokens. However, your messages resulted in {} tokens. Please reduce the length of the messages.",
@@ -131,17 +131,28 @@ pub(super) fn check(
     }
 }
 
-/// OpenAI input tokens: the canonical bytes of tools and messages / 4 (no cache simulation).
-fn openai_input(body: &Value) -> InputUsage {
-    let bytes = ["tools", "messages"]
-        .iter()
-        .filter_map(|k| body.get(k))
-        .map(|v| v.to_string().len())
-        .sum();
+/// OpenAI input tokens: the canonical bytes of tools and messages / 4 (no cache simulation);
+/// without `tools` when the chat template cannot render them (llama-server drops them).
+fn openai_input(body: &Value, with_tools: bool) -> InputUsage {
     InputUsage {
-        input_tokens: cache::tokens_for_bytes(bytes).max(1),
+        input_tokens: cache::tokens_for_bytes(rendered_prompt(body, with_tools).len()).max(1),
         ..InputUsage::default()
     }
+}
+
+/// The prompt the fake "renders" for a chat request: the canonical JSON of its tools (when
+/// the template takes them) and messages, one after the other. `POST /apply-template` returns
+/// it, so that `POST /tokenize` of it counts what a chat request is charged.
+pub(crate) fn rendered_prompt(body: &Value, with_tools: bool) -> String {
+    let keys: &[&str] = if with_tools {
+        &["tools", "messages"]
+    } else {
+        &["messages"]
+    };
+    keys.iter()
+        .filter_map(|k| body.get(*k))
+        .map(Value::to_string)
+        .collect()
 }
 
 fn openai_include_usage(body: &Value) -> bool {

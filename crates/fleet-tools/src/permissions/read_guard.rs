@@ -16,7 +16,7 @@ use super::rule::Rule;
 use crate::workspace;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Credential stores, relative to the home folder, that no tool reads unless `allowRead`
 /// lifts one: SSH and GPG keys, cloud and cluster credentials, registry and forge tokens,
@@ -67,8 +67,32 @@ pub fn default_credential_stores(home: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The deny-read paths of one agent.
-#[derive(Debug, Clone, Default)]
+///
+/// A guard made with [`ReadGuard::deferred`] is worked out on its first use: resolving each
+/// credential store costs a `stat` per path component, and most agents of a large fan-out
+/// never read a file. Until then it holds only what it is worked out from.
+#[derive(Clone, Default)]
 pub struct ReadGuard {
+    resolved: OnceLock<Resolved>,
+    /// How to work it out; called again if a call panicked, so a guard never ends up empty
+    /// (denying nothing) by accident.
+    make: Option<Arc<MakeGuard>>,
+}
+
+type MakeGuard = dyn Fn() -> ReadGuard + Send + Sync;
+
+impl fmt::Debug for ReadGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.resolved.get() {
+            Some(resolved) => resolved.fmt(f),
+            None => f.write_str("ReadGuard(not yet worked out)"),
+        }
+    }
+}
+
+/// A guard's paths, worked out.
+#[derive(Debug, Clone, Default)]
+struct Resolved {
     rules: Vec<DenyRule>,
     stores: Vec<Store>,
     /// The home folder whose dot-entries walks leave out; `None` without a home folder.
@@ -110,6 +134,15 @@ pub enum ReadDenial {
     Rule(Arc<Rule>),
     /// It lies in a credential store.
     CredentialStore(PathBuf),
+}
+
+impl From<Resolved> for ReadGuard {
+    fn from(resolved: Resolved) -> Self {
+        Self {
+            resolved: OnceLock::from(resolved),
+            make: None,
+        }
+    }
 }
 
 impl ReadDenial {
@@ -195,19 +228,41 @@ impl ReadGuard {
                 .map(Path::to_path_buf)
                 .collect(),
         });
-        Self {
+        Self::from(Resolved {
             rules,
             stores,
             private_home,
+        })
+    }
+
+    /// A guard worked out by `make` when it is first asked something (see [`ReadGuard`]).
+    pub fn deferred(make: impl Fn() -> ReadGuard + Send + Sync + 'static) -> Self {
+        Self {
+            resolved: OnceLock::new(),
+            make: Some(Arc::new(make)),
         }
+    }
+
+    fn paths(&self) -> &Resolved {
+        self.resolved.get_or_init(|| match &self.make {
+            Some(make) => make().into_resolved(),
+            None => Resolved::default(),
+        })
+    }
+
+    fn into_resolved(mut self) -> Resolved {
+        self.paths();
+        self.resolved.take().unwrap_or_default()
     }
 
     /// Keeps the home folder's dot-entries at or inside `paths` (resolved; `allowRead`) in
     /// walks.
     pub fn open_private(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
-        if let Some(private) = self.private_home.as_mut() {
+        let mut resolved = std::mem::take(self).into_resolved();
+        if let Some(private) = resolved.private_home.as_mut() {
             private.open.extend(paths);
         }
+        *self = Self::from(resolved);
     }
 
     /// [`ReadGuard::new`] with the default credential stores of the permissions' home folder.
@@ -218,12 +273,13 @@ impl ReadGuard {
 
     /// Whether nothing at all is denied, so a walk may skip asking.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty() && self.stores.is_empty() && self.private_home.is_none()
+        let paths = self.paths();
+        paths.rules.is_empty() && paths.stores.is_empty() && paths.private_home.is_none()
     }
 
     /// The credential stores this guard keeps tools out of, as given.
     pub fn credential_stores(&self) -> impl Iterator<Item = &Path> {
-        self.stores.iter().map(|s| s.spelled.as_path())
+        self.paths().stores.iter().map(|s| s.spelled.as_path())
     }
 
     /// Whether `path` may not be read.
@@ -242,14 +298,16 @@ impl ReadGuard {
     /// file system: what a walk that does not follow symlinks needs for each entry.
     pub fn denial_of(&self, resolved: &Path, spelled: &Path, is_dir: bool) -> Option<ReadDenial> {
         let forms = [resolved, spelled];
-        if let Some(store) = self.stores.iter().find(|store| {
+        let paths = self.paths();
+        if let Some(store) = paths.stores.iter().find(|store| {
             forms
                 .iter()
                 .any(|p| p.starts_with(&store.resolved) || p.starts_with(&store.spelled))
         }) {
             return Some(ReadDenial::CredentialStore(store.spelled.clone()));
         }
-        self.rules
+        paths
+            .rules
             .iter()
             .find(|deny| match &deny.pattern {
                 None => true,
@@ -270,7 +328,8 @@ impl ReadGuard {
         let resolved = workspace::resolve(root, Path::new("/"));
         let roots = dedup([resolved.clone(), spelled.clone()]);
         let near = |p: &Path| roots.iter().any(|r| p.starts_with(r) || r.starts_with(p));
-        let stores = self
+        let paths = self.paths();
+        let stores = paths
             .stores
             .iter()
             .flat_map(|s| dedup([s.resolved.clone(), s.spelled.clone()]))
@@ -278,7 +337,7 @@ impl ReadGuard {
             .collect();
         let mut everything = self.denial(root).is_some();
         let mut rules = Vec::new();
-        for deny in &self.rules {
+        for deny in &paths.rules {
             match &deny.pattern {
                 None => everything = true,
                 Some(pattern) => {
@@ -292,7 +351,7 @@ impl ReadGuard {
         }
         // Only a walk that enters the home folder meets its dot-entries: one rooted inside a
         // dot-entry was asked about as a whole by the permission check.
-        let (private_homes, open) = match &self.private_home {
+        let (private_homes, open) = match &paths.private_home {
             Some(private)
                 if private
                     .homes
@@ -477,5 +536,28 @@ mod tests {
         assert!(!walk.skips(&cwd.join("a/public/x"), false));
         let nothing = Arc::new(ReadGuard::none());
         assert!(!nothing.below(&cwd).skips(&cwd.join(".env"), false));
+    }
+
+    #[test]
+    fn a_deferred_guard_is_worked_out_on_first_use_and_denies_the_same() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let (cwd, home) = (root.join("p"), root.join("h"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (counted, c, h) = (calls.clone(), cwd.clone(), home.clone());
+        let mut lazy = ReadGuard::deferred(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            guard(&["Read(./.env)"], &c, &h)
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing resolved at build");
+        assert!(lazy.denies(&cwd.join(".env")));
+        assert!(lazy.denies(&home.join(".ssh/id_rsa")));
+        assert!(!lazy.denies(&cwd.join("main.rs")));
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "worked out once");
+        lazy.open_private([home.join(".config/tool")]);
+        assert!(lazy.denies(&home.join(".aws/credentials")), "still a guard");
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 }

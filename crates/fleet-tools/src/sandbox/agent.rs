@@ -122,11 +122,17 @@ impl AgentSandbox {
         let Some(permissions) = &self.permissions else {
             return ReadGuard::none();
         };
-        let home = permissions.home.clone().or_else(home);
-        let stores = paths::credential_stores(&self.config, cwd, home.as_deref());
-        let mut guard = ReadGuard::new(permissions, cwd, &stores);
-        guard.open_private(paths::lifted_reads(&self.config, cwd, home.as_deref()));
-        guard
+        // Worked out on first use: most children of a fan-out never read a file.
+        let permissions = permissions.clone();
+        let config = self.config.clone();
+        let cwd = cwd.to_path_buf();
+        ReadGuard::deferred(move || {
+            let home = permissions.home.clone().or_else(home);
+            let stores = paths::credential_stores(&config, &cwd, home.as_deref());
+            let mut guard = ReadGuard::new(&permissions, &cwd, &stores);
+            guard.open_private(paths::lifted_reads(&config, &cwd, home.as_deref()));
+            guard
+        })
     }
 
     /// The kind an agent gets from its permission mode: read-only in plan mode, else `other`.

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod edit;
+mod propose;
 mod read;
 mod write;
 

@@ -53,7 +53,12 @@ impl App {
             match confirm.handle_key(key) {
                 Some('s') => self.quit_now(true),
                 Some('w') => self.quit_now(false),
-                Some(_) => self.overlay = None,
+                Some(_) => {
+                    // Cancelled: the double-press hint that led here is stale now.
+                    self.overlay = None;
+                    self.ctrl_c_at = None;
+                    self.clear_hint();
+                }
                 None => {}
             }
             return;

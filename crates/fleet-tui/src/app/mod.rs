@@ -44,8 +44,11 @@ pub struct UiOptions {
 /// How the UI ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UiExit {
-    /// `/exit`, Ctrl+C twice, Ctrl+D on an empty input, SIGTERM.
+    /// `/exit`, Ctrl+C twice, Ctrl+D on an empty input.
     Quit { stop_background: bool },
+    /// SIGTERM, SIGHUP or SIGINT (its number) ended the UI; background tasks are stopped,
+    /// and the process should exit `128 + number`, as a shell reports a killed program.
+    Signal(i32),
     /// The driver closed the event channel (the session ended by itself).
     SessionEnded,
 }
@@ -69,9 +72,10 @@ pub async fn run(
     let mut app = App::new(options, commands);
     let mut last_frame = Instant::now() - FRAME;
     let mut dirty = true;
+    let mut signalled = None;
     let exit = loop {
         if let Some(exit) = app.take_exit() {
-            break exit;
+            break signalled.map_or(exit, UiExit::Signal);
         }
         if dirty && last_frame.elapsed() >= FRAME {
             guard.draw(|frame| app.draw(frame))?;
@@ -114,17 +118,31 @@ pub async fn run(
                 }
             }
             _ = tokio::time::sleep_until(deadline) => dirty = true,
-            _ = signals.next() => {
+            number = signals.next() => {
+                signalled = Some(number);
                 app.quit_now(true);
             }
         }
     };
     drop(guard);
+    // A hang-up took the terminal away: there is nowhere to print.
+    if exit != UiExit::Signal(SIGHUP) {
+        let width = crossterm::terminal::size().map_or(80, |(w, _)| w);
+        let lines = app.scrollback(width);
+        // The terminal may be gone; the transcript on disk has the conversation either way.
+        let _ = crate::scrollback::print(&lines, &mut std::io::stdout().lock());
+    }
     Ok(exit)
 }
 
+/// Signal numbers (the same on every Unix fleet runs on).
+const SIGHUP: i32 = 1;
+const SIGINT: i32 = 2;
+const SIGTERM: i32 = 15;
+
 /// SIGTERM, SIGHUP and SIGINT end the UI like a quit that stops background tasks: the
-/// terminal is restored by the normal way out, not by a dying process.
+/// terminal is restored by the normal way out, not by a dying process, and the exit says
+/// which signal it was.
 struct Signals {
     term: tokio::signal::unix::Signal,
     hup: tokio::signal::unix::Signal,
@@ -141,11 +159,12 @@ impl Signals {
         })
     }
 
-    async fn next(&mut self) {
+    /// The next signal's number.
+    async fn next(&mut self) -> i32 {
         tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.hup.recv() => {}
-            _ = self.int.recv() => {}
+            _ = self.term.recv() => SIGTERM,
+            _ = self.hup.recv() => SIGHUP,
+            _ = self.int.recv() => SIGINT,
         }
     }
 }

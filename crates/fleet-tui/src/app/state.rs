@@ -57,6 +57,9 @@ pub struct App {
     pub(super) identity: Option<TeammateIdentity>,
     /// The Ultraplan session's pill, while there is one.
     pub(super) ultraplan: Option<crate::panes::ultraplan::UltraplanPill>,
+    /// The folder and home, for the header the transcript opens with.
+    cwd: std::path::PathBuf,
+    home: Option<std::path::PathBuf>,
     exit: Option<UiExit>,
     sender: mpsc::UnboundedSender<UiCommand>,
 }
@@ -95,10 +98,13 @@ impl App {
             transcript_rows: 20,
             identity: None,
             ultraplan: None,
+            cwd: options.cwd,
+            home: options.home,
             exit: None,
             sender,
         };
         app.apply_status(&options.status);
+        app.push_header();
         if let Some(prompt) = options.initial_prompt.filter(|p| !p.trim().is_empty()) {
             app.submit(prompt);
         }
@@ -112,6 +118,11 @@ impl App {
 
     pub fn exit_pending(&self) -> bool {
         self.exit.is_some()
+    }
+
+    /// The conversation to leave in the terminal's scrollback once the UI is gone.
+    pub fn scrollback(&mut self, width: u16) -> Vec<ratatui::text::Line<'static>> {
+        self.transcript.scrollback(width, &self.theme)
     }
 
     /// Who this session is, when it is a pane teammate.
@@ -143,7 +154,8 @@ impl App {
             UiEvent::PermissionWithdrawn { id } => self.prompts.retain(|p| p.ask.id != id),
             UiEvent::History(messages) => {
                 self.transcript.clear();
-                self.transcript.load_history(&messages);
+                self.push_header();
+                self.transcript.append_history(&messages);
             }
             UiEvent::Notice { level, text } => self.transcript.push_notice(level, &text),
             UiEvent::ShellDone {
@@ -161,6 +173,7 @@ impl App {
             }
             UiEvent::Cleared => {
                 self.transcript.clear();
+                self.push_header();
                 self.tree = None;
                 self.status.cost_usd = 0.0;
                 self.status.usage_unreported = false;
@@ -210,6 +223,18 @@ impl App {
         self.status.running_agents = self.board.running();
     }
 
+    /// The header the transcript opens with: folder, model, permission mode, `/help`.
+    fn push_header(&mut self) {
+        let lines = crate::panes::welcome::lines(
+            &self.cwd,
+            self.home.as_deref(),
+            &self.status.model,
+            self.status.permission_mode,
+            &self.theme,
+        );
+        self.transcript.push_lines(lines);
+    }
+
     fn apply_status(&mut self, update: &StatusUpdate) {
         if let Some(model) = &update.model {
             self.status.model = model.clone();
@@ -244,6 +269,11 @@ impl App {
     pub(super) fn set_hint(&mut self, hint: impl Into<String>) {
         self.status.hint = Some(hint.into());
         self.hint_until = Some(Instant::now() + std::time::Duration::from_secs(3));
+    }
+
+    pub(super) fn clear_hint(&mut self) {
+        self.status.hint = None;
+        self.hint_until = None;
     }
 
     /// Drops a hint whose time is up.

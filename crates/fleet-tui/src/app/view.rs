@@ -90,7 +90,7 @@ impl App {
             return match overlay {
                 Overlay::QuitConfirm(confirm) => confirm.height(width),
                 Overlay::Picker(_, picker) => picker.height(12),
-                Overlay::Tasks { .. } => 12,
+                Overlay::Tasks { panel, .. } => panel.height(&self.board, width, 12),
                 Overlay::AgentForm(form) => form.height(width),
             };
         }

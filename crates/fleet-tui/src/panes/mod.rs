@@ -11,6 +11,7 @@
 //! - `help`, `cost`: lines for `/help` and `/cost`.
 //! - `teammate`: the header row of a pane teammate (who it is, in which team).
 //! - `ultraplan`: the Ultraplan pill at the left of the footer row.
+//! - `welcome`: the header a session opens with (folder, model, mode, help).
 
 pub mod agent_form;
 pub mod confirm;
@@ -27,3 +28,4 @@ pub mod tasks;
 pub mod teammate;
 mod text;
 pub mod ultraplan;
+pub mod welcome;

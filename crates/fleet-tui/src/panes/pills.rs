@@ -48,7 +48,8 @@ impl Pill {
                 "◇ ",
                 Role::Accent,
                 match task.turns {
-                    0 => " · starting".to_string(),
+                    // No reply yet: the model has the task's prompt and has not answered.
+                    0 => " · waiting for model".to_string(),
                     1 => " · 1 turn".to_string(),
                     n => format!(" · {n} turns"),
                 },

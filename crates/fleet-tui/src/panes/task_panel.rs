@@ -106,6 +106,16 @@ impl TaskPanel {
         }
     }
 
+    /// Rows the panel needs: its frame, one row a task (one for "No tasks yet."), and the
+    /// keys under them, at most `max`. No empty rows are reserved: they would only hide
+    /// the transcript, or the task's transcript being viewed above the panel.
+    pub fn height(&self, board: &TaskBoard, width: u16, max: u16) -> u16 {
+        let inner = usize::from(width.saturating_sub(2));
+        let footer = self.footer_lines(board, inner, &Theme::default()).len();
+        let rows = 2 + board.tasks().len().max(1) + footer;
+        u16::try_from(rows).unwrap_or(u16::MAX).min(max)
+    }
+
     pub fn render(&self, area: Rect, buf: &mut Buffer, board: &TaskBoard, theme: &Theme) {
         if area.width < 2 || area.height < 2 {
             return;

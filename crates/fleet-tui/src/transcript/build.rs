@@ -39,9 +39,14 @@ impl Transcript {
                     *self.main_cost.get_or_insert(0.0) += cost;
                 }
                 if result.is_error() {
-                    let why = first_line(&result.result);
-                    let text = format!("{}: {why}", result.subtype.as_str());
-                    self.push(&owner, CellKind::Error(text));
+                    let cell = match ended_by(result) {
+                        Ending::Interrupted => CellKind::Notice {
+                            level: crate::port::NoticeLevel::Info,
+                            text: "Interrupted.".into(),
+                        },
+                        Ending::Failed(text) => CellKind::Error(text),
+                    };
+                    self.push(&owner, cell);
                 }
             }
             EventKind::TaskStarted(task) => {
@@ -347,5 +352,28 @@ impl Transcript {
             call.result = Some(done);
         }
         self.touch(&loc.owner, loc.index);
+    }
+}
+
+/// How a run that ended with an error is told to a person.
+enum Ending {
+    /// Esc, Ctrl+C or a stop: the person did it, so it is no failure.
+    Interrupted,
+    /// What went wrong, in one line.
+    Failed(String),
+}
+
+/// The runtime's result text for a cancelled run (`Interrupted: the run was cancelled.`)
+/// starts with this.
+const INTERRUPTED: &str = "Interrupted";
+
+fn ended_by(result: &fleet_protocol::RunResult) -> Ending {
+    use fleet_protocol::ResultSubtype;
+    let why = first_line(&result.result);
+    match result.subtype {
+        ResultSubtype::ErrorDuringExecution if why.starts_with(INTERRUPTED) => Ending::Interrupted,
+        // The text says what happened; the subtype's name adds nothing a person reads.
+        ResultSubtype::ErrorDuringExecution => Ending::Failed(why),
+        _ => Ending::Failed(format!("{}: {why}", result.subtype.as_str())),
     }
 }

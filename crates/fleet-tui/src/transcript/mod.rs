@@ -102,6 +102,11 @@ impl Transcript {
         self.replay(messages);
     }
 
+    /// A resumed conversation after what is shown already (the session's header).
+    pub fn append_history(&mut self, messages: &[Message]) {
+        self.replay(messages);
+    }
+
     pub fn push_notice(&mut self, level: NoticeLevel, text: &str) {
         self.push(
             &Owner::Main,
@@ -260,6 +265,35 @@ impl Transcript {
                 usage_unreported: g.counters.nothing_reported(),
             }
         }));
+        out
+    }
+
+    /// The conversation as it is left in the terminal's scrollback at exit, at `width`:
+    /// every cell folded, thinking left out, a tool call cut to its line and the first line
+    /// of its result (or its group's header), a blank line between cells.
+    pub fn scrollback(&mut self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let key = RenderKey {
+            width: width.max(1),
+            expanded: false,
+            palette: theme.palette,
+        };
+        let mut out: Vec<Line<'static>> = Vec::new();
+        for cell in &self.cells {
+            let mut lines = match &cell.kind {
+                CellKind::Thinking { .. } => continue,
+                kind => draw::draw(kind, &mut self.groups, key, theme),
+            };
+            if matches!(cell.kind, CellKind::Tool(_)) {
+                lines.truncate(2);
+            }
+            if lines.is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(Line::default());
+            }
+            out.extend(lines);
+        }
         out
     }
 

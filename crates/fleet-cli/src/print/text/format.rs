@@ -5,8 +5,9 @@ use crate::visible::visible;
 use fleet_protocol::{ModelUsage, ToolResultEvent, TreeReport};
 use serde_json::Value;
 
-/// Input fields that best say what a call is about, in order of preference.
-const SUMMARY_FIELDS: [&str; 8] = [
+/// Input fields that best say what a call is about, in order of preference (`to`: whom a
+/// SendMessage writes to).
+const SUMMARY_FIELDS: [&str; 9] = [
     "file_path",
     "path",
     "command",
@@ -15,6 +16,7 @@ const SUMMARY_FIELDS: [&str; 8] = [
     "query",
     "description",
     "prompt",
+    "to",
 ];
 pub(super) const SUMMARY_CHARS: usize = 80;
 pub(super) const ERROR_CHARS: usize = 200;
@@ -42,6 +44,9 @@ pub(super) fn outcome(result: &ToolResultEvent) -> String {
     if result.is_error {
         return format!("error: {}", first_line(&result.content, ERROR_CHARS));
     }
+    if let Some(said) = message_of(result) {
+        return first_line(&said, SUMMARY_CHARS);
+    }
     let lines: Vec<&str> = result
         .content
         .lines()
@@ -61,6 +66,17 @@ pub(super) fn outcome(result: &ToolResultEvent) -> String {
     shown.join("\n    ")
 }
 
+/// What a SendMessage call did, in its own words: its result is JSON for the model
+/// (`{"success":true,"message":"Message sent to alpha's inbox",…}`), of which a person wants
+/// the `message`.
+fn message_of(result: &ToolResultEvent) -> Option<String> {
+    if result.tool_name != "SendMessage" {
+        return None;
+    }
+    let value: Value = serde_json::from_str(&result.content).ok()?;
+    value.get("message")?.as_str().map(str::to_owned)
+}
+
 /// The first non-empty line, control characters made visible, cut to `max` characters.
 pub(super) fn first_line(text: &str, max: usize) -> String {
     let line = text
@@ -78,8 +94,12 @@ pub(super) fn first_line(text: &str, max: usize) -> String {
     cut
 }
 
-/// The start of an agent or task id, the way people quote git hashes.
+/// The start of an agent or task id, the way people quote git hashes. A teammate's id,
+/// `name@team`, is a name people chose: it is shown whole.
 pub(super) fn short_id(id: &str) -> &str {
+    if id.contains('@') {
+        return id;
+    }
     match id.char_indices().nth(SHORT_ID_CHARS) {
         Some((end, _)) => &id[..end],
         None => id,

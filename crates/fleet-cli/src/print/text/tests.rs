@@ -506,3 +506,40 @@ fn team_mail_with_escape_sequences_is_shown_not_obeyed() {
         "one line per message: {verbose:?}"
     );
 }
+
+#[test]
+fn a_teammates_id_is_shown_whole_and_other_ids_are_cut() {
+    assert_eq!(short_id("bob@party"), "bob@party");
+    assert_eq!(
+        short_id("researcher-long-name@team"),
+        "researcher-long-name@team"
+    );
+    assert_eq!(short_id("a1b2c3d4e5f6"), "a1b2c3d");
+}
+
+#[test]
+fn a_sendmessage_result_reads_as_its_message_not_as_json() {
+    let sent = json!({"success": true, "message": "Message sent to bob's inbox", "msg_id": "m1"});
+    let events = [
+        main_event(started()),
+        main_event(tool_result(
+            "toolu_s",
+            "SendMessage",
+            &sent.to_string(),
+            None,
+        )),
+    ];
+    let text = run(&events, true);
+    assert!(text.contains("  ⎿ Message sent to bob's inbox\n"), "{text}");
+    assert!(!text.contains("success"), "{text}");
+    // Another tool's JSON output is shown as it is.
+    let events = [
+        main_event(started()),
+        main_event(tool_result("toolu_r", "Read", &sent.to_string(), None)),
+    ];
+    assert!(run(&events, true).contains("\"success\""));
+    assert_eq!(
+        call_summary("SendMessage", &json!({"to": "bob", "message": "hi"})),
+        "SendMessage(bob)"
+    );
+}

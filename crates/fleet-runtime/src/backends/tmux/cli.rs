@@ -107,6 +107,15 @@ impl Tmux {
         Ok(out.lines().map(str::to_string).collect())
     }
 
+    /// A width in columns about `target`: `#{window_width}` or `#{pane_width}`.
+    pub(super) fn width(&self, target: &str, format: &str) -> Result<u16, BackendError> {
+        let out = self.run(Args::new().words(["display-message", "-p", "-t", target, format]))?;
+        out.trim().parse().map_err(|_| BackendError::Unexpected {
+            command: format!("tmux display-message {format}"),
+            output: out.clone(),
+        })
+    }
+
     /// Whether a session named exactly `name` exists.
     pub(super) fn has_session(&self, name: &str) -> bool {
         self.run(

@@ -10,6 +10,7 @@
 //!   request. Calls fail, saying it is disabled; nothing restarts it on its own.
 //! - **Enable:** started again; its listing comes back to the agents the same way.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -51,16 +52,19 @@ impl Drop for Starting<'_> {
 impl McpConnection {
     /// A server that could not start: failed with `reason`, no tools, and no automatic
     /// restart (a call would only fail the same way). [`Self::reconnect`] can still bring it.
+    /// A stdio server's `log` is where its start wrote, and where the next start writes.
     pub fn failed(
         config: &McpServerConfig,
         timeouts: McpTimeouts,
         bridge: Option<Arc<dyn SdkMcpBridge>>,
+        log: Option<PathBuf>,
         reason: String,
     ) -> Self {
         Self::new(
             config,
             timeouts,
             bridge,
+            log,
             McpStatus::Failed {
                 reason,
                 restart_left: false,
@@ -94,7 +98,7 @@ impl McpConnection {
             }
             Err(err) => {
                 inner.status = McpStatus::Failed {
-                    reason: format!("{what}: {err}"),
+                    reason: format!("{what}: {}", err.reason()),
                     restart_left: false,
                 };
                 inner.restarted = true;

@@ -10,6 +10,7 @@ mod listing;
 
 pub use control::McpServerSnapshot;
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::client::{
-    open_session, FleetClientHandler, McpError, McpTimeouts, ServerSignals, Session,
+    open_session, with_last_line, FleetClientHandler, McpError, McpTimeouts, ServerSignals, Session,
 };
 use super::config::McpServerConfig;
 use super::output::{map_call_result, max_output_tokens_from_env};
@@ -89,6 +90,8 @@ pub struct McpConnection {
     /// Held while a `list_changed` is being acted on, so agents asking at once list the
     /// tools once and all see the new list.
     syncing: Mutex<()>,
+    /// Where a stdio server's stderr goes, every start of it (see [`super::logs`]).
+    log: Option<PathBuf>,
     inner: Mutex<Inner>,
 }
 
@@ -107,7 +110,18 @@ impl McpConnection {
         timeouts: McpTimeouts,
         bridge: Option<Arc<dyn SdkMcpBridge>>,
     ) -> Result<Self, McpError> {
-        let connection = Self::new(config, timeouts, bridge, McpStatus::Connected);
+        Self::connect_logged(config, timeouts, bridge, None).await
+    }
+
+    /// [`Self::connect_with`], a stdio server's stderr going to `log` (kept only in memory
+    /// without one).
+    pub async fn connect_logged(
+        config: &McpServerConfig,
+        timeouts: McpTimeouts,
+        bridge: Option<Arc<dyn SdkMcpBridge>>,
+        log: Option<PathBuf>,
+    ) -> Result<Self, McpError> {
+        let connection = Self::new(config, timeouts, bridge, log, McpStatus::Connected);
         {
             let mut inner = connection.inner.lock().await;
             connection.start_into(&mut inner).await?;
@@ -120,11 +134,13 @@ impl McpConnection {
         config: &McpServerConfig,
         timeouts: McpTimeouts,
         bridge: Option<Arc<dyn SdkMcpBridge>>,
+        log: Option<PathBuf>,
         status: McpStatus,
     ) -> Self {
         Self {
             config: config.clone(),
             bridge,
+            log,
             connecting: AtomicBool::new(false),
             timeouts,
             max_output_tokens: max_output_tokens_from_env(),
@@ -151,6 +167,7 @@ impl McpConnection {
             self.timeouts,
             &self.signals,
             self.bridge.as_ref(),
+            self.log.as_deref(),
             inner,
         )
         .await
@@ -168,6 +185,12 @@ impl McpConnection {
 
     pub fn config(&self) -> &McpServerConfig {
         &self.config
+    }
+
+    /// The file a stdio server's stderr goes to, when it has one and it has been written
+    /// (a server whose command could not be run has none).
+    pub fn log(&self) -> Option<&Path> {
+        self.log.as_deref().filter(|path| path.exists())
     }
 
     pub async fn status(&self) -> McpStatus {
@@ -356,7 +379,7 @@ impl McpConnection {
             },
             Err(e) => {
                 inner.status = McpStatus::Failed {
-                    reason: format!("restart failed: {e}"),
+                    reason: format!("restart failed: {}", e.reason()),
                     restart_left: false,
                 };
                 Err(e)
@@ -402,12 +425,13 @@ async fn start(
     timeouts: McpTimeouts,
     signals: &Arc<ServerSignals>,
     bridge: Option<&Arc<dyn SdkMcpBridge>>,
+    log: Option<&Path>,
     inner: &mut Inner,
 ) -> Result<(), McpError> {
     let handler = FleetClientHandler {
         signals: signals.clone(),
     };
-    let session = open_session(config, timeouts, handler, bridge).await?;
+    let session = open_session(config, timeouts, handler, bridge, log).await?;
     let peer = session.service.peer().clone();
     let listed = tokio::time::timeout(timeouts.connect, list_tools(&config.name, &peer)).await;
     let (tools, skipped) = match listed {
@@ -461,10 +485,11 @@ async fn stop(mut session: Session) {
     }
 }
 
+/// `reason`, with the last line a stdio server wrote to stderr (all of it is in its log).
 fn exit_reason(session: &Session, reason: &str) -> String {
-    match session.process.as_ref().map(|p| p.stderr().text()) {
-        Some(stderr) if !stderr.is_empty() => format!("{reason}; its stderr ends with: {stderr}"),
-        _ => reason.to_string(),
+    match session.process.as_ref() {
+        Some(process) => with_last_line(reason.to_string(), process.stderr()),
+        None => reason.to_string(),
     }
 }
 

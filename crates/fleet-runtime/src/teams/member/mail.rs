@@ -3,7 +3,8 @@
 
 use super::{lock, Membership, MAIL_BATCH};
 use crate::teams::handed::Handed;
-use crate::teams::signing::Verdict;
+use crate::teams::receipts::{self, Receipt};
+use crate::teams::signing::{Verdict, USER_SENDER};
 use fleet_protocol::team::frames::Frame;
 use fleet_protocol::team::render;
 use fleet_protocol::{MailEntry, Message, TeamEvent};
@@ -65,18 +66,37 @@ impl Membership {
     /// lead's, though it says so) or handled here (an answer to a permission question).
     async fn screen(&self, entry: MailEntry) -> Option<MailEntry> {
         let verdict = self.verifier.check(&entry);
-        let refusal = match verdict {
-            Verdict::Unsigned => Some("it is not signed"),
-            Verdict::BadSignature => Some("its signature does not match the lead's key"),
+        // The user speaks through the lead (the lead's key) or from a terminal with
+        // `fleet team send` (the user's own key).
+        let by_user = entry.from == USER_SENDER && !verdict.trusted();
+        let verdict = match (&self.user_verifier, by_user) {
+            (Ok(user), true) => user.check(&entry),
+            _ => verdict,
+        };
+        let refusal: Option<String> = match verdict {
+            Verdict::Unsigned => Some("it is not signed".into()),
+            Verdict::BadSignature if by_user => match &self.user_verifier {
+                Ok(_) => Some(
+                    "its signature matches neither the lead's key nor the user's team-mail key \
+                     (as it was when this teammate started)"
+                        .into(),
+                ),
+                Err(why) => Some(format!(
+                    "its signature does not match the lead's key, and the user's key cannot \
+                     be used here: {why}"
+                )),
+            },
+            Verdict::BadSignature => Some("its signature does not match the lead's key".into()),
             // Only the lead speaks as the lead, whatever the spelling, and only the lead
             // sends what changes a teammate's life or permissions.
-            Verdict::Peer if looks_like_lead(&entry.from) => Some("it is not signed"),
+            Verdict::Peer if looks_like_lead(&entry.from) => Some("it is not signed".into()),
             Verdict::Peer if lead_only(&entry.text) => {
-                Some("only the lead sends that, and the lead signs what it sends")
+                Some("only the lead sends that, and the lead signs what it sends".into())
             }
             _ => None,
         };
         if let Some(why) = refusal {
+            self.receipt(&entry, Some(why.clone()));
             tracing::warn!(
                 from = %entry.from, msg_id = %entry.msg_id,
                 "refused a message that claims to come from {}: {why}", entry.from
@@ -95,6 +115,9 @@ impl Membership {
                 .await;
             return None;
         }
+        if entry.from == USER_SENDER {
+            self.receipt(&entry, None);
+        }
         match Frame::parse(&entry.text) {
             Some(Frame::PermissionResponse(answer)) => {
                 match lock(&self.asked).remove(&answer.request_id) {
@@ -110,6 +133,27 @@ impl Membership {
                 Some(entry)
             }
             _ => Some(entry),
+        }
+    }
+}
+
+impl Membership {
+    /// Tells whoever sent `entry` from outside (`fleet team send`) that it was taken, or
+    /// refused and why. A receipt that cannot be written only costs the sender its answer.
+    fn receipt(&self, entry: &MailEntry, refused: Option<String>) {
+        let receipt = Receipt {
+            msg_id: entry.msg_id.clone(),
+            to: self.identity.name.clone(),
+            accepted: refused.is_none(),
+            reason: refused,
+        };
+        let team_dir = self.team.store.dir(&self.team.name);
+        let written = crate::teams::roster::off_worker(|| receipts::write(&team_dir, &receipt));
+        match written {
+            Ok(()) => {}
+            // Ids that are no file names come from writers that do not wait for a receipt.
+            Err(receipts::ReceiptError::BadId(_)) => {}
+            Err(err) => tracing::warn!("no receipt for message {}: {err}", entry.msg_id),
         }
     }
 }

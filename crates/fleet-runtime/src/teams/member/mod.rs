@@ -3,7 +3,8 @@
 //!
 //! Its prompts are its mail: a poller reads its durable inbox (woken by the mailbox, never by
 //! a timer) and hands each batch to the session as one turn, acknowledged once the turn is
-//! committed. Entries that claim to come from the lead must carry the lead's signature; one
+//! committed. Entries that claim to come from the lead must carry the lead's signature (or,
+//! from `user`, the user's own: `fleet team send`); one
 //! that does not is refused — consumed, never shown to the model, and the person in the pane
 //! is told. After each turn the lead gets an idle notification. The session ends when the
 //! teammate agrees to shut down, or when the lead's process is gone.
@@ -16,7 +17,7 @@ mod outbox;
 
 use super::pane::TEAMMATE_ENV_FILE;
 use super::roster::{Team, Teams};
-use super::signing::LeadVerifier;
+use super::signing::{LeadVerifier, UserMailKey, UserVerifier};
 use super::{clock, SecretEnvError, TeamSetupError, LEAD_NAME};
 use crate::backends::pidwatch;
 use crate::subagent::Spawner;
@@ -60,6 +61,9 @@ pub struct Membership {
     team: Arc<Team>,
     mailbox: Mailbox,
     verifier: LeadVerifier,
+    /// The public half of the user's team-mail key (`fleet team send`), read when the
+    /// teammate starts; why it cannot be used, when it cannot.
+    user_verifier: Result<UserVerifier, String>,
     /// Its pane (`$TMUX_PANE`, …), for the shutdown frame.
     pane_id: String,
     backend: BackendType,
@@ -97,6 +101,12 @@ impl Teams {
             });
         }
         let mailbox = team.mailbox(&identity.name)?;
+        let user_verifier = UserMailKey::load_or_create(teams.settings.home.root())
+            .map(|key| key.verifier())
+            .map_err(|err| {
+                tracing::warn!("mail from `fleet team send` will be refused: {err}");
+                err.to_string()
+            });
         let (pane_id, backend) = match std::env::var("TMUX_PANE") {
             Ok(pane) if !pane.is_empty() => (pane, BackendType::Tmux),
             _ => match std::env::var("ITERM_SESSION_ID") {
@@ -109,6 +119,7 @@ impl Teams {
             team: team.clone(),
             mailbox,
             verifier,
+            user_verifier,
             pane_id,
             backend,
             exit,

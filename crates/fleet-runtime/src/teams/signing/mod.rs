@@ -12,11 +12,16 @@
 //!   from, timestamp, text, summary|null, color|null, from_plugin|null]`, exactly as JS
 //!   `JSON.stringify` writes it ([`signed_payload`]);
 //! - `lead_sig`: base64url (no padding) of the 64-byte signature.
+//!
+//! Besides the lead, the user signs too: `fleet team send` signs what it writes as `user`
+//! with the user's own key in `$FLEET_HOME` (`user_key`), under another tag, and a teammate
+//! accepts a `user` entry signed by either key.
 
 mod key_arg;
 mod payload;
 #[cfg(test)]
 mod tests;
+mod user_key;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,7 +31,8 @@ use fleet_protocol::MailEntry;
 use rand::TryRng;
 use zeroize::Zeroize;
 
-pub use payload::{signed_payload, SIGNED_ENTRY_TAG};
+pub use payload::{signed_payload, tagged_payload, SIGNED_ENTRY_TAG, USER_ENTRY_TAG};
+pub use user_key::{UserKeyError, UserMailKey, UserVerifier, USER_KEY_FILE, USER_SENDER};
 
 /// The senders whose entries must be signed in a pane teammate's inbox.
 pub const LEAD_SENDERS: [&str; 3] = ["team-lead", "user", "system"];

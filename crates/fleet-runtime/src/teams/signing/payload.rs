@@ -10,14 +10,23 @@ use fleet_protocol::MailEntry;
 /// signature over an entry cannot be replayed as one over something else.
 pub const SIGNED_ENTRY_TAG: &str = "claude-team-lead-entry-v1";
 
+/// The first element of what the user's own key signs (`fleet team send`): another tag than
+/// the lead's, so a signature made by one key for one purpose never passes for the other.
+pub const USER_ENTRY_TAG: &str = "fleet-user-entry-v1";
+
 /// The UTF-8 text the lead signs for `entry`: `[tag, msg_id, from, timestamp, text,
 /// summary|null, color|null, from_plugin|null]`, compact. `from_plugin` is always null: fleet
 /// never writes it. `msgV`, `type`, `read` and `lead_sig` itself are not covered.
 pub fn signed_payload(entry: &MailEntry) -> String {
+    tagged_payload(SIGNED_ENTRY_TAG, entry)
+}
+
+/// [`signed_payload`] under another first element (`tag`).
+pub fn tagged_payload(tag: &str, entry: &MailEntry) -> String {
     let mut out = String::with_capacity(96 + entry.text.len());
     out.push('[');
     let fields = [
-        Some(SIGNED_ENTRY_TAG),
+        Some(tag),
         Some(entry.msg_id.as_str()),
         Some(entry.from.as_str()),
         Some(entry.timestamp.as_str()),

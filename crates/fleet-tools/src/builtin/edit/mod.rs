@@ -12,6 +12,7 @@ use super::write::{create, ensure_fresh, ensure_writable, existing, record_writt
 use crate::file_state::{FileState, Seen};
 use crate::workspace;
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use fleet_protocol::{ChangeKind, ProposedChange};
 use replace::{Applied, Mismatch};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -65,7 +66,27 @@ impl TypedTool for EditTool {
         Access::Write(ctx.cwd.join(&input.file_path))
     }
 
+    async fn propose(
+        &self,
+        input: Input,
+        ctx: &ToolContext,
+    ) -> Result<Option<ProposedChange>, ToolError> {
+        self.job(input, ctx, |job| job.propose().map(Some)).await
+    }
+
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.job(input, ctx, |job| job.run()).await
+    }
+}
+
+impl EditTool {
+    /// Checks what needs no file, then does `work` with the file off the async threads.
+    async fn job<T: Send + 'static>(
+        &self,
+        input: Input,
+        ctx: &ToolContext,
+        work: impl FnOnce(&Job<'_>) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::File)?;
         if input.old_string == input.new_string {
             return Err(ToolError::bad_value(
@@ -85,7 +106,7 @@ impl TypedTool for EditTool {
                 files: &files,
                 input: &input,
             };
-            job.run()
+            work(&job)
         })
         .await
     }
@@ -105,15 +126,62 @@ struct Done {
     applied: Applied,
 }
 
+/// An edit checked and worked out, not yet written.
+enum Prepared {
+    /// No file there: it is created holding `new_string`.
+    Create,
+    Update {
+        /// The file's, kept by the rewrite.
+        permissions: std::fs::Permissions,
+        original: String,
+        applied: Applied,
+    },
+}
+
 impl Job<'_> {
     fn run(&self) -> Result<ToolOutput, ToolError> {
+        match self.prepare()? {
+            Prepared::Create => {
+                create(self.given, self.resolved, &self.input.new_string)?;
+                record_written(self.files, self.resolved, &self.input.new_string);
+                Ok(self.created())
+            }
+            Prepared::Update {
+                permissions,
+                original,
+                applied,
+            } => {
+                super::write::atomic::write_file(
+                    self.resolved,
+                    applied.content.as_bytes(),
+                    Some(permissions),
+                )
+                .map_err(|err| ToolError::io("Could not write", self.given, err))?;
+                record_written(self.files, self.resolved, &applied.content);
+                Ok(self.render(&Done { original, applied }))
+            }
+        }
+    }
+
+    /// The change [`Job::run`] would make, checked the same way, nothing written.
+    fn propose(&self) -> Result<ProposedChange, ToolError> {
+        Ok(match self.prepare()? {
+            Prepared::Create => {
+                patch::proposed(self.given, ChangeKind::Create, "", &self.input.new_string)
+            }
+            Prepared::Update {
+                original, applied, ..
+            } => patch::proposed(self.given, ChangeKind::Update, &original, &applied.content),
+        })
+    }
+
+    /// Every check the edit passes before anything is written, and the new text.
+    fn prepare(&self) -> Result<Prepared, ToolError> {
         let Some(meta) = existing(self.given, self.resolved)? else {
             if !self.input.old_string.is_empty() {
                 return Err(path::missing(self.given, self.resolved, self.cwd));
             }
-            create(self.given, self.resolved, &self.input.new_string)?;
-            record_written(self.files, self.resolved, &self.input.new_string);
-            return Ok(self.created());
+            return Ok(Prepared::Create);
         };
         if meta.len() > MAX_EDIT_BYTES {
             return Err(ToolError::unsupported(
@@ -143,14 +211,11 @@ impl Job<'_> {
             )
         })?;
         let applied = self.replace(&original)?;
-        super::write::atomic::write_file(
-            self.resolved,
-            applied.content.as_bytes(),
-            Some(meta.permissions()),
-        )
-        .map_err(|err| ToolError::io("Could not write", self.given, err))?;
-        record_written(self.files, self.resolved, &applied.content);
-        Ok(self.render(&Done { original, applied }))
+        Ok(Prepared::Update {
+            permissions: meta.permissions(),
+            original,
+            applied,
+        })
     }
 
     fn replace(&self, original: &str) -> Result<Applied, ToolError> {

@@ -9,6 +9,7 @@ use super::read::{blocking, format, path};
 use crate::file_state::{FileState, Freshness, Seen};
 use crate::workspace;
 use crate::{Access, ToolContext, ToolError, ToolOutput, TypedTool};
+use fleet_protocol::{ChangeKind, ProposedChange, Unshown};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -51,6 +52,36 @@ impl TypedTool for WriteTool {
         Access::Write(ctx.cwd.join(&input.file_path))
     }
 
+    async fn propose(
+        &self,
+        input: Input,
+        ctx: &ToolContext,
+    ) -> Result<Option<ProposedChange>, ToolError> {
+        let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::Parent)?;
+        let resolved = workspace::resolve(&given, &ctx.cwd);
+        let files = ctx.files.clone();
+        blocking(move || {
+            let change = match prepare(&given, &resolved, &files)? {
+                Prepared::Create => patch::proposed(&given, ChangeKind::Create, "", &input.content),
+                Prepared::Update {
+                    original: Ok(original),
+                    ..
+                } => patch::proposed(&given, ChangeKind::Update, &original, &input.content),
+                Prepared::Update {
+                    original: Err(unshown),
+                    ..
+                } => ProposedChange {
+                    path: given.clone(),
+                    kind: ChangeKind::Update,
+                    hunks: Vec::new(),
+                    unshown: Some(unshown),
+                },
+            };
+            Ok(Some(change))
+        })
+        .await
+    }
+
     async fn run(&self, input: Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let given = path::require_absolute(&input.file_path, &ctx.cwd, path::Target::Parent)?;
         let resolved = workspace::resolve(&given, &ctx.cwd);
@@ -75,37 +106,65 @@ enum Outcome {
     },
 }
 
+/// A write checked, not yet done.
+enum Prepared {
+    Create,
+    Update {
+        /// The file's, kept by the rewrite.
+        permissions: std::fs::Permissions,
+        /// The old text to diff against, or why there is none.
+        original: Result<String, Unshown>,
+    },
+}
+
+/// Every check a write passes before anything is written: a file there must have been read
+/// and be unchanged since, and be writable.
+fn prepare(given: &Path, resolved: &Path, files: &FileState) -> Result<Prepared, ToolError> {
+    let Some(meta) = existing(given, resolved)? else {
+        return Ok(Prepared::Create);
+    };
+    let original = if meta.len() <= MAX_DIFF_BYTES {
+        let bytes = super::regular_file::read_regular(resolved)
+            .map_err(|err| ToolError::io("Could not read", given, err))?;
+        ensure_fresh(
+            files,
+            given,
+            resolved,
+            &Seen::of_bytes(Some(&meta), &bytes),
+            "write",
+        )?;
+        String::from_utf8(bytes).map_err(|_| Unshown::NotText)
+    } else {
+        let seen =
+            Seen::of_file(resolved).map_err(|err| ToolError::io("Could not read", given, err))?;
+        ensure_fresh(files, given, resolved, &seen, "write")?;
+        Err(Unshown::TooLarge)
+    };
+    ensure_writable(given, &meta)?;
+    Ok(Prepared::Update {
+        permissions: meta.permissions(),
+        original,
+    })
+}
+
 fn write(
     given: &Path,
     resolved: &Path,
     files: &FileState,
     content: &str,
 ) -> Result<Outcome, ToolError> {
-    let outcome = match existing(given, resolved)? {
-        Some(meta) => {
-            let original = if meta.len() <= MAX_DIFF_BYTES {
-                let bytes = super::regular_file::read_regular(resolved)
-                    .map_err(|err| ToolError::io("Could not read", given, err))?;
-                ensure_fresh(
-                    files,
-                    given,
-                    resolved,
-                    &Seen::of_bytes(Some(&meta), &bytes),
-                    "write",
-                )?;
-                String::from_utf8(bytes).ok()
-            } else {
-                let seen = Seen::of_file(resolved)
-                    .map_err(|err| ToolError::io("Could not read", given, err))?;
-                ensure_fresh(files, given, resolved, &seen, "write")?;
-                None
-            };
-            ensure_writable(given, &meta)?;
-            atomic::write_file(resolved, content.as_bytes(), Some(meta.permissions()))
+    let outcome = match prepare(given, resolved, files)? {
+        Prepared::Update {
+            permissions,
+            original,
+        } => {
+            atomic::write_file(resolved, content.as_bytes(), Some(permissions))
                 .map_err(|err| ToolError::io("Could not write", given, err))?;
-            Outcome::Updated { original }
+            Outcome::Updated {
+                original: original.ok(),
+            }
         }
-        None => {
+        Prepared::Create => {
             create(given, resolved, content)?;
             Outcome::Created
         }

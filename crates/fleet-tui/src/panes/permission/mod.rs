@@ -1,4 +1,5 @@
-//! The inline permission prompt: which agent asks, the call, and four answers (allow once,
+//! The inline permission prompt: which agent asks, the call (for a Write or Edit, the path
+//! and the diff of what it would change), and four answers (allow once,
 //! allow always with the rule it writes, deny, deny with feedback typed in place). A pane
 //! teammate's question that can be forwarded has a fifth: ask the team's lead, whose answer
 //! comes back by mail.
@@ -16,9 +17,11 @@
 //!
 //! - `call_view`: the call as rows, and fitting them into fewer rows.
 //! - `answers`: the answers as a full or a compact list.
+//! - `diff_view`: a Write's or Edit's change as diff rows with the file's line numbers.
 
 mod answers;
 mod call_view;
+mod diff_view;
 
 use super::escape::escaped;
 use super::field::LineField;
@@ -308,8 +311,8 @@ impl PermissionPrompt {
         self.ask.input.get(name).and_then(Value::as_str)
     }
 
-    /// The call itself, every row of it: Bash's command, a file tool's path, anything else
-    /// as compact JSON.
+    /// The call itself, every row of it: Bash's command, a file tool's path (and the diff of
+    /// the change it would make, when the tool worked it out), anything else as compact JSON.
     fn call_rows(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let code = theme.style(Role::Code);
         let dim = theme.style(Role::Dim);
@@ -325,7 +328,11 @@ impl PermissionPrompt {
             }
             "Edit" | "Write" | "MultiEdit" | "Read" | "NotebookEdit" => {
                 if let Some(path) = path() {
-                    return rows(path, width, PLAIN, code, dim);
+                    let mut out = rows(path, width, PLAIN, code, dim);
+                    if let Some(change) = &self.ask.change {
+                        out.extend(diff_view::rows(change, width, theme));
+                    }
+                    return out;
                 }
             }
             _ => {}

@@ -424,3 +424,47 @@ fn crlf_line_endings_decode_the_same() {
     let (_, message) = complete(&stream);
     assert_eq!(message.text(), "a");
 }
+
+#[test]
+fn a_reporting_decoder_starts_the_reply_with_the_servers_id() {
+    let chunk = |id: &str, delta: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": id, "model": "smol", "choices": [{"index": 0, "delta": delta}]})
+        )
+    };
+    let stream = format!(
+        "{}{}data: [DONE]\n\n",
+        chunk(
+            "chatcmpl-abc",
+            json!({"role": "assistant", "content": "hi"})
+        ),
+        chunk("chatcmpl-abc", json!({"content": "!"})),
+    );
+    let mut sse = SseDecoder::new();
+    let mut events = Vec::new();
+    sse.push(stream.as_bytes(), &mut events);
+    let mut decoder = OpenAiDecoder::reporting_start(100);
+    let mut out = Vec::new();
+    let mut message = None;
+    for event in events {
+        if let Some(done) = decoder.on_event(event, &mut out).expect("decodes") {
+            message = Some(done);
+        }
+    }
+    let starts: Vec<&ModelEvent> = out
+        .iter()
+        .filter(|e| matches!(e, ModelEvent::MessageStart { .. }))
+        .collect();
+    assert_eq!(starts.len(), 1, "{out:?}");
+    assert!(
+        matches!(&out[0], ModelEvent::MessageStart { id, model, .. } if id == "chatcmpl-abc" && model == "smol"),
+        "{out:?}"
+    );
+    assert_eq!(message.map(|m| m.id).as_deref(), Some("chatcmpl-abc"));
+    // Without reporting, nothing new is emitted.
+    let (plain, _) = decode(&stream);
+    assert!(plain
+        .iter()
+        .all(|e| !matches!(e, ModelEvent::MessageStart { .. })));
+}

@@ -1,0 +1,127 @@
+//! Whether a message `fleet team send` wrote reaches someone now, and what they made of it.
+//!
+//! - A member nothing runs (stopped in the team file, or its process — its lead's for an
+//!   in-process member — gone) reads its mail when the team's session resumes: the message is
+//!   queued, and the sender is told so.
+//! - The lead and in-process teammates take their inbox as it is (they run in the lead's
+//!   process): the entry is theirs once it is on disk.
+//! - A running pane teammate screens each entry (signatures, frames only the lead sends) and
+//!   leaves a receipt for mail from `user` and for whatever it refuses
+//!   (`fleet_runtime::teams::receipts`); the sender waits for it, bounded, and for the
+//!   teammate's process, so a teammate that dies meanwhile does not leave it waiting.
+
+use super::Addressee;
+use fleet_protocol::BackendType;
+use fleet_runtime::teams::receipts;
+use fleet_store::team::TeamConfig;
+use fleet_store::MemberStatus;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How often the receipt and the teammate's process are looked at while waiting.
+const LOOK_EVERY: Duration = Duration::from_millis(50);
+
+/// Who, if anyone, takes the message now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Nothing runs the member: the message waits for the team's session.
+    NotRunning,
+    /// Taken as it is by a process that does not screen its mail.
+    Unscreened,
+    /// A running pane teammate (process `pid`), which answers with a receipt.
+    Screens { pid: u32 },
+}
+
+/// What became of a message sent to a teammate that screens its mail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Accepted,
+    Refused(String),
+    /// The teammate's process ended before it answered.
+    Ended,
+    /// No answer within the wait.
+    NoAnswer,
+}
+
+pub fn reach(config: &TeamConfig, to: &Addressee<'_>) -> Reach {
+    let lead_pid = pid_in(config.extra.get("leadProcess"));
+    let lead_running = lead_pid.is_some_and(alive);
+    let Some(member) = to.member else {
+        return if lead_running {
+            Reach::Unscreened
+        } else {
+            Reach::NotRunning
+        };
+    };
+    if member.agent_id == config.lead_agent_id {
+        return if lead_running {
+            Reach::Unscreened
+        } else {
+            Reach::NotRunning
+        };
+    }
+    if member.status == MemberStatus::Stopped {
+        return Reach::NotRunning;
+    }
+    match member.backend {
+        BackendType::InProcess if lead_running => Reach::Unscreened,
+        BackendType::InProcess => Reach::NotRunning,
+        _ => match pid_in(Some(&serde_json::Value::Object(member.extra.clone()))) {
+            Some(pid) if alive(pid) => Reach::Screens { pid },
+            _ => Reach::NotRunning,
+        },
+    }
+}
+
+/// Waits up to `bound` for the receipt of `msg_id`, while process `pid` lives.
+pub fn wait(team_dir: &Path, msg_id: &str, pid: u32, bound: Duration) -> anyhow::Result<Outcome> {
+    let start = Instant::now();
+    loop {
+        if let Some(receipt) = receipts::take(team_dir, msg_id)? {
+            return Ok(if receipt.accepted {
+                Outcome::Accepted
+            } else {
+                Outcome::Refused(receipt.reason.unwrap_or_default())
+            });
+        }
+        if !alive(pid) {
+            // It may have answered just before it ended.
+            return Ok(match receipts::take(team_dir, msg_id)? {
+                Some(receipt) if receipt.accepted => Outcome::Accepted,
+                Some(receipt) => Outcome::Refused(receipt.reason.unwrap_or_default()),
+                None => Outcome::Ended,
+            });
+        }
+        if start.elapsed() >= bound {
+            return Ok(Outcome::NoAnswer);
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// `{"pid": n}` → n.
+fn pid_in(value: Option<&serde_json::Value>) -> Option<u32> {
+    value?
+        .get("pid")?
+        .as_u64()
+        .and_then(|pid| u32::try_from(pid).ok())
+        .filter(|&pid| pid > 1)
+}
+
+/// Whether process `pid` exists (and is not a zombie waiting to be reaped).
+fn alive(pid: u32) -> bool {
+    let Ok(raw) = i32::try_from(pid) else {
+        return false;
+    };
+    let exists = match nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), None) {
+        Ok(()) => true,
+        // Someone else's process: it exists.
+        Err(nix::errno::Errno::EPERM) => true,
+        Err(_) => false,
+    };
+    exists
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+}
