@@ -52,8 +52,9 @@ trace text -p "hi"
 trace stream -p "hi" --output-format stream-json --verbose
 trace fanout dev bench fanout --agents 20 --work
 
-# Mangled Rust names only (C library functions live in their own objects), first use first.
+# Mangled Rust names only (C library functions live in their own objects), first use first;
+# callgrind marks recursion depth with a `'N` suffix, which is not part of the name.
 for name in version text stream fanout; do
-  grep -oE '^c?fn=\([0-9]+\) (_ZN|_R)[^ ]+' "$work/cg.$name" | sed -E 's/^c?fn=\([0-9]+\) //'
+  grep -oE "^c?fn=\([0-9]+\) (_ZN|_R)[^ ']+" "$work/cg.$name" | sed -E 's/^c?fn=\([0-9]+\) //'
 done | awk '!seen[$0]++' > "$out"
 echo "link-order: wrote $(wc -l < "$out") symbols to $out" >&2

@@ -6,7 +6,10 @@
 //! turn kept ~23 MB of code resident. `link-order.txt` (made by `scripts/link-order.sh` from
 //! callgrind runs of the common paths) lists those functions; LLD's `--symbol-ordering-file`
 //! puts them first, and the same turn keeps ~12 MB. Symbols the file names that no longer
-//! exist are ignored, so a stale file only costs memory, never correctness.
+//! exist are ignored, so a stale file only costs memory, never correctness. Names carry a hash
+//! of their crate's dependency graph: a workspace crate that gains or loses a dependency renames
+//! its symbols and its dependents', so rerun the script after such a change
+//! (`scripts/link-order.sh --check` says how many listed names the binary lacks).
 //!
 //! Only release builds with LLD (Rust's default linker on x86_64 Linux since 1.90) get it:
 //! GNU ld does not know the option. `FLEET_NO_LINK_ORDER=1` turns it off for another linker.

@@ -3,7 +3,9 @@
 //!
 //! The tool computes the diff once ([`ProposedChange`]); each front end (the terminal prompt of
 //! `-p`, the terminal UI's approval box) draws the same rows ([`ProposedChange::rows`]), folded
-//! the same way when the change is long, so a screen never fills with one new file.
+//! the same way when the change is long, so a screen never fills with one new file, and laid
+//! out the same way ([`ProposedChange::shown_rows`]: the gutter's numbers, the signs, the gap
+//! and fold lines), so each front end only styles them and the two never drift apart.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -87,6 +89,45 @@ pub enum DiffRow<'a> {
     Gap,
     /// This many diff lines left out of a long change.
     Folded { lines: usize },
+}
+
+/// One row of a change laid out for drawing: what it says, without styling or wrapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShownRow<'a> {
+    /// A diff line: `number` is its line number right-aligned to the widest one shown (so the
+    /// gutters line up), `sign` is `-`, `+` or a space (the diff reads without colour), and
+    /// `text` is the line as it is in the file (the front end escapes it).
+    Line {
+        tag: DiffTag,
+        number: String,
+        sign: char,
+        text: &'a str,
+    },
+    /// Unchanged lines left out between hunks: `⋮` under the line numbers.
+    Gap { mark: String },
+    /// Lines folded out of a long change: "… 3 more lines".
+    Folded { note: String },
+}
+
+impl DiffTag {
+    /// The sign a diff line of this kind is shown with.
+    pub fn sign(self) -> char {
+        match self {
+            DiffTag::Context => ' ',
+            DiffTag::Delete => '-',
+            DiffTag::Insert => '+',
+        }
+    }
+}
+
+impl Unshown {
+    /// Why no diff is shown, in words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Unshown::TooLarge => "the file is too large to compare",
+            Unshown::NotText => "the file now there is not UTF-8 text",
+        }
+    }
 }
 
 impl ProposedChange {
@@ -191,6 +232,35 @@ impl ProposedChange {
             }
         }
         out
+    }
+
+    /// What a front end shows instead of rows when there is no diff: `(no diff shown: …)`.
+    pub fn unshown_note(&self) -> Option<String> {
+        self.unshown
+            .map(|why| format!("(no diff shown: {})", why.reason()))
+    }
+
+    /// The rows to draw ([`Self::rows`] folded at [`FOLD_HEAD`] and [`FOLD_TAIL`]), laid out.
+    pub fn shown_rows(&self) -> impl Iterator<Item = ShownRow<'_>> {
+        let rows = self.rows(FOLD_HEAD, FOLD_TAIL);
+        let digits = Self::number_width(&rows);
+        rows.into_iter().map(move |row| match row {
+            DiffRow::Line { tag, number, text } => ShownRow::Line {
+                tag,
+                number: format!("{number:>digits$}"),
+                sign: tag.sign(),
+                text,
+            },
+            DiffRow::Gap => ShownRow::Gap {
+                mark: format!("{:>digits$}", "⋮"),
+            },
+            DiffRow::Folded { lines } => ShownRow::Folded {
+                note: format!(
+                    "… {lines} more {}",
+                    if lines == 1 { "line" } else { "lines" }
+                ),
+            },
+        })
     }
 
     /// Digits of the largest line number the rows show, so their gutters line up.
@@ -332,6 +402,37 @@ mod tests {
             [
                 "1+1", "2+2", "⋮", "10+10", "11+11", "…19", "51+51", "52+52", "⋮", "60+60", "61+61"
             ]
+        );
+    }
+
+    #[test]
+    fn shown_rows_line_up_numbers_and_say_what_is_left_out() {
+        let change = created(FOLD_HEAD + FOLD_TAIL + 3);
+        let shown: Vec<ShownRow<'_>> = change.shown_rows().collect();
+        assert_eq!(
+            shown[0],
+            ShownRow::Line {
+                tag: DiffTag::Insert,
+                number: " 1".into(),
+                sign: '+',
+                text: &change.hunks[0].lines[0].text,
+            }
+        );
+        assert_eq!(
+            shown[FOLD_HEAD],
+            ShownRow::Folded {
+                note: "… 3 more lines".into()
+            }
+        );
+        assert_eq!(shown.len(), FOLD_HEAD + 1 + FOLD_TAIL);
+        assert_eq!(change.unshown_note(), None);
+        let unshown = ProposedChange {
+            unshown: Some(Unshown::NotText),
+            ..change.clone()
+        };
+        assert_eq!(
+            unshown.unshown_note().as_deref(),
+            Some("(no diff shown: the file now there is not UTF-8 text)")
         );
     }
 

@@ -253,6 +253,9 @@ pub const FLEET_MAX_SPAWN_DEPTH: CountVar = CountVar::new("FLEET_MAX_SPAWN_DEPTH
 /// Subagents running at once across the tree.
 pub const FLEET_MAX_CONCURRENT_SUBAGENTS: CountVar =
     CountVar::new("FLEET_MAX_CONCURRENT_SUBAGENTS", 1, 10_000);
+/// Model requests in flight at once in one fleet process (every agent's together).
+pub const FLEET_MAX_MODEL_REQUESTS: CountVar =
+    CountVar::new("FLEET_MAX_MODEL_REQUESTS", 1, 100_000);
 /// An Agent call without a type forks the caller.
 pub const FLEET_FORK_SUBAGENT: FlagVar = FlagVar::new("FLEET_FORK_SUBAGENT");
 /// Run the main agent as a coordinator.
@@ -321,6 +324,7 @@ pub const ALL: &[Var] = &[
     Var::Count(FLEET_MAX_TOOL_USE_CONCURRENCY),
     Var::Count(FLEET_MAX_SPAWN_DEPTH),
     Var::Count(FLEET_MAX_CONCURRENT_SUBAGENTS),
+    Var::Count(FLEET_MAX_MODEL_REQUESTS),
     Var::Flag(FLEET_FORK_SUBAGENT),
     Var::Flag(FLEET_COORDINATOR_MODE),
     Var::Flag(FLEET_NO_SESSION_PERSISTENCE),

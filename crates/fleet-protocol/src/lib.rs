@@ -30,7 +30,8 @@ pub mod wire;
 
 pub use agent_message::AgentMessage;
 pub use change::{
-    ChangeKind, DiffHunk, DiffLine, DiffRow, DiffTag, ProposedChange, Unshown, FOLD_HEAD, FOLD_TAIL,
+    ChangeKind, DiffHunk, DiffLine, DiffRow, DiffTag, ProposedChange, ShownRow, Unshown, FOLD_HEAD,
+    FOLD_TAIL,
 };
 pub use compact::{CompactBoundary, CompactTrigger};
 pub use error::{ApiErrorBody, ApiErrorDetail};

@@ -30,6 +30,7 @@ pub mod locations;
 pub mod mcp;
 pub mod memory;
 pub mod output_limit;
+pub mod private_key;
 pub mod remote;
 pub mod services;
 pub mod session;

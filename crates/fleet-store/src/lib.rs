@@ -53,6 +53,7 @@ mod home;
 mod io_reason;
 mod lock;
 mod mailbox;
+pub mod private_dir;
 mod session;
 pub mod tasklist;
 pub mod team;

@@ -1,13 +1,14 @@
 //! The change a Write or Edit would make, in the terminal's approval question: the rows the
-//! tool worked out ([`ProposedChange::rows`], folded when long), each behind the question's
-//! gutter with the file's line number and a `-` or `+`, so the diff reads without colour.
+//! tool worked out, folded and laid out as in every front end
+//! ([`ProposedChange::shown_rows`]), each behind the question's gutter with the file's line
+//! number and a `-` or `+`, so the diff reads without colour.
 //! With colour (stderr a terminal, `NO_COLOR` unset) removed lines are red and added ones
 //! green. The text is the model's: control characters are shown as escapes, tabs as spaces,
 //! and long lines wrap under their text, never past the terminal's width.
 
 use super::approve::GUTTER;
 use crate::visible::visible_line;
-use fleet_protocol::{DiffRow, DiffTag, ProposedChange, Unshown, FOLD_HEAD, FOLD_TAIL};
+use fleet_protocol::{DiffTag, ProposedChange, ShownRow};
 use unicode_width::UnicodeWidthChar;
 
 const RED: &str = "\u{1b}[31m";
@@ -28,26 +29,25 @@ pub(crate) fn colour_allowed() -> bool {
 /// a newline.
 pub(crate) fn rows(change: &ProposedChange, width: usize, colour: bool) -> String {
     let mut out = String::new();
-    if let Some(why) = change.unshown {
-        let why = match why {
-            Unshown::TooLarge => "the file is too large to compare",
-            Unshown::NotText => "the file now there is not UTF-8 text",
-        };
-        push_row(&mut out, &format!("(no diff shown: {why})"), DIM, colour);
+    if let Some(note) = change.unshown_note() {
+        push_row(&mut out, &note, DIM, colour);
         return out;
     }
-    let rows = change.rows(FOLD_HEAD, FOLD_TAIL);
-    let digits = ProposedChange::number_width(&rows);
     let room = width.saturating_sub(GUTTER.chars().count()).max(20);
-    for row in rows {
+    for row in change.shown_rows() {
         match row {
-            DiffRow::Line { tag, number, text } => {
-                let (sign, paint) = match tag {
-                    DiffTag::Context => (' ', ""),
-                    DiffTag::Delete => ('-', RED),
-                    DiffTag::Insert => ('+', GREEN),
+            ShownRow::Line {
+                tag,
+                number,
+                sign,
+                text,
+            } => {
+                let paint = match tag {
+                    DiffTag::Context => "",
+                    DiffTag::Delete => RED,
+                    DiffTag::Insert => GREEN,
                 };
-                let lead = format!("{number:>digits$} {sign} ");
+                let lead = format!("{number} {sign} ");
                 let text = visible_line(&text.replace('\t', TAB)).into_owned();
                 let wrapped = wrap(&text, room.saturating_sub(lead.len()).max(10));
                 for (i, part) in wrapped.iter().enumerate() {
@@ -59,16 +59,8 @@ pub(crate) fn rows(change: &ProposedChange, width: usize, colour: bool) -> Strin
                     push_row(&mut out, &format!("{lead}{part}"), paint, colour);
                 }
             }
-            DiffRow::Gap => push_row(&mut out, &format!("{:>digits$}", "⋮"), DIM, colour),
-            DiffRow::Folded { lines } => push_row(
-                &mut out,
-                &format!(
-                    "… {lines} more {}",
-                    if lines == 1 { "line" } else { "lines" }
-                ),
-                DIM,
-                colour,
-            ),
+            ShownRow::Gap { mark } => push_row(&mut out, &mark, DIM, colour),
+            ShownRow::Folded { note } => push_row(&mut out, &note, DIM, colour),
         }
     }
     out
@@ -109,7 +101,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine};
+    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine, FOLD_HEAD, FOLD_TAIL};
 
     fn change(lines: Vec<(DiffTag, &str)>, start: usize) -> ProposedChange {
         ProposedChange {

@@ -21,7 +21,33 @@ use futures::StreamExt;
 pub(crate) use options::Host;
 pub use options::{HttpOptions, LOCAL_FIRST_TOKEN_TIMEOUT, REMOTE_FIRST_TOKEN_TIMEOUT};
 use reqwest::header::HeaderMap;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// Model requests in flight at once in this process unless `FLEET_MAX_MODEL_REQUESTS` says
+/// otherwise.
+pub const DEFAULT_MAX_MODEL_REQUESTS: usize = 256;
+
+/// The places for requests in flight, shared by every client of the process. A 10,000-agent
+/// fan-out otherwise opens thousands of connections at once, each with its own buffers, and
+/// its memory goes to sockets rather than agents; 256 streams keep any server (and the API's
+/// concurrency limits) busy. A request waits for a place before its first-token clock starts
+/// (its wait is bounded by the requests ahead of it, each bounded by its own timeouts), holds
+/// it for one attempt, and gives it back before a retry's backoff.
+fn in_flight() -> &'static Semaphore {
+    static PLACES: OnceLock<Semaphore> = OnceLock::new();
+    PLACES.get_or_init(|| {
+        // The variable was checked at start-up (`env::check_all`); a bad value cannot get here.
+        let max = fleet_protocol::env::FLEET_MAX_MODEL_REQUESTS
+            .get()
+            .ok()
+            .flatten()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(DEFAULT_MAX_MODEL_REQUESTS);
+        Semaphore::new(max.max(1))
+    })
+}
 
 /// Turns one wire protocol's SSE events into model events. A fresh decoder is made for every
 /// attempt. Public so that recorded streams can be replayed (and benchmarked) without a server.
@@ -88,6 +114,8 @@ where
         let mut empty_in_a_row: u32 = 0;
         loop {
             let mut content_seen = false;
+            // Held for this attempt; never closed, so `acquire` only waits.
+            let place = in_flight().acquire().await.ok();
             let deadline = tokio::time::Instant::now() + first_token;
             let failure = match tokio::time::timeout_at(deadline, build(&http).send()).await {
                 Err(_) => too_slow(),
@@ -108,6 +136,7 @@ where
                             for event in events {
                                 yield Ok(event);
                             }
+                            drop(place);
                             yield Ok(completed(message, request_id, attempt, started));
                             return;
                         }
@@ -175,6 +204,7 @@ where
                             break ModelError::Protocol(overflow.to_string());
                         }
                         if let Some(message) = done {
+                            drop(place);
                             yield Ok(completed(message, request_id, attempt, started));
                             return;
                         }
@@ -197,6 +227,8 @@ where
                 ModelError::EmptyStream { times, .. } => times,
                 _ => 0,
             };
+            // The place goes back before the caller hears the end, and before any backoff.
+            drop(place);
             if content_seen || !failure::worth_retrying(&failure) {
                 yield Err(failure);
                 return;

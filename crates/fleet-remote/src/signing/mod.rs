@@ -46,7 +46,11 @@ pub enum SigningError {
     KeyFile { path: String, reason: String },
     /// The key file is readable or writable by someone else, or is not a plain file.
     #[error("the job signing key {path} {problem}; it must be a plain file only its owner can read and write (chmod 600 {path})")]
-    KeyFileUnsafe { path: String, problem: String },
+    KeyFileUnsafe {
+        path: String,
+        #[source]
+        problem: fleet_runtime::private_key::KeyFileProblem,
+    },
     /// No `$FLEET_HOME` and no home folder to put the key in.
     #[error("no folder for the job signing key: {0} (set FLEET_HOME)")]
     NoHome(String),

@@ -64,7 +64,7 @@ fn a_key_file_others_can_read_or_a_symlink_is_refused() {
     let err = UserKey::load_or_create(other.path())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("symlink"), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
 }
 
 #[test]

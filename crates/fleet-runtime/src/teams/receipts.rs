@@ -18,6 +18,7 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use fleet_store::private_dir::FolderError;
 use serde::{Deserialize, Serialize};
 
 /// The folder of a team's receipts, inside the team's folder.
@@ -80,35 +81,20 @@ fn path_of(team_dir: &Path, msg_id: &str) -> Result<PathBuf, ReceiptError> {
     Ok(dir(team_dir).join(format!("{msg_id}.json")))
 }
 
-/// The folder must be the user's own, writable by nobody else.
+/// The folder must be the user's own, writable by nobody else (see
+/// [`fleet_store::private_dir`]).
 fn check_dir(dir: &Path) -> Result<(), ReceiptError> {
-    let meta = std::fs::symlink_metadata(dir).map_err(|source| ReceiptError::Io {
-        action: "inspect",
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let me = nix::unistd::geteuid().as_raw();
-    let problem = if !meta.file_type().is_dir() {
-        Some("is a symbolic link or not a folder".to_string())
-    } else if meta.uid() != me {
-        Some(format!(
-            "belongs to user {} (fleet runs as {me})",
-            meta.uid()
-        ))
-    } else if meta.mode() & 0o022 != 0 {
-        Some(format!(
-            "can be written by others (mode {:o})",
-            meta.mode() & 0o777
-        ))
-    } else {
-        None
-    };
-    match problem {
-        Some(problem) => Err(ReceiptError::Unsafe {
+    match fleet_store::private_dir::check(dir) {
+        Ok(()) => Ok(()),
+        Err(FolderError::Inspect(source)) => Err(ReceiptError::Io {
+            action: "inspect",
             path: dir.to_path_buf(),
-            problem,
+            source,
         }),
-        None => Ok(()),
+        Err(problem) => Err(ReceiptError::Unsafe {
+            path: dir.to_path_buf(),
+            problem: problem.to_string(),
+        }),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -167,17 +167,9 @@ fn open_read(path: &Path) -> std::io::Result<File> {
 /// it can replace the files in it).
 pub(super) fn check_dir(dir: &Path) -> Result<()> {
     let meta = std::fs::metadata(dir).map_err(|e| MailboxError::io("inspect", dir, e))?;
-    let me = nix::unistd::geteuid().as_raw();
-    let problem = if meta.uid() != me {
-        format!("belongs to user {} (fleet runs as user {me})", meta.uid())
-    } else if meta.mode() & 0o022 != 0 {
-        format!("can be written by others (mode {:o})", meta.mode() & 0o777)
-    } else {
-        return Ok(());
-    };
-    Err(MailboxError::Unsafe {
+    crate::private_dir::check_owner_and_mode(&meta).map_err(|problem| MailboxError::Unsafe {
         path: dir.to_path_buf(),
-        problem,
+        problem: problem.to_string(),
     })
 }
 

@@ -28,8 +28,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use fleet_protocol::MailEntry;
-use rand::TryRng;
-use zeroize::Zeroize;
 
 pub use payload::{signed_payload, tagged_payload, SIGNED_ENTRY_TAG, USER_ENTRY_TAG};
 pub use user_key::{UserKeyError, UserMailKey, UserVerifier, USER_KEY_FILE, USER_SENDER};
@@ -66,15 +64,7 @@ impl std::fmt::Debug for LeadKey {
 impl LeadKey {
     /// A fresh key pair from the OS's randomness.
     pub fn generate() -> Self {
-        let mut seed = [0u8; ed25519_dalek::SECRET_KEY_LENGTH];
-        if rand::rngs::SysRng.try_fill_bytes(&mut seed).is_err() {
-            // The OS refused once; the thread generator is a CSPRNG seeded from the OS too
-            // (and panics, like every other user of randomness in the process, if the OS
-            // has none to give at all).
-            rand::Rng::fill_bytes(&mut rand::rng(), &mut seed);
-        }
-        let signing = SigningKey::from_bytes(&seed);
-        seed.zeroize();
+        let signing = crate::private_key::generate();
         let issued_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

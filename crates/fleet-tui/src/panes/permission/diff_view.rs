@@ -1,14 +1,15 @@
 //! The change a Write or Edit would make, as rows of the approval box: the rows the tool
-//! worked out ([`ProposedChange::rows`], folded when long), each with the file's line number
-//! and a `-` or `+` so the diff reads without colour, removed lines in the theme's delete
-//! colour and added ones in its add colour. The text is the model's, so hidden characters are
+//! worked out, folded and laid out as in every front end ([`ProposedChange::shown_rows`]),
+//! each with the file's line number and a `-` or `+` so the diff reads without colour;
+//! this module only styles them: removed lines in the theme's delete colour and added ones
+//! in its add colour. The text is the model's, so hidden characters are
 //! escaped as everywhere in the box; tabs become spaces and indentation is kept, and a long
 //! line wraps under its text.
 
 use crate::panes::escape::escaped;
 use crate::panes::text::width as width_of;
 use crate::theme::{Role, Theme};
-use fleet_protocol::{DiffRow, DiffTag, ProposedChange, Unshown, FOLD_HEAD, FOLD_TAIL};
+use fleet_protocol::{DiffTag, ProposedChange, ShownRow};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
@@ -20,33 +21,24 @@ const TAB: &str = "    ";
 /// Every row of `change` at `width` cells.
 pub(crate) fn rows(change: &ProposedChange, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let dim = theme.style(Role::Dim);
-    if let Some(why) = change.unshown {
-        let why = match why {
-            Unshown::TooLarge => "the file is too large to compare",
-            Unshown::NotText => "the file now there is not UTF-8 text",
-        };
-        return vec![Line::from(vec![
-            Span::raw(INDENT),
-            Span::styled(format!("(no diff shown: {why})"), dim),
-        ])];
+    if let Some(note) = change.unshown_note() {
+        return vec![Line::from(vec![Span::raw(INDENT), Span::styled(note, dim)])];
     }
-    let rows = change.rows(FOLD_HEAD, FOLD_TAIL);
-    let digits = ProposedChange::number_width(&rows);
-    let mut out = Vec::with_capacity(rows.len());
-    for row in rows {
+    let mut out = Vec::new();
+    for row in change.shown_rows() {
         match row {
-            DiffRow::Line { tag, number, text } => {
-                let (sign, role) = match tag {
-                    DiffTag::Context => (' ', Role::Dim),
-                    DiffTag::Delete => ('-', Role::DiffDelete),
-                    DiffTag::Insert => ('+', Role::DiffAdd),
+            ShownRow::Line {
+                tag,
+                number,
+                sign,
+                text,
+            } => {
+                let (role, number_role) = match tag {
+                    DiffTag::Context => (Role::Dim, Role::Dim),
+                    DiffTag::Delete => (Role::DiffDelete, Role::DiffMeta),
+                    DiffTag::Insert => (Role::DiffAdd, Role::DiffMeta),
                 };
-                let number_role = if tag == DiffTag::Context {
-                    Role::Dim
-                } else {
-                    Role::DiffMeta
-                };
-                let lead = format!("{number:>digits$} ");
+                let lead = format!("{number} ");
                 let sign = format!("{sign} ");
                 let room = width.saturating_sub(INDENT.len() + lead.len() + sign.len());
                 let blank = " ".repeat(lead.len() + sign.len());
@@ -63,20 +55,13 @@ pub(crate) fn rows(change: &ProposedChange, width: usize, theme: &Theme) -> Vec<
                     out.push(Line::from(spans));
                 }
             }
-            DiffRow::Gap => out.push(Line::from(vec![
+            ShownRow::Gap { mark } => out.push(Line::from(vec![
                 Span::raw(INDENT),
-                Span::styled(format!("{:>digits$}", "⋮"), theme.style(Role::DiffMeta)),
+                Span::styled(mark, theme.style(Role::DiffMeta)),
             ])),
-            DiffRow::Folded { lines } => out.push(Line::from(vec![
-                Span::raw(INDENT),
-                Span::styled(
-                    format!(
-                        "… {lines} more {}",
-                        if lines == 1 { "line" } else { "lines" }
-                    ),
-                    dim,
-                ),
-            ])),
+            ShownRow::Folded { note } => {
+                out.push(Line::from(vec![Span::raw(INDENT), Span::styled(note, dim)]))
+            }
         }
     }
     out
