@@ -146,7 +146,8 @@ async fn a_wrong_base_url_gets_a_404_that_names_the_url_and_the_variable() {
     let text = err.to_string();
     assert_eq!(text.matches(&url).count(), 1, "{text}");
     assert!(text.contains("OPENAI_BASE_URL"), "{text}");
-    assert_eq!(text.matches("404").count(), 1, "{text}");
+    // The port may hold "404" too: count it outside the URL.
+    assert_eq!(text.replace(&url, "").matches("404").count(), 1, "{text}");
 }
 
 #[tokio::test]
