@@ -131,6 +131,28 @@ impl Unshown {
 }
 
 impl ProposedChange {
+    /// An update of `path` whose lines are one hunk starting at `start` in both versions (an
+    /// edit of one region, as the renderers' tests and small callers build it).
+    pub fn one_hunk(
+        path: impl Into<PathBuf>,
+        start: usize,
+        lines: impl IntoIterator<Item = (DiffTag, String)>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            kind: ChangeKind::Update,
+            hunks: vec![DiffHunk {
+                old_start: start,
+                new_start: start,
+                lines: lines
+                    .into_iter()
+                    .map(|(tag, text)| DiffLine { tag, text })
+                    .collect(),
+            }],
+            unshown: None,
+        }
+    }
+
     /// Lines added and lines removed.
     pub fn counts(&self) -> (usize, usize) {
         let mut added = 0;

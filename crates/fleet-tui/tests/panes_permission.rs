@@ -277,7 +277,7 @@ fn tiny_boxes_do_not_panic() {
 /// goes and `+` for what comes, folded when long, and the answers stay on screen.
 #[test]
 fn an_edit_shows_its_diff_with_the_files_line_numbers() {
-    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine, DiffTag, ProposedChange};
+    use fleet_protocol::{DiffLine, DiffTag, ProposedChange};
     let line = |tag, text: &str| DiffLine {
         tag,
         text: text.into(),
@@ -292,16 +292,11 @@ fn an_edit_shows_its_diff_with_the_files_line_numbers() {
         tool: "Edit".into(),
         input: json!({"file_path": "/p/src/lib.rs", "old_string": "x", "new_string": "y"}),
         description: "Edit: 101 lines added, 1 removed".into(),
-        change: Some(ProposedChange {
-            path: "/p/src/lib.rs".into(),
-            kind: ChangeKind::Update,
-            hunks: vec![DiffHunk {
-                old_start: 41,
-                new_start: 41,
-                lines,
-            }],
-            unshown: None,
-        }),
+        change: Some(ProposedChange::one_hunk(
+            "/p/src/lib.rs",
+            41,
+            lines.into_iter().map(|l| (l.tag, l.text)),
+        )),
         ..main_write()
     };
     let prompt = PermissionPrompt::new(ask);

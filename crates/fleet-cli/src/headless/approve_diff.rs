@@ -101,25 +101,11 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine, FOLD_HEAD, FOLD_TAIL};
+    use fleet_protocol::{ChangeKind, FOLD_HEAD, FOLD_TAIL};
 
     fn change(lines: Vec<(DiffTag, &str)>, start: usize) -> ProposedChange {
-        ProposedChange {
-            path: "/p/f.rs".into(),
-            kind: ChangeKind::Update,
-            hunks: vec![DiffHunk {
-                old_start: start,
-                new_start: start,
-                lines: lines
-                    .into_iter()
-                    .map(|(tag, text)| DiffLine {
-                        tag,
-                        text: text.into(),
-                    })
-                    .collect(),
-            }],
-            unshown: None,
-        }
+        let lines = lines.into_iter().map(|(tag, text)| (tag, text.to_string()));
+        ProposedChange::one_hunk("/p/f.rs", start, lines)
     }
 
     #[test]

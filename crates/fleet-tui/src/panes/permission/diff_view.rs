@@ -92,7 +92,6 @@ fn pieces(text: &str, room: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fleet_protocol::{ChangeKind, DiffHunk, DiffLine};
 
     fn text(lines: &[Line<'_>]) -> Vec<String> {
         lines
@@ -102,22 +101,8 @@ mod tests {
     }
 
     fn change(lines: Vec<(DiffTag, &str)>, start: usize) -> ProposedChange {
-        ProposedChange {
-            path: "/p/f.rs".into(),
-            kind: ChangeKind::Update,
-            hunks: vec![DiffHunk {
-                old_start: start,
-                new_start: start,
-                lines: lines
-                    .into_iter()
-                    .map(|(tag, text)| DiffLine {
-                        tag,
-                        text: text.into(),
-                    })
-                    .collect(),
-            }],
-            unshown: None,
-        }
+        let lines = lines.into_iter().map(|(tag, text)| (tag, text.to_string()));
+        ProposedChange::one_hunk("/p/f.rs", start, lines)
     }
 
     #[test]
