@@ -46,26 +46,19 @@ pub enum Outcome {
 pub fn reach(config: &TeamConfig, to: &Addressee<'_>) -> Reach {
     let lead_pid = pid_in(config.extra.get("leadProcess"));
     let lead_running = lead_pid.is_some_and(alive);
-    let Some(member) = to.member else {
-        return if lead_running {
-            Reach::Unscreened
-        } else {
-            Reach::NotRunning
-        };
+    let by_lead = if lead_running {
+        Reach::Unscreened
+    } else {
+        Reach::NotRunning
     };
-    if member.agent_id == config.lead_agent_id {
-        return if lead_running {
-            Reach::Unscreened
-        } else {
-            Reach::NotRunning
-        };
-    }
+    let Some(member) = to.member.filter(|m| m.agent_id != config.lead_agent_id) else {
+        return by_lead;
+    };
     if member.status == MemberStatus::Stopped {
         return Reach::NotRunning;
     }
     match member.backend {
-        BackendType::InProcess if lead_running => Reach::Unscreened,
-        BackendType::InProcess => Reach::NotRunning,
+        BackendType::InProcess => by_lead,
         _ => match pid_in(Some(&serde_json::Value::Object(member.extra.clone()))) {
             Some(pid) if alive(pid) => Reach::Screens { pid },
             _ => Reach::NotRunning,
@@ -77,20 +70,16 @@ pub fn reach(config: &TeamConfig, to: &Addressee<'_>) -> Reach {
 pub fn wait(team_dir: &Path, msg_id: &str, pid: u32, bound: Duration) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     loop {
+        let answered = |receipt: receipts::Receipt| match receipt.accepted {
+            true => Outcome::Accepted,
+            false => Outcome::Refused(receipt.reason.unwrap_or_default()),
+        };
         if let Some(receipt) = receipts::take(team_dir, msg_id)? {
-            return Ok(if receipt.accepted {
-                Outcome::Accepted
-            } else {
-                Outcome::Refused(receipt.reason.unwrap_or_default())
-            });
+            return Ok(answered(receipt));
         }
         if !alive(pid) {
             // It may have answered just before it ended.
-            return Ok(match receipts::take(team_dir, msg_id)? {
-                Some(receipt) if receipt.accepted => Outcome::Accepted,
-                Some(receipt) => Outcome::Refused(receipt.reason.unwrap_or_default()),
-                None => Outcome::Ended,
-            });
+            return Ok(receipts::take(team_dir, msg_id)?.map_or(Outcome::Ended, answered));
         }
         if start.elapsed() >= bound {
             return Ok(Outcome::NoAnswer);
