@@ -175,6 +175,11 @@ pub struct PrintArgs {
     /// a mode is given.
     #[arg(long, value_name = "MODE", value_parser = parse_teammate_mode)]
     pub teammate_mode: Option<fleet_runtime::backends::detect::TeammateMode>,
+    /// Serve the live web dashboard of this session while it runs (a free loopback port; the
+    /// URL, with its token, on stderr): its agents, teams and transcripts, and stopping tasks
+    /// and answering permission questions from the page.
+    #[arg(long)]
+    pub dashboard: bool,
     /// Who this process is, when a lead started it as a pane teammate.
     #[command(flatten)]
     pub member: MemberArgs,

@@ -3,6 +3,7 @@
 mod agents_cmd;
 mod args;
 mod control;
+mod dashboard_cmd;
 mod demo;
 mod dev;
 #[cfg(test)]
@@ -76,6 +77,9 @@ enum Command {
     /// Trust a repository: its hooks, allow rules, default mode, MCP servers, skills' tools
     /// and the rest of what it ships apply from now on (`--list`, `--revoke`).
     Trust(trust::cmd::TrustArgs),
+    /// Serve the live web dashboard of the sessions under $FLEET_HOME (live and past) and
+    /// print its URL (with its token) as the first line; runs until Ctrl+C.
+    Dashboard(dashboard_cmd::DashboardArgs),
     /// Developer tools: the fake model server and benchmarks.
     #[command(subcommand)]
     Dev(dev::DevCommand),
@@ -205,6 +209,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Some(Command::Remote(cmd)) => remote_cmd::run(cmd).await,
         Some(Command::Ultraplan(args)) => ultraplan_cmd::run(args).await,
         Some(Command::Trust(args)) => trust::cmd::run(args),
+        Some(Command::Dashboard(args)) => dashboard_cmd::run(args).await,
         Some(Command::Dev(cmd)) => dev::run(cmd)
             .await
             .map(|()| std::process::ExitCode::SUCCESS),

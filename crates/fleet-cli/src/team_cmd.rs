@@ -14,7 +14,7 @@
 
 mod delivery;
 mod inbox;
-mod send;
+pub(crate) mod send;
 mod view;
 
 use anyhow::Context;

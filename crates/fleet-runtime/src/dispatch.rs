@@ -193,7 +193,9 @@ impl Dispatcher<'_> {
             );
         }
         let hooked = match &self.hooks {
-            Some(hooks) => Some(hooks.before(call.hook_ref(), self.sink, self.cancel).await),
+            Some(hooks) => {
+                Some(Box::pin(hooks.before(call.hook_ref(), self.sink, self.cancel)).await)
+            }
             None => None,
         };
         if let Some(reason) = hooked.as_ref().and_then(|v| v.refusal()) {
@@ -247,8 +249,7 @@ impl Dispatcher<'_> {
         let hook_answer = match (&self.hooks, decision.behavior) {
             (Some(hooks), Behavior::Ask) => {
                 let will_ask = self.approver.is_some();
-                hooks
-                    .on_ask(&call.name, &call.input, will_ask, self.sink, self.cancel)
+                Box::pin(hooks.on_ask(&call.name, &call.input, will_ask, self.sink, self.cancel))
                     .await
             }
             _ => None,
@@ -269,7 +270,7 @@ impl Dispatcher<'_> {
         }
         match decision.behavior {
             Behavior::Allow => (run(call).await, reason(Accept), false),
-            Behavior::Ask => match self.ask(call, &decision, change.as_ref()).await {
+            Behavior::Ask => match Box::pin(self.ask(call, &decision, change.as_ref())).await {
                 Some(Approval::Allow { updated_input }) => {
                     let corrected = updated_input.map(|input| Call {
                         input,
@@ -339,6 +340,10 @@ impl Dispatcher<'_> {
     }
 
     /// Runs the tool, then its PostToolUse hooks, whose feedback joins the result.
+    ///
+    /// Hooks, questions and proposals are boxed where they are awaited (here and in
+    /// `execute`): a call's future is as large as its largest await, and a 10,000-agent
+    /// fan-out holds 10,000 of them at once, nearly all on the plain path.
     async fn call_hooked(
         &self,
         tool: &Arc<dyn Tool>,
@@ -346,9 +351,8 @@ impl Dispatcher<'_> {
         pre_context: Option<String>,
     ) -> Result<fleet_tools::ToolOutput, ToolError> {
         if let Some(hooks) = &self.hooks {
-            let refused = hooks
-                .task_gate(&call.name, &call.input, self.sink, self.cancel)
-                .await;
+            let refused =
+                Box::pin(hooks.task_gate(&call.name, &call.input, self.sink, self.cancel)).await;
             if let Some(reason) = refused {
                 return Err(ToolError::HookRefused {
                     hook: "TaskCreated/TaskCompleted",
@@ -360,8 +364,7 @@ impl Dispatcher<'_> {
         let result = self.call_tool(tool, call).await;
         match &self.hooks {
             Some(hooks) => {
-                hooks
-                    .after(call.hook_ref(), result, pre_context, self.sink, self.cancel)
+                Box::pin(hooks.after(call.hook_ref(), result, pre_context, self.sink, self.cancel))
                     .await
             }
             None => result,

@@ -152,6 +152,20 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
     let servers = start_mcp(&args, &cwd, true, bridge, settings.trust.trusted).await;
     let mcp = fleet_session::mcp::tools(&servers).await;
     let approver = prompt_tool::approver(&args, &mcp.tools, &cwd, approver)?;
+    // `--dashboard`: the page asks "ask" decisions too, and steers tasks through controls.
+    let (approver, controls, dashboard) = match args.dashboard {
+        true => {
+            let prepared = crate::dashboard_cmd::live::prepare(session.id(), approver)?;
+            let approver = prepared.approver.clone() as std::sync::Arc<dyn fleet_runtime::Approver>;
+            (
+                Some(approver),
+                Some(controls.unwrap_or_default()),
+                Some(prepared),
+            )
+        }
+        false => (approver, controls, None),
+    };
+    let model = dashboard.as_ref().map(|_| choice.model.clone());
     crate::model_choice::learn_server_limits(&mut choice, std::sync::Arc::new(report::Stderr))
         .await;
     let built = setup::agent(
@@ -179,6 +193,14 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         handshake::answer(channel, pending, &built);
     }
     let _scratchpad = built.scratchpad;
+    let dashboard = match (dashboard, &controls) {
+        (Some(prepared), Some(controls)) => Some(
+            prepared
+                .serve(&cwd, model.as_deref(), controls.clone())
+                .await?,
+        ),
+        _ => None,
+    };
     // Only the stdin reader sends on it from here on.
     drop(prompt_tx);
     let launch::Running {
@@ -229,7 +251,17 @@ pub async fn execute(run: Run) -> anyhow::Result<ExitCode> {
         mut failed,
         last_error,
         blamed,
-    } = relay::relay(&mut handle, &mut session, printer.as_mut(), &mut stop).await?;
+    } = relay::relay(
+        &mut handle,
+        &mut session,
+        printer.as_mut(),
+        &mut stop,
+        dashboard.as_ref(),
+    )
+    .await?;
+    if let Some(dashboard) = &dashboard {
+        dashboard.ended().await;
+    }
     tokio::select! {
         _ = handle.finish() => {}
         signal = stop.next() => signal?,

@@ -3,6 +3,7 @@
 //! cannot be written, stops the session; the result that ends it then names the real cause.
 
 use super::stopping::Stopping;
+use crate::dashboard_cmd::live::LiveDashboard;
 use crate::print::Printer;
 use fleet_protocol::EventKind;
 use fleet_runtime::SessionHandle;
@@ -25,6 +26,7 @@ pub(super) async fn relay(
     session: &mut SessionFile,
     printer: &mut (dyn Printer + Send),
     stop: &mut Stopping,
+    dashboard: Option<&LiveDashboard>,
 ) -> anyhow::Result<Relayed> {
     let mut failed: Option<anyhow::Error> = None;
     let mut last_error = false;
@@ -54,6 +56,9 @@ pub(super) async fn relay(
                 blamed = true;
             }
             last_error = result.is_error();
+        }
+        if let Some(dashboard) = dashboard {
+            dashboard.push(&event);
         }
         if let Err(err) = printer.event(&event) {
             handle.cancel.cancel();

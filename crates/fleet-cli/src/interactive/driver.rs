@@ -60,11 +60,13 @@ impl Driver {
         let labels = Arc::new(AgentLabels::default());
         let approver = Arc::new(UiApprover::new(ui.clone(), labels.clone()));
         let mcp = fleet_session::mcp::tools(&servers).await;
+        let dashboard = crate::dashboard_cmd::tui::TuiDashboard::if_asked(&spec.args).await?;
         let builder = Builder {
             spec,
             servers,
             mcp,
             approver: approver.clone(),
+            dashboard,
         };
         let live = builder.start(&Which::CommandLine, None, None).await?;
         let (shell_tx, shell_rx) = mpsc::unbounded_channel();
@@ -127,6 +129,10 @@ impl Driver {
             }))
             .await;
             self.approver.offer_lead();
+        }
+        if let Some(dashboard) = &self.builder.dashboard {
+            self.notice(NoticeLevel::Info, format!("dashboard: {}", dashboard.url()))
+                .await;
         }
         if let Some(text) = crate::headless::panes::take_notice() {
             self.notice(NoticeLevel::Info, text).await;
@@ -199,6 +205,7 @@ impl Driver {
     }
 
     async fn on_event(&mut self, event: AgentEvent) {
+        self.live.tap(&event);
         if let Err(err) = observe(&mut self.live, &event, &self.labels, &self.background) {
             self.notice(NoticeLevel::Error, format!("{err:#}")).await;
         }

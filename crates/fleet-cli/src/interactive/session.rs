@@ -6,6 +6,7 @@
 
 use super::approver::UiApprover;
 use crate::args::PrintArgs;
+use crate::dashboard_cmd::tui::{Tap, TuiDashboard};
 use crate::headless::setup;
 use crate::model_choice::Choice;
 use crate::settings::{repo_root, Settings};
@@ -55,6 +56,8 @@ pub struct Builder {
     /// What the servers give the agents, worked out once.
     pub mcp: setup::McpTools,
     pub approver: Arc<UiApprover>,
+    /// `--dashboard`: the page that follows each session built.
+    pub dashboard: Option<Arc<TuiDashboard>>,
 }
 
 /// A running session and the handles the driver steers it by.
@@ -74,7 +77,18 @@ pub struct Live {
     pub history: Vec<Message>,
     /// Its membership of a team another session leads (a pane teammate).
     pub member: Option<Arc<Membership>>,
+    /// `--dashboard`: where its events go for the page.
+    pub dashboard: Option<Tap>,
     _scratchpad: Option<Scratchpad>,
+}
+
+impl Live {
+    /// Hands `event` to the dashboard's page, with `--dashboard`.
+    pub fn tap(&self, event: &fleet_protocol::AgentEvent) {
+        if let Some(tap) = &self.dashboard {
+            tap.push(event);
+        }
+    }
 }
 
 impl Builder {
@@ -118,6 +132,15 @@ impl Builder {
             catalog: spec.catalog.clone(),
             model: model.unwrap_or_else(|| spec.model.clone()),
         };
+        let model_id = choice.model.clone();
+        let asks_page = self
+            .dashboard
+            .as_ref()
+            .map(|d| d.approver(file.id(), self.approver.clone()));
+        let approver: Arc<dyn fleet_runtime::Approver> = match &asks_page {
+            Some(both) => both.clone(),
+            None => self.approver.clone(),
+        };
         let built = setup::agent(
             &args,
             &spec.cwd,
@@ -125,7 +148,7 @@ impl Builder {
             choice,
             file.id(),
             setup::Host {
-                approver: Some(self.approver.clone()),
+                approver: Some(approver),
                 hooks: None,
                 controls: Some(controls.clone()),
             },
@@ -160,6 +183,15 @@ impl Builder {
             },
         )
         .await?;
+        let dashboard = self.dashboard.as_ref().zip(asks_page).map(|(d, approver)| {
+            d.follow(
+                file.id(),
+                &spec.cwd,
+                Some(&model_id),
+                controls.clone(),
+                approver,
+            )
+        });
         let member = match &spec.member {
             Some(identity) => Some(fleet_runtime::teams::join_team(
                 &spawner,
@@ -178,6 +210,7 @@ impl Builder {
             file,
             socket,
             history,
+            dashboard,
             _scratchpad: built.scratchpad,
         })
     }

@@ -43,9 +43,6 @@ pub struct SendArgs {
 }
 
 pub fn send(home: &FleetHome, store: &TeamStore, args: SendArgs) -> anyhow::Result<()> {
-    let from = sender(&args.from)?;
-    let config = load_team(store, &args.team)?;
-    let to = addressee(&config, &args.member)?;
     let text = if args.text == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -55,6 +52,55 @@ pub fn send(home: &FleetHome, store: &TeamStore, args: SendArgs) -> anyhow::Resu
     } else {
         args.text
     };
+    let sent = deliver(
+        home,
+        store,
+        Outgoing {
+            team: args.team,
+            member: args.member,
+            text,
+            from: args.from,
+            summary: args.summary,
+            wait: Duration::from_secs(args.wait),
+        },
+    )?;
+    println!("{}", sent.msg_id);
+    if let Some(note) = sent.note {
+        eprintln!("fleet: {note}");
+    }
+    Ok(())
+}
+
+/// One message to send, as `fleet team send` (and the dashboard) take it.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub team: String,
+    /// A member's name, `name@team`, or `team-lead` / `main`.
+    pub member: String,
+    pub text: String,
+    /// `user` (signed with the user's key) or a plain member name.
+    pub from: String,
+    pub summary: Option<String>,
+    /// How long to wait for a running teammate that screens its mail to take or refuse it.
+    pub wait: Duration,
+}
+
+/// A message in the recipient's inbox.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub msg_id: String,
+    /// `queued: …` or `note: …` when the recipient has not taken it yet.
+    pub note: Option<String>,
+}
+
+/// Appends `out` to the member's inbox, signed as the user when it is from `user`, and waits
+/// for a screening teammate's receipt (blocking: call it off the async threads). A message the
+/// recipient refused is an error: what is refused is never reported as delivered.
+pub fn deliver(home: &FleetHome, store: &TeamStore, out: Outgoing) -> anyhow::Result<Sent> {
+    let from = sender(&out.from)?;
+    let config = load_team(store, &out.team)?;
+    let to = addressee(&config, &out.member)?;
+    let text = out.text;
     if text.trim().is_empty() {
         anyhow::bail!("the message is empty: give the text to send (or `-` to read it from stdin)");
     }
@@ -65,7 +111,7 @@ pub fn send(home: &FleetHome, store: &TeamStore, args: SendArgs) -> anyhow::Resu
             "the message is a {kind} protocol frame; `fleet team send` sends plain text only"
         );
     }
-    let summary = args
+    let summary = out
         .summary
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
@@ -94,45 +140,36 @@ pub fn send(home: &FleetHome, store: &TeamStore, args: SendArgs) -> anyhow::Resu
     // whatever appears under it is the answer to this one.
     let mailbox = Mailbox::open(&store.inboxes_dir(&config.name), &to.owner)?;
     mailbox.append(&entry)?;
-    match reach {
-        Reach::NotRunning => {
-            println!("{msg_id}");
-            eprintln!(
-                "fleet: queued: {} is not running; delivered when the team's session resumes",
-                to.owner
-            );
-        }
-        Reach::Unscreened => println!("{msg_id}"),
+    let note = match reach {
+        Reach::NotRunning => Some(format!(
+            "queued: {} is not running; delivered when the team's session resumes",
+            to.owner
+        )),
+        Reach::Unscreened => None,
         Reach::Screens { pid } => {
             fleet_runtime::teams::receipts::sweep(&team_dir, STALE_RECEIPTS);
-            let waited = Duration::from_secs(args.wait);
-            match delivery::wait(&team_dir, &msg_id, pid, waited)? {
-                Outcome::Accepted => println!("{msg_id}"),
+            match delivery::wait(&team_dir, &msg_id, pid, out.wait)? {
+                Outcome::Accepted => None,
                 Outcome::Refused(reason) => anyhow::bail!(
                     "{} refused message {msg_id}: {}; it was not delivered",
                     to.owner,
                     reason.trim_end_matches('.')
                 ),
-                Outcome::Ended => {
-                    println!("{msg_id}");
-                    eprintln!(
-                        "fleet: queued: {} stopped before reading it; delivered when the \
-                         team's session resumes",
-                        to.owner
-                    );
-                }
-                Outcome::NoAnswer => {
-                    println!("{msg_id}");
-                    eprintln!(
-                        "fleet: note: {} has not taken the message yet (waited {}s); it \
-                         stays in its inbox, unread",
-                        to.owner, args.wait
-                    );
-                }
+                Outcome::Ended => Some(format!(
+                    "queued: {} stopped before reading it; delivered when the team's session \
+                     resumes",
+                    to.owner
+                )),
+                Outcome::NoAnswer => Some(format!(
+                    "note: {} has not taken the message yet (waited {}s); it stays in its \
+                     inbox, unread",
+                    to.owner,
+                    out.wait.as_secs()
+                )),
             }
         }
-    }
-    Ok(())
+    };
+    Ok(Sent { msg_id, note })
 }
 
 /// `--from` as the recipient will see it: `user` (any case), or a plain name. The lead's

@@ -463,13 +463,6 @@ impl Mate {
         if let Err(err) = team.post(LEAD_NAME, &entry) {
             tracing::warn!(teammate = %self.name, "the lead was not told it ended: {err}");
         }
-        team.emit(TeamEvent::TeammateTerminated {
-            team: team.name.clone(),
-            name: self.name.clone(),
-            agent_id: self.agent_id.clone(),
-            reason: notice.message,
-        })
-        .await;
         let status = if agreed {
             fleet_protocol::TaskStatus::Completed
         } else {
@@ -478,9 +471,24 @@ impl Mate {
         team.ledger.finish(&self.agent_id, status, None);
         // Its own MCP servers rest with it; a message that brings it back starts them again.
         self.blueprint.mcp.suspend().await;
-        // Stopped only once the lead's notice is queued: whoever sees the team quiet also
-        // sees the notice waiting.
-        self.set_state(team, MateState::Stopped);
+        // Stopped before anyone is shown that it ended: a message sent on seeing
+        // `teammate_terminated` must find it stopped and bring it back, not land in the inbox
+        // of a process that is gone. The team is not quiet meanwhile: the lead's notice waits
+        // in its inbox (posted above), and that counts as busy.
+        *lock(&self.state) = MateState::Stopped;
+        team.emit(TeamEvent::TeammateTerminated {
+            team: team.name.clone(),
+            name: self.name.clone(),
+            agent_id: self.agent_id.clone(),
+            reason: notice.message,
+        })
+        .await;
+        // The team file and whoever waits for the team to go quiet learn it after the event,
+        // so a session ending on that quiet has shown it; unless a message brought it back
+        // meanwhile, which has written its own status.
+        if self.state() == MateState::Stopped {
+            team.set_status(&self.name, MemberStatus::Stopped);
+        }
         self.ended.notify_waiters();
         team.poke();
     }

@@ -98,17 +98,24 @@ impl TranscriptWriter {
 
     /// Opens `path` to add one more entry after `last_uuid`, without reading the file: the
     /// caller (a sidechain writer) already knows where the chain stands.
+    ///
+    /// The folder is made only when the open finds it missing: thousands of subagents append
+    /// at once, and a `mkdir` that finds the folder there still takes the parent folder's lock
+    /// in the kernel, so asking first for every entry serialised them all on it.
     pub(super) fn reopen(
         path: &Path,
         session_id: &str,
         cwd: &str,
         last_uuid: Option<String>,
     ) -> Result<Self> {
-        create_parent(path)?;
-        let file = options()
-            .create(true)
-            .open(path)
-            .map_err(|e| StoreError::io("open", path, e))?;
+        let file = match options().create(true).open(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                create_parent(path)?;
+                options().create(true).open(path)
+            }
+            opened => opened,
+        }
+        .map_err(|e| StoreError::io("open", path, e))?;
         Ok(Self {
             path: path.to_path_buf(),
             file,

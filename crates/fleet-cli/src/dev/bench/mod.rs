@@ -11,7 +11,7 @@ use fleet_runtime::subagent::TranscriptTarget;
 use fleet_runtime::SpawnLimits;
 use fleet_store::FleetHome;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
@@ -106,11 +106,7 @@ async fn fanout(args: FanoutArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    std::fs::write(
-        &scenario,
-        scenario_json(args.agents, args.latency_ms, work.as_deref()).to_string(),
-    )
-    .context("writing the scenario")?;
+    write_scenario(&scenario, args.agents, args.latency_ms, work.as_deref())?;
     let (mut server, base_url) = start_server(&scenario)?;
     let outcome = measure(&args, dir.path(), &base_url).await;
     let _ = server.kill();
@@ -160,25 +156,46 @@ fn write_work_project(project: &Path) -> anyhow::Result<PathBuf> {
 
 /// The parent asks for N agents at once, each child answers at once (or, with `work`, first
 /// Reads `work` and Greps the project), the parent sums up.
-fn scenario_json(agents: usize, latency_ms: u64, work: Option<&Path>) -> Value {
-    let calls: Vec<Value> = (0..agents)
-        .map(|i| {
-            json!({"tool_use": {"name": "Agent", "input": {
-                "description": format!("job {i}"),
-                "prompt": format!("Do job {i} and report."),
-            }}})
-        })
-        .collect();
-    json!({
-        "validate_requests": false,
-        "request_log": "count_only",
-        "cache": {"enabled": false},
-        "rules": child_rules(latency_ms, work).into_iter().chain([
-            json!({"name": "summary", "when": {"has_tool_result": true}, "delay_ms": latency_ms,
-             "respond": [{"text": "all jobs done"}]}),
-            json!({"name": "fanout", "delay_ms": latency_ms, "respond": calls}),
-        ]).collect::<Vec<Value>>()
-    })
+///
+/// Written call by call: the whole scenario as one JSON value is ~3 KB per agent, freed before
+/// the run but still counted in the process's peak RSS, which is meant to be fleet's own.
+fn write_scenario(
+    path: &Path,
+    agents: usize,
+    latency_ms: u64,
+    work: Option<&Path>,
+) -> anyhow::Result<()> {
+    let file = std::fs::File::create(path).context("writing the scenario")?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut rules = child_rules(latency_ms, work);
+    rules.push(
+        json!({"name": "summary", "when": {"has_tool_result": true}, "delay_ms": latency_ms,
+               "respond": [{"text": "all jobs done"}]}),
+    );
+    let head = json!({"validate_requests": false, "request_log": "count_only",
+                      "cache": {"enabled": false}});
+    let head = head.to_string();
+    let rules = serde_json::to_string(&rules)?;
+    // `{…head…,"rules":[…rules…,{"name":"fanout",…,"respond":[calls]}]}`
+    write!(
+        out,
+        "{},\"rules\":{},{{\"name\":\"fanout\",\"delay_ms\":{latency_ms},\"respond\":[",
+        head.strip_suffix('}').unwrap_or(&head),
+        rules.strip_suffix(']').unwrap_or(&rules),
+    )?;
+    for i in 0..agents {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        let call = json!({"tool_use": {"name": "Agent", "input": {
+            "description": format!("job {i}"),
+            "prompt": format!("Do job {i} and report."),
+        }}});
+        serde_json::to_writer(&mut out, &call)?;
+    }
+    out.write_all(b"]}]}")?;
+    out.flush().context("writing the scenario")?;
+    Ok(())
 }
 
 /// What a child does: answer at once, or first read a file and search the project.
