@@ -28,6 +28,7 @@ def test_it_listens_on_loopback_with_a_long_random_token(server):
 ROUTES = [
     "/",
     "/api/sessions",
+    "/api/sessions/events",
     "/api/sessions/nope",
     "/api/sessions/nope/events",
     "/api/sessions/nope/agents/main/transcript",
@@ -82,8 +83,8 @@ def test_the_page_loads_nothing_from_elsewhere(server, context):
     requested = []
     page.on("request", lambda r: requested.append(r.url))
     assert page.goto(server.origin + "/").status == 401
-    # With no session there is no event stream: the page's first question is the list.
-    with page.expect_request(lambda r: "/api/sessions" in r.url):
+    # With no session the page's first question is the list's event stream.
+    with page.expect_request(lambda r: "/api/sessions/events" in r.url):
         response = page.goto(server.url)
     assert response.status == 200
     assert "text/html" in response.headers.get("content-type", "")

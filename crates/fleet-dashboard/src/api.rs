@@ -5,6 +5,10 @@
 //! Routes (all need the token: `?token=T` or `Authorization: Bearer T`; 401 otherwise):
 //! - `GET /` — the page (HTML with its CSS and JS inlined; no other asset requests).
 //! - `GET /api/sessions` — `Vec<SessionSummary>`, newest first.
+//! - `GET /api/sessions/events` — server-sent events: `event: sessions` with the whole
+//!   `Vec<SessionSummary>` at once, then again whenever the list changes (a session starts
+//!   or ends, or its summary moves); `:` keep-alive comments between. The page keeps it open
+//!   all the time, so it learns of new sessions without polling.
 //! - `GET /api/sessions/{id}` — `Snapshot` of one session.
 //! - `GET /api/sessions/{id}/events` — server-sent events: `event: batch`, `data:` one
 //!   [`Batch`] (JSON), at most one per 200 ms and one per change; `event: sessions` with a

@@ -1,6 +1,7 @@
 //! The dashboard's server over real HTTP on loopback: who gets in (the token, on the page,
 //! the API and the event stream), who may change something (the origin, JSON, the size), the
-//! headers every answer carries, and the first event of a session's stream.
+//! headers every answer carries, the first event of a session's stream, and the stream of the
+//! list of sessions.
 #![allow(clippy::unwrap_used)]
 
 use fleet_dashboard::actions::ReadOnly;
@@ -14,7 +15,8 @@ use std::time::Duration;
 const WAIT: Duration = Duration::from_secs(60);
 
 struct Fixture {
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
+    hub: Hub,
     _feed: LiveFeed,
     serving: Serving,
     client: reqwest::Client,
@@ -25,13 +27,14 @@ impl Fixture {
         let home = tempfile::tempdir().unwrap();
         let hub = Hub::open(home.path().to_path_buf()).unwrap();
         let feed = hub.attach_live("s1", home.path(), Some("claude-test"));
-        let serving = serve(hub, Arc::new(ReadOnly), ServeOptions::default())
+        let serving = serve(hub.clone(), Arc::new(ReadOnly), ServeOptions::default())
             .await
             .unwrap();
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder().timeout(WAIT).build().unwrap();
         Self {
-            _home: home,
+            home,
+            hub,
             _feed: feed,
             serving,
             client,
@@ -73,6 +76,7 @@ async fn every_route_needs_the_token() {
     for path in [
         "/",
         "/api/sessions",
+        "/api/sessions/events",
         "/api/sessions/s1",
         "/api/sessions/s1/events",
         "/api/sessions/s1/agents/main/transcript",
@@ -270,4 +274,44 @@ async fn a_sessions_stream_starts_with_its_snapshot() {
         !snapshot.actions.stop_task,
         "a read-only dashboard offers no stop"
     );
+}
+
+#[tokio::test]
+async fn the_list_of_sessions_streams_from_its_first_event() {
+    let f = Fixture::start().await;
+    let refused = f
+        .client
+        .get(f.url("/api/sessions/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let response = f
+        .client
+        .get(f.with_token("/api/sessions/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let mut stream = response.bytes_stream();
+    let mut buffer = String::new();
+    let ids = |data: &str| -> Vec<String> {
+        let list: Vec<SessionSummary> = serde_json::from_str(data).unwrap();
+        list.into_iter().map(|s| s.id).collect()
+    };
+    let first = ids(&next_event(&mut stream, &mut buffer, "sessions").await);
+    assert_eq!(first, ["s1"]);
+    // A session that starts later comes down the same stream, without asking again.
+    let _second = f.hub.attach_live("s2", f.home.path(), Some("claude-test"));
+    loop {
+        let list = ids(&next_event(&mut stream, &mut buffer, "sessions").await);
+        if list.iter().any(|id| id == "s2") {
+            assert!(list.iter().any(|id| id == "s1"), "{list:?}");
+            break;
+        }
+    }
 }

@@ -142,7 +142,9 @@ impl Approver for DashboardApprover {
                     Ok(answered) => answered.unwrap_or_else(|_| Approval::deny()),
                     Err(_) => Approval::Deny {
                         message: Some(format!(
-                            "Nobody answered this permission question on the dashboard within                              {} minutes, so the call was not run. Do not retry it; finish                              without it or say what you need.",
+                            "Nobody answered this permission question on the dashboard within {} \
+                             minutes, so the call was not run. Do not retry it; finish \
+                             without it or say what you need.",
                             PAGE_ONLY_WAIT.as_secs() / 60
                         )),
                     },

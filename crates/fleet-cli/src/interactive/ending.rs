@@ -9,6 +9,10 @@ use fleet_tui::port::{UiCommand, UiEvent};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::mpsc;
 
+/// How long a session with no background work may take to end once its prompts closed,
+/// counted from its last event.
+const IDLE_END: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Records what the transcript keeps and notes what the driver tracks of one event.
 pub(super) fn observe(
     live: &mut Live,
@@ -47,10 +51,27 @@ pub(super) async fn end(
         live.handle.cancel.cancel();
         approver.deny_all();
     }
+    let mut idle_since = tokio::time::Instant::now();
     loop {
+        // With nothing left running in the background, the session ends as soon as it sees
+        // its prompts close; one that is still there after IDLE_END is stopped, so leaving
+        // never waits on something that will not come.
+        let deadline = idle_since + IDLE_END;
+        let idle = background.load(Ordering::Relaxed) == 0;
         let event = match commands.as_deref_mut() {
             Some(commands) => tokio::select! {
                 event = live.handle.recv() => event,
+                () = tokio::time::sleep_until(deadline), if idle => {
+                    if live.handle.cancel.is_cancelled() {
+                        tracing::warn!("the session did not end {IDLE_END:?} after it was stopped; leaving it");
+                        break;
+                    }
+                    tracing::warn!("the session did not end {IDLE_END:?} after its last prompt; stopping it");
+                    live.handle.cancel.cancel();
+                    approver.deny_all();
+                    idle_since = tokio::time::Instant::now();
+                    continue;
+                }
                 Some(command) = commands.recv() => {
                     match command {
                         UiCommand::Quit { stop_background: true } | UiCommand::Interrupt => {
@@ -70,6 +91,7 @@ pub(super) async fn end(
             None => live.handle.recv().await,
         };
         let Some(event) = event else { break };
+        idle_since = tokio::time::Instant::now();
         if let Err(err) = observe(&mut live, &event, labels, background) {
             tracing::warn!("recording the session's last events: {err:#}");
         }
@@ -81,7 +103,12 @@ pub(super) async fn end(
         socket,
         ..
     } = live;
-    let _ = handle.finish().await;
+    if tokio::time::timeout(IDLE_END, handle.finish())
+        .await
+        .is_err()
+    {
+        tracing::warn!("the session's task did not end {IDLE_END:?} after its events did");
+    }
     if let Some(path) = socket {
         let _ = std::fs::remove_file(path);
     }

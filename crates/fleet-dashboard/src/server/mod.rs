@@ -210,6 +210,7 @@ fn router(state: AppState, guard: Arc<guard::Guard>) -> Router {
     Router::new()
         .route("/", get(|| async { page::page() }))
         .route("/api/sessions", get(routes::sessions))
+        .route("/api/sessions/events", get(stream::sessions_events))
         .route("/api/sessions/{id}", get(routes::snapshot))
         .route("/api/sessions/{id}/events", get(stream::session_events))
         .route(transcript, get(routes::transcript))

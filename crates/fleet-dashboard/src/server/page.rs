@@ -1,11 +1,15 @@
-//! The page at `/`: `assets/index.html` with `dashboard.css` and `dashboard.js` inlined, all
-//! compiled into the binary, so the page makes no other request than the API's and works
+//! The page at `/`: `assets/index.html` with `dashboard.css` and the script modules of
+//! `assets/js/` inlined, all compiled into the binary, so the page makes no other request than the API's and works
 //! offline. The inline style and script run under a strict Content-Security-Policy by a nonce
 //! fresh for every answer; nothing else may run or load (no remote script, style, frame).
 //!
-//! `index.html` may reference the two files as `<link rel="stylesheet" href="dashboard.css">`
-//! and `<script src="dashboard.js"></script>`: those tags are replaced by the inlined ones.
-//! Without them the style goes at the end of `<head>` and the script at the end of `<body>`.
+//! The script is [`JS`], in that order, inside one strict-mode function: no build step and no
+//! module loader, and the modules share one scope without putting a name on `window`.
+//!
+//! `index.html` may reference the style and the script as
+//! `<link rel="stylesheet" href="dashboard.css">` and `<script src="dashboard.js"></script>`:
+//! those tags are replaced by the inlined ones. Without them the style goes at the end of
+//! `<head>` and the script at the end of `<body>`.
 
 use axum::http::{header, HeaderValue};
 use axum::response::{Html, IntoResponse, Response};
@@ -13,7 +17,24 @@ use std::sync::OnceLock;
 
 const HTML: &str = include_str!("../../assets/index.html");
 const CSS: &str = include_str!("../../assets/dashboard.css");
-const JS: &str = include_str!("../../assets/dashboard.js");
+
+/// The page's script modules (`assets/js/`), in the order they are inlined: a module's
+/// top-level statements may use only what the modules before it declare; `main.js` boots.
+const JS: &[(&str, &str)] = &[
+    ("util.js", include_str!("../../assets/js/util.js")),
+    ("state.js", include_str!("../../assets/js/state.js")),
+    ("sessions.js", include_str!("../../assets/js/sessions.js")),
+    ("net.js", include_str!("../../assets/js/net.js")),
+    ("views.js", include_str!("../../assets/js/views.js")),
+    ("tree.js", include_str!("../../assets/js/tree.js")),
+    ("timeline.js", include_str!("../../assets/js/timeline.js")),
+    ("teams.js", include_str!("../../assets/js/teams.js")),
+    (
+        "transcript.js",
+        include_str!("../../assets/js/transcript.js"),
+    ),
+    ("main.js", include_str!("../../assets/js/main.js")),
+];
 
 /// Stands for the nonce in the assembled page until an answer fills it in.
 const NONCE: &str = "\u{1}nonce\u{1}";
@@ -38,7 +59,23 @@ pub fn page() -> Response {
 
 fn template() -> &'static str {
     static TEMPLATE: OnceLock<String> = OnceLock::new();
-    TEMPLATE.get_or_init(|| assemble(HTML, CSS, JS))
+    TEMPLATE.get_or_init(|| assemble(HTML, CSS, &script(JS)))
+}
+
+/// The modules as one script: one function around them all, each under a comment naming it.
+fn script(modules: &[(&str, &str)]) -> String {
+    let mut out = String::from("'use strict';\n(function () {\n");
+    for (name, text) in modules {
+        out.push_str("// ==== js/");
+        out.push_str(name);
+        out.push('\n');
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push_str("})();");
+    out
 }
 
 /// The page with the style and script inlined, [`NONCE`] where the nonce goes.
@@ -99,8 +136,43 @@ mod tests {
     /// An inlined file that closed its own tag would end it early and spill into the page.
     #[test]
     fn the_assets_can_be_inlined() {
-        assert!(!JS.to_ascii_lowercase().contains("</script"));
+        for (name, text) in JS {
+            assert!(!text.to_ascii_lowercase().contains("</script"), "{name}");
+        }
         assert!(!CSS.to_ascii_lowercase().contains("</style"));
+    }
+
+    /// Every module is in, once, in order, inside the one function; `main.js` (which boots
+    /// the page) last.
+    #[test]
+    fn the_modules_make_one_script_in_order() {
+        let js = script(JS);
+        assert!(
+            js.starts_with("'use strict';\n(function () {\n"),
+            "{js:.80}"
+        );
+        assert!(js.ends_with("\n})();"));
+        let mut at = 0;
+        for (name, text) in JS {
+            let marker = format!("// ==== js/{name}\n");
+            let found = js[at..].find(&marker).map(|i| at + i);
+            assert!(found.is_some(), "{name} is missing or out of order");
+            at = found.unwrap_or(at) + marker.len();
+            assert!(js[at..].starts_with(text), "{name} follows its marker");
+            assert_eq!(js.matches(&marker).count(), 1, "{name} once");
+        }
+        assert_eq!(JS.last().map(|m| m.0), Some("main.js"));
+        let page = template();
+        assert!(page.contains(&js), "the page carries the script whole");
+    }
+
+    /// No module grows past what one reads in a sitting.
+    #[test]
+    fn modules_stay_small() {
+        for (name, text) in JS {
+            let lines = text.lines().count();
+            assert!(lines <= 450, "js/{name} has {lines} lines: split it");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The server-sent event streams: a session's changes and an agent's transcript.
+//! The server-sent event streams: the list of sessions, a session's changes and an agent's
+//! transcript.
 //!
 //! Each stream is fed by a small task that writes into a short channel; when the page goes
 //! away the channel closes and the task ends with it. A page that reads slower than the
@@ -44,6 +45,38 @@ async fn send<T: Serialize>(
             true
         }
     }
+}
+
+/// `GET /api/sessions/events`: `sessions` with the whole list at once, then again whenever it
+/// changes (ticks that come faster than the page reads fold into one list, the newest).
+pub async fn sessions_events(State(state): State<AppState>) -> Events {
+    // Subscribed before the first list is taken: no change falls between the two.
+    let mut ticks = state.hub.subscribe_sessions();
+    ticks.borrow_and_update();
+    let first = state.hub.sessions();
+    let (tx, rx) = mpsc::channel(ROOM);
+    tokio::spawn(async move {
+        if !send(&tx, "sessions", &first).await {
+            return;
+        }
+        drop(first);
+        loop {
+            tokio::select! {
+                () = tx.closed() => return,
+                changed = ticks.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                    if !send(&tx, "sessions", &state.hub.sessions()).await {
+                        return;
+                    }
+                }
+            }
+        }
+        // The hub is gone: nothing more will come; stay open and quiet, as a transcript does.
+        tx.closed().await;
+    });
+    sse(rx)
 }
 
 /// `GET /api/sessions/{id}/events`: `snapshot` first, then `batch`es after it, and `sessions`
