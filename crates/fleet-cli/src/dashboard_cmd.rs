@@ -9,10 +9,12 @@
 //! - [`live`]: `fleet … --dashboard`: the same server in the session's own process, fed by
 //!   its events.
 //! - [`approver`]: permission questions of a `--dashboard` session, asked on the page.
+//! - [`remote`]: remote jobs' worker, attempt and state from the broker, when one is set.
 
 pub(crate) mod actions;
 pub(crate) mod approver;
 pub(crate) mod live;
+pub(crate) mod remote;
 pub(crate) mod tui;
 
 use anyhow::Context;
@@ -42,6 +44,7 @@ pub async fn run(args: DashboardArgs) -> anyhow::Result<ExitCode> {
     let hub = Hub::open(home.root().to_path_buf())
         .with_context(|| format!("reading the sessions under {}", home.root().display()))?;
     hub.watch().context("watching the fleet home for changes")?;
+    remote::follow_broker(&hub, &std::env::current_dir()?);
     // Installed before the URL is out: whoever reads it may stop the server at once.
     let mut sigint = signal(SignalKind::interrupt()).context("installing the Ctrl-C handler")?;
     let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;

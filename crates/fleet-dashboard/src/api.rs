@@ -228,6 +228,10 @@ pub struct RemoteJob {
     pub worker: Option<String>,
     pub attempt: u32,
     pub state: String,
+    /// What the job was asked to do, as the broker's record says (`None` until a broker
+    /// record is seen).
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -35,6 +35,7 @@ pub fn prepare(
         .with_context(|| format!("--dashboard: reading {}", home.root().display()))?;
     hub.watch()
         .context("--dashboard: watching the fleet home for changes")?;
+    super::remote::follow_broker(&hub, &std::env::current_dir()?);
     let approver = Arc::new(DashboardApprover::new(
         inner,
         hub.clone(),

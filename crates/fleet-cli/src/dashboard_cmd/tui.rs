@@ -35,6 +35,7 @@ impl TuiDashboard {
             .with_context(|| format!("--dashboard: reading {}", home.root().display()))?;
         hub.watch()
             .context("--dashboard: watching the fleet home for changes")?;
+        super::remote::follow_broker(&hub, &std::env::current_dir()?);
         let slot = LiveSlot::default();
         let actions = CliActions::with_session(home, slot.clone());
         let serving =

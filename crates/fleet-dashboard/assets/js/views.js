@@ -127,7 +127,8 @@ function renderWorktrees() {
   const jl = Array.from(S.jobs.values()).sort((a, b) => (a.id < b.id ? -1 : 1));
   for (const j of jl) {
     jobs.append(h('tr', { 'data-testid': 'remote-job', 'data-job-id': j.id, 'data-state': j.state },
-      h('td', { class: 'path' }, j.id), h('td', null, j.worker || ''), h('td', { class: 'num' }, String(j.attempt)),
+      h('td', { class: 'path', title: j.description || '' }, j.id), h('td', null, j.description || ''),
+      h('td', null, j.worker || ''), h('td', { class: 'num' }, String(j.attempt)),
       h('td', null, j.state), h('td', { title: j.agent_id || '' }, agentLabel(j.agent_id))));
   }
   $('jobs-empty').hidden = jl.length > 0;

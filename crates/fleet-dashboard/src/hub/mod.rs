@@ -25,6 +25,7 @@
 //! mid-work `killed` ("the session ended before it finished").
 
 mod agents;
+mod remote;
 mod session;
 pub(crate) mod transcript;
 

@@ -232,11 +232,17 @@ impl SessionModel {
                     worker: None,
                     attempt: 0,
                     state: "launched".into(),
+                    description: None,
                 });
                 self.remote_jobs.len() - 1
             }
         };
         &mut self.remote_jobs[at]
+    }
+
+    /// The remote job `id`, if this session knows it.
+    pub fn remote_job(&self, id: &str) -> Option<&RemoteJob> {
+        self.remote_jobs.iter().find(|j| j.id == id)
     }
 
     pub fn has_remote_job(&self, id: &str) -> bool {
