@@ -116,7 +116,7 @@ fn load_team(store: &TeamStore, team: &str) -> anyhow::Result<TeamConfig> {
 }
 
 /// Whose inbox a `<member>` argument names.
-struct Addressee<'a> {
+pub(crate) struct Addressee<'a> {
     /// The inbox owner (a file name in `inboxes/`).
     owner: String,
     /// The member record, when the team file has one.
@@ -125,7 +125,7 @@ struct Addressee<'a> {
 
 /// Resolves `<member>`: a member's name (any ASCII case) or `name@team`; `team-lead`, `main`
 /// or the lead's agent id address the lead. Anything else is refused with the list of members.
-fn addressee<'a>(config: &'a TeamConfig, name: &str) -> anyhow::Result<Addressee<'a>> {
+pub(crate) fn addressee<'a>(config: &'a TeamConfig, name: &str) -> anyhow::Result<Addressee<'a>> {
     let bare = match name.split_once('@') {
         Some((bare, team)) if team == config.name => bare,
         Some((_, team)) => anyhow::bail!(

@@ -128,6 +128,26 @@ async fn a_message_from_the_page_is_signed_mail_as_fleet_team_send_writes_it() {
         .await
         .unwrap();
     assert_eq!(empty.status(), 400);
+    // Names that would climb out of the teams folder are refused as bad requests, and
+    // nothing is written outside it.
+    let climbing = send(
+        "..%2F..%2Fescaped",
+        "alpha",
+        json!({"text": "hi", "summary": null}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(climbing.status(), 400);
+    let member = send(
+        "crew",
+        "..%2F..%2Fescaped",
+        json!({"text": "hi", "summary": null}),
+    )
+    .await
+    .unwrap();
+    assert!(member.status().is_client_error(), "{}", member.status());
+    assert!(!project.fleet_home.join("escaped").exists());
+    assert!(!project.fleet_home.join("teams").join("escaped").exists());
     let (status, stderr) = terminate(child).await;
     assert!(status.success(), "{stderr}");
 }

@@ -121,8 +121,21 @@ impl Actions for CliActions {
             let home = self.home.clone();
             let sent = tokio::task::spawn_blocking(move || {
                 let store = TeamStore::new(&home);
-                if let Err(TeamError::NotFound { .. }) = store.load(&team) {
-                    return Err(ActionError::NotFound(format!("no team {team:?}")));
+                match store.load(&team) {
+                    Err(TeamError::NotFound { .. }) => {
+                        return Err(ActionError::NotFound(format!("no team {team:?}")));
+                    }
+                    // A name that could reach outside the teams folder is the request's fault.
+                    Err(err @ TeamError::InvalidTeamName { .. }) => {
+                        return Err(ActionError::Invalid(err.to_string()));
+                    }
+                    // Someone the team does not have (or a name no member could have).
+                    Ok(config) => {
+                        if let Err(err) = crate::team_cmd::addressee(&config, &member) {
+                            return Err(ActionError::NotFound(format!("{err:#}")));
+                        }
+                    }
+                    Err(_) => {}
                 }
                 let outgoing = Outgoing {
                     team,
