@@ -63,7 +63,7 @@ pub mod trust;
 pub use error::{Result, StoreError};
 pub use home::{project_slug, FleetHome};
 pub use io_reason::IoReason;
-pub use lock::SessionLock;
+pub use lock::{process_alive, SessionLock};
 pub use mailbox::{Mailbox, MailboxError, Position, Unread, DEFAULT_COMPACT_AFTER};
 pub use session::{
     new_session_id, validate_session_id, SessionRef, SessionStore, SessionSummary, MIN_ID_PREFIX,

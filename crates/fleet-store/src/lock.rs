@@ -105,7 +105,7 @@ fn try_lock_settling(file: &mut File) -> std::result::Result<(), std::fs::TryLoc
         match file.try_lock() {
             Err(std::fs::TryLockError::WouldBlock)
                 if std::time::Instant::now() < deadline
-                    && holder(file).is_some_and(|pid| !alive(pid)) =>
+                    && holder(file).is_some_and(|pid| !process_alive(pid)) =>
             {
                 std::thread::sleep(std::time::Duration::from_millis(25));
             }
@@ -114,15 +114,25 @@ fn try_lock_settling(file: &mut File) -> std::result::Result<(), std::fs::TryLoc
     }
 }
 
-/// Whether process `pid` exists (a zombie counts as gone).
-fn alive(pid: u32) -> bool {
+/// Whether process `pid` runs: it exists and is not a zombie (killed, not yet reaped).
+pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name in parentheses: `Z` is a zombie.
+        // The state follows the command name in parentheses: `Z` is a zombie, `X` dead.
         Ok(stat) => stat
             .rsplit_once(')')
             .and_then(|(_, rest)| rest.trim_start().chars().next())
-            .is_some_and(|state| state != 'Z'),
+            .is_some_and(|state| !matches!(state, 'Z' | 'X')),
         Err(_) => false,
+    }
+}
+
+impl SessionLock {
+    /// The pid a session's lock file names, read without taking the lock (taking it to test
+    /// it could make the session's own process fail to get it). `Ok(None)` when the file is
+    /// there without a pid yet; a `NotFound` error when there is no lock file.
+    pub fn holder_pid(lock_file: &Path) -> std::io::Result<Option<u32>> {
+        let text = std::fs::read_to_string(lock_file)?;
+        Ok(text.trim().parse().ok().filter(|pid| *pid > 0))
     }
 }
 

@@ -449,37 +449,13 @@ enum Holder {
     Dead,
 }
 
-/// Asks the process a session's lock file names. (Taking the lock to test it could make the
-/// session's own process fail to get it, so the pid is asked.)
+/// Asks the process a session's lock file names.
 fn lock_holder(lock_file: &Path) -> Holder {
-    let text = match std::fs::read_to_string(lock_file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Holder::Missing,
-        Err(_) => return Holder::Unknown,
-    };
-    match text.trim().parse::<u32>() {
-        Ok(pid) if pid > 0 => {
-            if process_alive(pid) {
-                Holder::Alive
-            } else {
-                Holder::Dead
-            }
-        }
-        _ => Holder::Unknown,
-    }
-}
-
-/// Whether process `pid` runs: it exists and is not a zombie (killed, not yet reaped), as
-/// fleet-store's session lock reads it.
-fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the command name in parentheses: `Z` is a zombie, `X` dead.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.trim_start().chars().next())
-            .is_some_and(|state| !matches!(state, 'Z' | 'X')),
-        // No /proc (not Linux): ask the kernel whether the pid exists.
-        Err(_) => i32::try_from(pid)
-            .is_ok_and(|pid| nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()),
+    match fleet_store::SessionLock::holder_pid(lock_file) {
+        Ok(Some(pid)) if fleet_store::process_alive(pid) => Holder::Alive,
+        Ok(Some(_)) => Holder::Dead,
+        Ok(None) => Holder::Unknown,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Holder::Missing,
+        Err(_) => Holder::Unknown,
     }
 }
