@@ -2,7 +2,7 @@
 //! repository with its own HOME and fleet home.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, Project, SCRUBBED};
 use serde_json::Value;

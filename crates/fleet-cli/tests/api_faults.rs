@@ -5,7 +5,7 @@
 //! a row is accepted by an OpenAI-compatible server that wants the roles to alternate.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, OpenAiOptions, Rule, Scenario};

@@ -1,6 +1,6 @@
 //! `fleet dev ask` picks the provider from flags and environment and reports errors clearly.
 
-mod common;
+use crate::common;
 
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! has its figures. No timing is asserted.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

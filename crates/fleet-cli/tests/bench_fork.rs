@@ -2,7 +2,7 @@
 //! the prompt cache, and so cost less than fresh subagents handed the same text.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

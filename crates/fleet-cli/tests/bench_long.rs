@@ -2,7 +2,7 @@
 //! output is many times its window finishes every turn, having compacted on the way.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! not what a test decides).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! report has its figures, and no worker is left running. No timing is asserted.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

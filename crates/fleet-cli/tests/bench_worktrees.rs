@@ -3,7 +3,7 @@
 //! asserted (speed is what the bench prints, not what a test decides).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

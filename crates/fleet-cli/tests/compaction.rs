@@ -3,7 +3,7 @@
 //! next `--resume` starts from the summary instead of the whole history.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_runtime::compact::COMPACT_REQUEST_MARKER;

@@ -3,7 +3,7 @@
 //! project's tests — every worker in the background, reporting with task notifications.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

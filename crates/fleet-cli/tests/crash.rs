@@ -3,7 +3,7 @@
 //! non-zero exit, in every output format, and the saved conversation resumes cleanly.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

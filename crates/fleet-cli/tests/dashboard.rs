@@ -3,9 +3,8 @@
 //! team send` signs it — the real binary, real HTTP on loopback.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "dashboard_common/mod.rs"]
-mod dashboard_common;
+use crate::common;
+use crate::dashboard_common;
 
 use common::Project;
 use dashboard_common::{

@@ -4,9 +4,8 @@
 //! note) where nats-server cannot be had, as the other broker tests are.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "dashboard_common/mod.rs"]
-mod dashboard_common;
+use crate::common;
+use crate::dashboard_common;
 
 use common::Project;
 use dashboard_common::{client, origin_of, start_dashboard_with, terminate, token_of, WAIT};

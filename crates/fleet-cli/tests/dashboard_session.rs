@@ -3,9 +3,8 @@
 //! page — the real binary, real HTTP on loopback, the fake model server.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "dashboard_common/mod.rs"]
-mod dashboard_common;
+use crate::common;
+use crate::dashboard_common;
 
 use common::{server, Project};
 use dashboard_common::{

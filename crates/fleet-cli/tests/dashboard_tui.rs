@@ -3,10 +3,8 @@
 //! the UI's prompt goes away and the call runs.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, Project};
 use fleet_dashboard::api::{ActionResult, Snapshot};

@@ -5,7 +5,7 @@
 //! lost or cut, and the session resumes once there is room again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 #[path = "disk_full/small_disk.rs"]
 mod small_disk;
 

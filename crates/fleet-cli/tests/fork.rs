@@ -2,7 +2,7 @@
 //! variable winning; a fork runs in the background and the parent answers its notification.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -13,7 +13,7 @@
 //! timings, …) are listed in [`CLAUDE_ONLY`] with the reason, rather than faked.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

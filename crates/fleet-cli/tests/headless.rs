@@ -3,7 +3,7 @@
 //! and sessions.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

@@ -3,7 +3,7 @@
 //! `allow` in dontAsk mode, and the exact shape of the stream-json hook lines.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

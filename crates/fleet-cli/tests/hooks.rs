@@ -2,7 +2,7 @@
 //! in the project's `.claude/settings.json` (or an agent file) that are real shell commands.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

@@ -2,7 +2,7 @@
 //! a result, and the run ends with an error result.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

@@ -5,7 +5,7 @@
 //! tool input is named as such; and every discarded reply's tokens are counted.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, max_tokens_asked as asked, server, stderr, stdout, Project};
 use fleet_protocol::StopReason;

@@ -5,7 +5,7 @@
 //! only agents the main agent can start.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

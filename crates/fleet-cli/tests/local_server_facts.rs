@@ -6,7 +6,7 @@
 //! and a template that cannot use tools said once.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, max_tokens_asked as asked, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Overflow, Rule, Scenario};

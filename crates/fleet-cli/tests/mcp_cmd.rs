@@ -2,7 +2,7 @@
 //! HOME and fleet home.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, Project, SCRUBBED};
 use serde_json::{json, Value};

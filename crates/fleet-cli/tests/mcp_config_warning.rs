@@ -2,7 +2,7 @@
 //! parse error, in every output format of `-p`; the run goes on without its servers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, stderr, stdout, Project};
 use fleet_testkit::Scenario;

@@ -3,7 +3,7 @@
 //! `--spawn-child`, so a grandchild in the server's process group must go too.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;

@@ -4,7 +4,7 @@
 //! stderr — which never reaches fleet's own stderr.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

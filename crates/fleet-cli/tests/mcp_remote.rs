@@ -4,7 +4,7 @@
 //! session; and the reference server's resources read through the resource tools.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

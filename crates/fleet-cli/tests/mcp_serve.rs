@@ -3,7 +3,7 @@
 //! permission rules (settings files and flags) with "ask" turned into a refusal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Project;
 use fleet_runtime::mcp::{McpConnection, McpServerConfig, McpSource, McpTimeouts, McpTransport};

@@ -4,7 +4,7 @@
 //! and a server that cannot start is reported without stopping the session.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

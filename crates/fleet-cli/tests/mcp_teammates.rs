@@ -3,7 +3,7 @@
 //! started for it and gone when the session that ran it is over.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

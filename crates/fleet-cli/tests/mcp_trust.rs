@@ -3,7 +3,7 @@
 //! approval (in files the repository does not supply) lets a project server start.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -1,7 +1,7 @@
 //! The OpenAI-compatible provider's settings reach the server: `openai.toolChoice` in a
 //! settings file, below `FLEET_OPENAI_TOOL_CHOICE`, and a bad value names file and key.
 
-mod common;
+use crate::common;
 
 use fleet_testkit::{FakeModelServer, Rule, Scenario};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! reply thrown away by a whole-turn retry is declared discarded to partial-message readers.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, max_tokens_asked as asked, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

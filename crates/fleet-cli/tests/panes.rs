@@ -5,10 +5,8 @@
 //! teammate or the lead ends leaves no pane and no process behind.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, Project};
 use fleet_testkit::{Rule, Scenario};

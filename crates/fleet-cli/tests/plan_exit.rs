@@ -3,7 +3,7 @@
 //! `--permission-prompt-tool stdio`, the plan arriving as a `can_use_tool` question.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

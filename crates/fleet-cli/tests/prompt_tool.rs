@@ -2,7 +2,7 @@
 //! `approve`) answers the "ask" decisions, and `stdio` is accepted for the control protocol.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

@@ -5,9 +5,8 @@
 //! job's processes.
 #![allow(clippy::unwrap_used)]
 
-#[path = "remote/cluster.rs"]
-mod cluster;
-mod common;
+use crate::cluster;
+use crate::common;
 
 use cluster::{job, wait_record, Cluster};
 use common::{json_lines, server, stderr, stdout, Project};

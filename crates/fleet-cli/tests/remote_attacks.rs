@@ -4,9 +4,8 @@
 //! and its mode is within the worker's maximum.
 #![allow(clippy::unwrap_used)]
 
-#[path = "remote/cluster.rs"]
-mod cluster;
-mod common;
+use crate::cluster;
+use crate::common;
 
 use cluster::{job, wait_record, Cluster};
 use common::{server, Project};

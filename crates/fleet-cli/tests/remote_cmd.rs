@@ -2,9 +2,8 @@
 //! nats-server holding a job, its worker's heartbeat and its events.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "remote/jobs.rs"]
-mod jobs;
+use crate::cluster::jobs;
+use crate::common;
 
 use common::{run_with_stdin, server, stderr, stdout, Project};
 use fleet_remote::{names, Job, Remote, WorkerRecord};

@@ -3,7 +3,7 @@
 //! the dead process left open, and the resumed run ends with a result and exit code 0.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

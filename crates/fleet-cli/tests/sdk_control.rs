@@ -4,7 +4,7 @@
 //! never sends (bad lines, unknown ids) and the details it hides (who asked, what was sent).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

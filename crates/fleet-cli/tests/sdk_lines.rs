@@ -4,7 +4,7 @@
 //! `stream_event` sequence of `--include-partial-messages`, and `--json-schema`.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, result_of, run_with_stdin, server, stderr, Project};
 use fleet_testkit::{ReplyBlock, Rule, Scenario};

@@ -5,7 +5,7 @@
 //! run says so in words, not in a subtype's name.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

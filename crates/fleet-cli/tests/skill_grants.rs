@@ -4,7 +4,7 @@
 //! requests.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, result_of, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -4,7 +4,7 @@
 //! effort sent as a thinking budget only to models that take it.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{result_of, server, stderr, stdout, Project};
 use fleet_testkit::{FakeModelServer, Rule, Scenario};

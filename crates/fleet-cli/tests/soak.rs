@@ -6,7 +6,7 @@
 //! (see docs/soak.md).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, SCRUBBED};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! subagent transcripts on disk, and `--agents`.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, result_of, server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -2,7 +2,7 @@
 //! team was created and its inboxes written the way a session writes them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 #[path = "team_cmd/live.rs"]
 mod live;
 

@@ -11,7 +11,7 @@
 //!   killed outright.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

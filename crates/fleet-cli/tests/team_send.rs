@@ -5,10 +5,8 @@
 //! nothing runs it is delivered when the team's session is resumed, and marked read only then.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

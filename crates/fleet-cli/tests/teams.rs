@@ -4,7 +4,7 @@
 //! claim is refused), go idle, and shut down — one after rejecting the first request.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -3,10 +3,8 @@
 //! `capture-pane`. Each test has its own tmux server, so they run side by side.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, Project};
 use fleet_testkit::{Rule, Scenario};

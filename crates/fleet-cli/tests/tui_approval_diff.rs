@@ -3,10 +3,8 @@
 //! added ones, in the theme's red and green; answering yes makes exactly that change.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -5,10 +5,8 @@
 //! agent's pill says what it waits for; cancelling the quit question leaves no stale hint.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-#[path = "tui/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
+use crate::common;
+use crate::tmux;
 
 use common::{server, Project};
 use fleet_testkit::{Rule, Scenario};

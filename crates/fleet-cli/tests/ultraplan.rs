@@ -6,7 +6,7 @@
 //! - a teleport: the plan comes back, the remote session is archived, and the plan runs here
 //!   as a local `fleet -p` session against the fake model.
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, Project};
 use fleet_remote::{Remote, TaskState};

@@ -3,7 +3,7 @@
 //! exit code. The fake model only reads the test's output; the verdict follows from it.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{server, stderr, stdout, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -2,7 +2,7 @@
 //! line in stream-json, a line on stderr in text mode — naming what the agent waits for.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_testkit::{Rule, Scenario};

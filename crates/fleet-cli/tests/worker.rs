@@ -5,7 +5,7 @@
 
 #[path = "worker/bus.rs"]
 mod bus;
-mod common;
+use crate::common;
 #[path = "worker/repo_and_faults.rs"]
 mod repo_and_faults;
 

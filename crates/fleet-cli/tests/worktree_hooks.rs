@@ -4,7 +4,7 @@
 //! or one printing a path that is not an absolute folder, fails the Agent call with a reason.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, result_of, server, stderr, tool_result_texts, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -4,7 +4,7 @@
 //! the caller's checkout is never touched.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{json_lines, server, stderr, Project};
 use fleet_testkit::{Rule, Scenario};

@@ -4,7 +4,7 @@
 //! leaves (one made by a process still running is "in use", which has its own test).
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, Project, SCRUBBED};
 use fleet_runtime::isolation::WorktreeManager;
@@ -50,7 +50,11 @@ fn make_worktrees(project: &Project, ids: &[&str]) -> Vec<PathBuf> {
     }
     let out = fleet_testkit::output_within(
         Command::new(std::env::current_exe().unwrap())
-            .args(["helper_make_worktrees", "--exact", "--nocapture", "-q"])
+            .arg(fleet_testkit::child_test::test_name(
+                module_path!(),
+                "helper_make_worktrees",
+            ))
+            .args(["--exact", "--nocapture", "-q"])
             .env(HELPER_VAR, spec)
             .env("GIT_CONFIG_GLOBAL", "/dev/null"),
         fleet_testkit::WAIT,

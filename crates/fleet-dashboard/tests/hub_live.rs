@@ -2,7 +2,7 @@
 //! events say, batches stay few however many agents change. Waits are bounded; nothing
 //! asserts on time alone.
 
-mod hub_common;
+use crate::hub_common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! session launched takes the record's worker, attempt and state; a stranger's record stays
 //! out. Waits are bounded; nothing asserts on time alone.
 
-mod hub_common;
+use crate::hub_common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! writers (so the format cannot drift), watched with real inotify. Waits are bounded and
 //! generous; nothing asserts on time.
 
-mod hub_common;
+use crate::hub_common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The Anthropic client against the fake model server: real HTTP and SSE on loopback.
 
-mod common;
+use crate::common;
 
 use common::{options, retries, run, streamed_text};
 use fleet_model::{

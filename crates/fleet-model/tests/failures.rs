@@ -2,7 +2,7 @@
 //! or stalling mid-reply, a wrong base URL. Each must end soon, say which limit or address
 //! was at fault once, and name what to change.
 
-mod common;
+use crate::common;
 
 use common::{options, retries, run};
 use fleet_model::{

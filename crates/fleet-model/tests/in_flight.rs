@@ -1,7 +1,7 @@
 //! `FLEET_MAX_MODEL_REQUESTS` bounds the model requests one process has in flight, across
 //! clients. Its own test binary: the bound is read once per process.
 
-mod common;
+use crate::common;
 
 use common::{options, run};
 use fleet_model::{AnthropicClient, AnthropicConfig, Auth, ModelRequest};

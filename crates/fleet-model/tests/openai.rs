@@ -1,7 +1,7 @@
 //! The OpenAI-compatible client against the fake model server: real HTTP and SSE on loopback,
 //! with the quirks of local servers switched on where a test needs them.
 
-mod common;
+use crate::common;
 
 use common::{options, retries, run, streamed_text};
 use fleet_model::{

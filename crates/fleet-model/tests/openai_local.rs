@@ -2,7 +2,7 @@
 //! run (llama-server, llama-cpp-python, vLLM): a small context window, no usage reported, a
 //! model served under its own name, empty streams, and what the server says about itself.
 
-mod common;
+use crate::common;
 
 use common::{options, run};
 use fleet_model::{

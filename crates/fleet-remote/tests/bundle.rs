@@ -1,7 +1,7 @@
 //! Repository state travels as bundles: a snapshot with uncommitted and untracked files, a
 //! fresh checkout of it elsewhere, a result branch back into the caller's repository.
 
-mod support;
+use crate::support;
 
 use fleet_remote::bundle;
 use support::{git, repo_with_a_commit};

@@ -2,7 +2,7 @@
 //! resume, a broker restart), stopping, watching records and the status listing.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use async_nats::jetstream::consumer::PullConsumer;
 use fleet_remote::{names, Control, Job, Remote, TaskRecord, TaskState, WorkerRecord};

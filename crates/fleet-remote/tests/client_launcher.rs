@@ -4,7 +4,7 @@
 //! repository, and a cancel stops the job. Also: a snapshot is stored once per commit.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use fleet_protocol::TaskStatus;
 use fleet_remote::launcher::NatsLauncher;

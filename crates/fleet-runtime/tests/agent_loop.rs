@@ -2,7 +2,7 @@
 //! unknown tools, limits, API errors and cancellation.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_protocol::{ContentBlock, EventKind, ResultSubtype};

@@ -3,11 +3,7 @@
 //! as a background task, and its `<task-notification>` reaches the main agent later.
 #![allow(clippy::unwrap_used)]
 
-#[path = "common/mod.rs"]
-mod common;
-#[allow(dead_code)]
-#[path = "subagents/harness.rs"]
-mod harness;
+use crate::harness;
 
 use fleet_protocol::{AgentEvent, EventKind, Message, TaskStarted, TaskStatus};
 use fleet_runtime::controls::ControlOptions;

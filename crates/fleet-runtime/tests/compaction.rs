@@ -4,7 +4,7 @@
 //! is recovered from.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_model::{Catalog, ModelInfo, Pricing};

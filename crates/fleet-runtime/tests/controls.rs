@@ -3,7 +3,7 @@
 //! the context usage.
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use fleet_protocol::{AgentEvent, EventKind, Message, ResultSubtype, RunResult};

@@ -20,7 +20,7 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
 
 /// Lines of the Rust files of `src/<module>/` (or `src/<module>.rs`) that name the module
 /// `forbidden`: a path through it (`teams::…`), or a `use` of it inside braces
-/// (`use crate::{teams, …}`).
+/// (`use crate::layering::{teams, …}`).
 fn naming(module: &str, forbidden: &str) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("src")
@@ -36,7 +36,7 @@ fn naming(module: &str, forbidden: &str) -> Vec<String> {
     let mut hits = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("a readable source file");
-        // Inside a `use` item, which may run over several lines (`use crate::{\n teams, …};`).
+        // Inside a `use` item, which may run over several lines (`use crate::layering::{\n teams, …};`).
         let mut in_use = false;
         for (n, line) in text.lines().enumerate() {
             let code = line.trim_start();

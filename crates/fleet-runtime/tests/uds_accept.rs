@@ -21,12 +21,11 @@ fn out_of_descriptors_the_accept_loop_backs_off_recovers_and_ends_when_told() {
         return child();
     }
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
+        .arg(fleet_testkit::child_test::test_name(
+            module_path!(),
             "out_of_descriptors_the_accept_loop_backs_off_recovers_and_ends_when_told",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        ))
+        .args(["--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .output()
         .unwrap();

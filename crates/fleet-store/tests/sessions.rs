@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 //! Finding sessions on disk: project folders, `--continue`, `--resume <id>`, listing.
 
-mod common;
+use crate::common;
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};

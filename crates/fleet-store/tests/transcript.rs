@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 //! Writing and reading transcripts on real files in temporary folders.
 
-mod common;
+use crate::common;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! conversation a crashed session resumes with: every call answered, notifications after the
 //! calls they follow.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -140,6 +140,7 @@
 mod answer;
 mod anthropic;
 mod cache;
+pub mod child_test;
 mod conn;
 mod encode;
 mod error;

@@ -1,6 +1,6 @@
 //! Custom slash commands: loading from the project and the user, and expanding a prompt.
 
-mod input_support;
+use crate::input_support;
 
 use fleet_tui::input::commands::{builtin, expand, load_custom, CommandSource};
 use input_support::*;

@@ -1,6 +1,6 @@
 //! `@` path completion over a real folder, and `/` command completion.
 
-mod input_support;
+use crate::input_support;
 
 use crossterm::event::KeyCode;
 use fleet_tui::input::{Composer, ComposerAction};

@@ -1,6 +1,6 @@
 //! Typing, moving, deleting, and what Enter turns the text into.
 
-mod input_support;
+use crate::input_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fleet_tui::input::ComposerAction;

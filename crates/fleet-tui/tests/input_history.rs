@@ -1,6 +1,6 @@
 //! History: Up/Down browsing with the draft kept, the JSON-lines file, Ctrl+R search.
 
-mod input_support;
+use crate::input_support;
 
 use crossterm::event::KeyCode;
 use fleet_tui::input::{Composer, ComposerAction, ComposerContext};

@@ -1,6 +1,6 @@
 //! Bracketed paste: large text collapsed to one atomic token, inlined again on submit.
 
-mod input_support;
+use crate::input_support;
 
 use crossterm::event::KeyCode;
 use fleet_tui::input::ComposerAction;

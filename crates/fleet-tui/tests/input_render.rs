@@ -1,7 +1,7 @@
 //! How the composer looks at 80 and 30 columns, with and without a popup, and that no width
 //! or height makes it panic.
 
-mod input_support;
+use crate::input_support;
 
 use crossterm::event::KeyCode;
 use fleet_tui::input::commands::builtin;

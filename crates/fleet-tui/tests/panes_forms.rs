@@ -1,6 +1,6 @@
 //! The `/agents new` form and the confirm box.
 
-mod panes_support;
+use crate::panes_support;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fleet_tui::panes::agent_form::{AgentForm, FormResult};

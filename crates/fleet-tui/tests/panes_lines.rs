@@ -1,6 +1,6 @@
 //! `/help` and `/cost` as lines for the transcript.
 
-mod panes_support;
+use crate::panes_support;
 
 use fleet_protocol::{AgentUsage, TreeReport, Usage};
 use fleet_tui::input::commands::{CommandInfo, CommandSource};

@@ -1,6 +1,6 @@
 //! The permission prompt: who asks, the call, the four answers and the feedback field.
 
-mod panes_support;
+use crate::panes_support;
 
 use crossterm::event::KeyCode;
 use fleet_protocol::AgentRef;

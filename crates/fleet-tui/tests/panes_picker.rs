@@ -1,6 +1,6 @@
 //! The picker: filter as you type, move, choose, cancel, scroll.
 
-mod panes_support;
+use crate::panes_support;
 
 use crossterm::event::KeyCode;
 use fleet_tui::panes::picker::{Picked, Picker};

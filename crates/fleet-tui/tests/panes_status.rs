@@ -1,6 +1,6 @@
 //! The status line in each permission mode, at 80 and 30 columns, and its hint.
 
-mod panes_support;
+use crate::panes_support;
 
 use fleet_protocol::PermissionMode;
 use fleet_tui::panes::status::{self, Status};

@@ -1,6 +1,6 @@
 //! The task board built from a scripted event stream, its footer pills and the task panel.
 
-mod panes_support;
+use crate::panes_support;
 
 use crossterm::event::KeyCode;
 use fleet_protocol::{

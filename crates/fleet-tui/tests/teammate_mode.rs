@@ -3,7 +3,7 @@
 //! the question to the lead.
 #![allow(clippy::unwrap_used)]
 
-mod panes_support;
+use crate::panes_support;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use fleet_protocol::team::render::for_teammate;

@@ -2,7 +2,7 @@
 //! one-line summary when done, background agents and their notifications, nesting, and the
 //! per-agent figures.
 
-mod transcript_fixtures;
+use crate::transcript_fixtures;
 
 use fleet_protocol::{AgentEvent, AgentRef, ContentBlock, EventKind, TaskStatus};
 use fleet_tui::theme::Theme;

@@ -1,7 +1,7 @@
 //! The transcript's cells, drawn: streaming text, tool calls and their folded results,
 //! thinking, refusals, retries, errors and the UI's own lines.
 
-mod transcript_fixtures;
+use crate::transcript_fixtures;
 
 use fleet_protocol::{
     CompactBoundary, CompactTrigger, DeniedCall, EventKind, HookNote, ResultSubtype, RunResult,

@@ -3,7 +3,7 @@
 //! line — on a pane teammate's screen and on the lead's. The deliveries are made by
 //! `fleet_protocol`'s own renderers, so these are the texts a session really commits.
 
-mod transcript_fixtures;
+use crate::transcript_fixtures;
 
 use fleet_protocol::team::frames::{
     Frame, IdleNotification, PermissionRequest, PermissionResponse, PlanApprovalRequest,

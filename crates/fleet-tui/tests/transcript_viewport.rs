@@ -1,7 +1,7 @@
 //! The viewport: following the stream, holding still while the person reads back, long
 //! transcripts drawn from the cache, and a resumed history.
 
-mod transcript_fixtures;
+use crate::transcript_fixtures;
 
 use fleet_protocol::{ContentBlock, Message, Role};
 use fleet_tui::transcript::Transcript;

@@ -5,7 +5,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 #[path = "jobs.rs"]
-mod jobs;
+pub mod jobs;
 pub use jobs::agent_job as job;
 
 use fleet_remote::signing::UserKey;

@@ -19,9 +19,6 @@
 //! between agents (`fleet-runtime/tests/subagents/messages.rs`).
 #![allow(clippy::unwrap_used)]
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod approval;
 mod approval_diff;
 mod blocking;

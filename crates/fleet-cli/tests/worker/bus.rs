@@ -18,9 +18,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// Short, so a killed worker's job comes back within seconds (every process uses it).
 const ACK_WAIT_MS: &str = "2000";
 
-#[path = "../remote/jobs.rs"]
-mod jobs;
-pub use jobs::agent_job;
+pub use crate::cluster::jobs::agent_job;
 
 pub struct Bus {
     pub broker: Broker,

@@ -1,8 +1,8 @@
 //! Jobs with a repository (its bundle checked out, the changes coming back as a branch, a
 //! bundle that is missing), labels, and a worker told to stop mid-job.
 
-use crate::bus::{agent_job, Bus, Workers};
 use crate::common::server;
+use crate::worker::bus::{agent_job, Bus, Workers};
 use fleet_remote::record::ResultBranch;
 use fleet_remote::{bundle, names, RepoRef, TaskState};
 use fleet_testkit::{NatsServer, Rule, Scenario};

@@ -2,7 +2,7 @@
 //! way the real one does (`Created new pane: <id>`, exit 3 with "not found" for an unknown
 //! session, `session list --json`).
 
-use crate::support::{assert_not_pwned, have, received, reporter, HOSTILE};
+use crate::backends::support::{assert_not_pwned, have, received, reporter, HOSTILE};
 use fleet_runtime::backends::iterm::ITermBackend;
 use fleet_runtime::backends::{BackendError, BackendKind, PaneBackend};
 use serde_json::Value;
@@ -136,7 +136,7 @@ fn panes_are_split_typed_into_listed_and_closed_with_exact_calls() {
     assert_eq!(received(&out_a), HOSTILE);
     assert_eq!(received(&out_b), ["plain"]);
     assert_eq!(
-        crate::support::read(&out_a.join("cwd")),
+        crate::backends::support::read(&out_a.join("cwd")),
         work.display().to_string()
     );
     assert_not_pwned(&[&work, &elsewhere, dir.path(), &out_a]);

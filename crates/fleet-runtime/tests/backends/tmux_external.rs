@@ -1,6 +1,6 @@
 //! Teammates in an external `fleet-<team>` session.
 
-use crate::support::{received, reporter, Server};
+use crate::backends::support::{received, reporter, Server};
 use fleet_runtime::backends::tmux::TmuxBackend;
 use fleet_runtime::backends::{sh_quote, PaneBackend};
 

@@ -1,6 +1,6 @@
 //! Teammates split into the lead's own tmux window.
 
-use crate::support::{
+use crate::backends::support::{
     assert_not_pwned, cmdline, eventually, read, received, reporter, Server, HOSTILE,
 };
 use fleet_runtime::backends::pidwatch;

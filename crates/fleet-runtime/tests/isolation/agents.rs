@@ -2,7 +2,7 @@
 
 use fleet_runtime::isolation::{IsolationError, Outcome, WorktreeKind};
 
-use crate::support::*;
+use crate::isolation::support::*;
 
 #[tokio::test]
 async fn base_is_the_callers_head_even_with_a_local_commit_origin_lacks() {

@@ -7,7 +7,7 @@ use std::process::Command;
 use fleet_runtime::isolation::{Outcome, WorktreeManager};
 use fleet_store::FleetHome;
 
-use crate::support::*;
+use crate::isolation::support::*;
 
 const CHILD_REPO: &str = "FLEET_ISOLATION_TEST_REPO";
 const CHILD_HOME: &str = "FLEET_ISOLATION_TEST_HOME";
@@ -48,15 +48,13 @@ async fn fifty_agents_at_once_all_get_worktrees() {
 async fn two_processes_of_ten_share_one_repository() {
     let fx = Fixture::new();
     let exe = std::env::current_exe().unwrap();
+    let child_test =
+        fleet_testkit::child_test::test_name(module_path!(), "ten_agents_in_a_child_process");
     let children: Vec<_> = ["b", "c"]
         .iter()
         .map(|prefix| {
             Command::new(&exe)
-                .args([
-                    "--exact",
-                    "concurrency::ten_agents_in_a_child_process",
-                    "--nocapture",
-                ])
+                .args(["--exact", &child_test, "--nocapture"])
                 .env(CHILD_REPO, &fx.repo)
                 .env(CHILD_HOME, fx.dir.path().join("home"))
                 .env(CHILD_PREFIX, prefix)

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use fleet_runtime::isolation::{CleanTarget, IsolationError, KeepReason, Worktree, WorktreeState};
 
-use crate::support::*;
+use crate::isolation::support::*;
 
 /// Rewrites a worktree's record as if a process with `pid` had made it: a dead pid is a run
 /// that was killed, pid 1 one that is still running.

@@ -2,7 +2,7 @@
 
 use fleet_runtime::isolation::WorktreeKind;
 
-use crate::support::*;
+use crate::isolation::support::*;
 
 #[tokio::test]
 async fn a_snapshot_holds_modified_staged_and_untracked_files_and_leaves_the_checkout_alone() {

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use fleet_runtime::isolation::Outcome;
 
-use crate::support::*;
+use crate::isolation::support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "prints timings; run by hand"]

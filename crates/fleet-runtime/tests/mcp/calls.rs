@@ -5,7 +5,7 @@ use fleet_tools::{Tool, ToolContext, Workspace};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{connect, timeouts};
+use crate::mcp::support::{connect, timeouts};
 
 #[tokio::test]
 async fn lists_tools_with_schemas_hints_and_instructions() {

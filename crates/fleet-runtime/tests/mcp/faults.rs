@@ -4,7 +4,7 @@ use fleet_runtime::mcp::{McpConnection, McpError, McpStatus, McpTimeouts};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{connect, fault_config, wait_for_line, wait_gone, wait_tools_changed};
+use crate::mcp::support::{connect, fault_config, wait_for_line, wait_gone, wait_tools_changed};
 
 async fn pids(conn: &McpConnection) -> (i32, Option<i32>) {
     let out = conn
@@ -185,7 +185,7 @@ async fn a_missing_command_is_a_spawn_error_naming_the_server() {
     if let fleet_runtime::mcp::McpTransport::Stdio { command, .. } = &mut config.transport {
         *command = "/nonexistent/mcp-server".to_string();
     }
-    let err = McpConnection::connect(&config, crate::support::timeouts())
+    let err = McpConnection::connect(&config, crate::mcp::support::timeouts())
         .await
         .err()
         .unwrap();
@@ -270,7 +270,7 @@ async fn a_failed_start_keeps_its_stderr_in_a_private_log_that_its_status_names(
         ..McpConfig::default()
     };
     let servers =
-        McpServers::start_logged(&config, crate::support::timeouts(), None, Some(logs)).await;
+        McpServers::start_logged(&config, crate::mcp::support::timeouts(), None, Some(logs)).await;
     let entry = &servers.entries[0];
     assert_eq!(
         entry.error.as_deref(),

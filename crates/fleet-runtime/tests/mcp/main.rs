@@ -5,8 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod calls;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod control;
 mod everything;
 mod faults;

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{everything_entry, wait_for_line, wait_tools_changed};
+use crate::mcp::support::{everything_entry, wait_for_line, wait_tools_changed};
 
 /// A `fleet-mcp-fault --sse` process and where it listens.
 struct SseServer {

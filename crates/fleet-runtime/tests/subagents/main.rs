@@ -3,9 +3,8 @@
 //! and costs; forks, coordinator mode and SendMessage; teammates.
 #![allow(clippy::unwrap_used)]
 
-#[path = "../common/mod.rs"]
-mod common;
-mod harness;
+use crate::common;
+use crate::harness;
 
 mod background;
 mod controls;

@@ -1,6 +1,6 @@
 //! Edit: unique matches, line endings, creation, and the reports it returns.
 
-use crate::{failure, Fixture};
+use crate::files::{failure, Fixture};
 use fleet_tools::ToolError;
 use serde_json::json;
 use std::path::Path;

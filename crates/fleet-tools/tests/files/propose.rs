@@ -2,7 +2,7 @@
 //! itself makes and nothing written, so a permission question can show the diff — and a call
 //! that would fail is answered before anyone is asked.
 
-use crate::Fixture;
+use crate::files::Fixture;
 use fleet_protocol::{ChangeKind, DiffRow, DiffTag, ProposedChange, Unshown};
 use fleet_tools::builtin::{EditTool, WriteTool};
 use fleet_tools::{Tool, ToolError};
@@ -35,7 +35,7 @@ fn changed(change: &ProposedChange) -> Vec<(char, usize, String)> {
 #[tokio::test]
 async fn an_edit_is_proposed_with_the_files_line_numbers_and_nothing_written() {
     let fx = Fixture::new();
-    let text = crate::numbered_lines(1..=60);
+    let text = crate::files::numbered_lines(1..=60);
     fx.put("f.txt", &text);
     fx.read_file("f.txt").await;
     let input = json!({"file_path": fx.arg("f.txt"), "old_string": "line 42\n",

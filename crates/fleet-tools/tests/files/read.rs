@@ -1,6 +1,6 @@
 //! Read: numbering, windows, limits, refusals and the errors that point to the right file.
 
-use crate::{failure, numbered_lines, Fixture};
+use crate::files::{failure, numbered_lines, Fixture};
 use fleet_tools::builtin::{EditTool, ReadTool, WriteTool};
 use fleet_tools::{Access, Tool, ToolError};
 use serde_json::json;

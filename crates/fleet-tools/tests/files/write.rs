@@ -1,6 +1,6 @@
 //! Write: creating files, and replacing only what the agent has read.
 
-use crate::{failure, Fixture};
+use crate::files::{failure, Fixture};
 use fleet_tools::builtin::WriteTool;
 use fleet_tools::Tool;
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! `Bash(...)` specifiers: globs, the legacy prefix, exact commands, compound lines.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::Behavior::{Allow, Ask, Deny};
 use fleet_tools::permissions::PermissionMode;
 

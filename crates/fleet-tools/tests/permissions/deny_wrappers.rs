@@ -2,7 +2,7 @@
 //! ask when any later word of a simple command starts a denied command (a program fleet does
 //! not know may run it) — in bypassPermissions too.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::{
     Behavior::{Allow, Ask, Deny},
     PermissionMode,

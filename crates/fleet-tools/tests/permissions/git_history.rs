@@ -2,7 +2,7 @@
 //! deny rule exists, git commands that print file contents are denied when they name a denied
 //! path and ask otherwise, in every mode, whatever allow rule would cover them.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::{
     Behavior::{Allow, Ask, Deny},
     PermissionMode,

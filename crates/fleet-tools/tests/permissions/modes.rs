@@ -1,6 +1,6 @@
 //! Modes, the order rules are weighed in, and the workspace boundary.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::{
     Behavior::{self, Allow, Ask, Deny},
     CommandLinePermissions, DecisionReason, PermissionMode, PermissionSettings, Permissions,

@@ -1,6 +1,6 @@
 //! Path specifiers in each prefix form, and rules by tool name.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::Behavior::{self, Allow, Ask, Deny};
 use fleet_tools::permissions::{PermissionMode, RuleKind};
 

@@ -1,6 +1,6 @@
 //! Writes to paths that decide what runs later ask in every mode, unless a rule names them.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::{
     Behavior::{Allow, Ask, Deny},
     DecisionReason, PermissionMode,

@@ -1,6 +1,6 @@
 //! Parsing rules, rule lists, messages, and merging settings with the command line.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::Behavior::{Allow, Deny};
 use fleet_tools::permissions::{
     split_rule_list, CommandLinePermissions, PermissionMode, PermissionSettings, Permissions,

@@ -3,7 +3,7 @@
 //! `git config` with a value (or anything else that writes git's configuration) is a write of
 //! the configuration file: the protected-path ask applies and no wildcard rule covers it.
 
-use crate::*;
+use crate::permissions::*;
 use fleet_tools::permissions::{
     Behavior::{Allow, Ask},
     DecisionReason, PermissionMode,
