@@ -3,8 +3,9 @@
 //! tools that read its transcripts can read ours.
 
 use fleet_protocol::CommittedMessage;
-use fleet_store::TranscriptEntry;
+use fleet_store::{SharedField, TranscriptEntry};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
     let mut entry = TranscriptEntry::message(committed.message.clone());
@@ -20,15 +21,15 @@ pub fn entry(committed: &CommittedMessage) -> TranscriptEntry {
             entry = entry.with_extra("stopReason", stop.as_str());
         }
     }
+    // Shared, not copied: the reply to a 10,000-agent fan-out holds 10,000 results, and a
+    // copy of them all was ~40 MB of that run's peak for the moment of one write.
     match committed.tool_results.as_slice() {
         [] => {}
-        [(_, value)] => entry = entry.with_extra("toolUseResult", Value::clone(value)),
+        [(_, value)] => {
+            entry = entry.with_shared("toolUseResult", SharedField::Value(Arc::clone(value)))
+        }
         many => {
-            let map: serde_json::Map<String, Value> = many
-                .iter()
-                .map(|(id, v)| (id.clone(), Value::clone(v)))
-                .collect();
-            entry = entry.with_extra("toolUseResults", json!(map));
+            entry = entry.with_shared("toolUseResults", SharedField::Object(many.to_vec()));
         }
     }
     if !committed.mail_ids.is_empty() {
@@ -104,5 +105,47 @@ mod tests {
             stop_of(StopReason::Other("newer_reason".into())),
             Some(json!("newer_reason"))
         );
+    }
+
+    fn results_line(results: Vec<(String, Arc<Value>)>) -> Value {
+        let counts = |results: &[(String, Arc<Value>)]| -> Vec<usize> {
+            results.iter().map(|(_, v)| Arc::strong_count(v)).collect()
+        };
+        let before = counts(&results);
+        let committed = CommittedMessage {
+            message: Message::with_blocks(Role::User, vec![ContentBlock::text("r")]),
+            reply: None,
+            tool_results: results,
+            mail_ids: Vec::new(),
+        };
+        let entry = entry(&committed);
+        let shared: Vec<usize> = counts(&committed.tool_results);
+        let once_more: Vec<usize> = before.iter().map(|n| n + 1).collect();
+        assert_eq!(shared, once_more, "the entry holds the results, not copies");
+        let line = serde_json::to_string(&entry).expect("an entry serializes");
+        serde_json::from_str(&line).expect("the line is JSON")
+    }
+
+    /// Results are written from the shared values under Claude Code's keys, and a line read
+    /// back has them as ordinary extra fields.
+    #[test]
+    fn structured_results_are_written_without_copies_under_their_keys() {
+        let one = Arc::new(json!({"agentId": "a1", "totalTokens": 3}));
+        let line = results_line(vec![("toolu_1".into(), Arc::clone(&one))]);
+        assert_eq!(line["toolUseResult"], *one);
+        assert!(line.get("toolUseResults").is_none(), "{line}");
+
+        let two = Arc::new(json!({"agentId": "a2"}));
+        let line = results_line(vec![
+            ("toolu_1".into(), Arc::clone(&one)),
+            ("toolu_2".into(), Arc::clone(&two)),
+        ]);
+        assert_eq!(
+            line["toolUseResults"],
+            json!({"toolu_1": *one, "toolu_2": *two})
+        );
+        let read: TranscriptEntry = serde_json::from_value(line).expect("read back");
+        assert_eq!(read.extra["toolUseResults"]["toolu_2"], *two);
+        assert!(read.shared.is_empty());
     }
 }

@@ -71,7 +71,7 @@ pub use session::{
 pub use tasklist::{TaskList, TaskListError};
 pub use team::{Member, MemberStatus, TeamConfig, TeamError, TeamStore};
 pub use transcript::{
-    EntryKind, LaunchKind, LaunchedTask, LoadedTranscript, SidechainWriter, SkippedLine,
-    Transcript, TranscriptEntry, TranscriptProgress, TranscriptWriter, COMPACT_BOUNDARY,
-    INTERRUPTED_TOOL_RESULT,
+    EntryKind, LaunchKind, LaunchedTask, LoadedTranscript, SharedField, SharedFields,
+    SidechainWriter, SkippedLine, Transcript, TranscriptEntry, TranscriptProgress,
+    TranscriptWriter, COMPACT_BOUNDARY, INTERRUPTED_TOOL_RESULT,
 };

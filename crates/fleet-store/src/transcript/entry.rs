@@ -1,9 +1,11 @@
 //! One line of a transcript.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use fleet_protocol::{Message, Role};
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// The `subtype` of the `system` record a compaction leaves, as Claude Code names it.
@@ -55,6 +57,68 @@ pub struct TranscriptEntry {
     /// Any other fields (`toolUseResult`, `isMeta`, `subtype`, `content`, …), kept in order.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+    /// Fields written after `extra` from values the rest of the process shares (a committed
+    /// message's structured tool results, often whole files), so that the line of a reply to
+    /// 10,000 calls is written without a deep copy of them first. A line read back has them in
+    /// `extra`.
+    #[serde(flatten, skip_deserializing)]
+    pub shared: SharedFields,
+}
+
+/// Extra fields that hold shared values: see [`TranscriptEntry::shared`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SharedFields(Vec<(String, SharedField)>);
+
+/// One shared field's value: a value, or an object of values by key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SharedField {
+    Value(Arc<Value>),
+    Object(Vec<(String, Arc<Value>)>),
+}
+
+impl SharedFields {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The field named `key`, as [`TranscriptEntry::extra`] would hold it once read back.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        let (_, field) = self.0.iter().find(|(k, _)| k == key)?;
+        Some(match field {
+            SharedField::Value(v) => Value::clone(v),
+            SharedField::Object(many) => Value::Object(
+                many.iter()
+                    .map(|(k, v)| (k.clone(), Value::clone(v)))
+                    .collect(),
+            ),
+        })
+    }
+}
+
+impl Serialize for SharedFields {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, field) in &self.0 {
+            match field {
+                SharedField::Value(v) => map.serialize_entry(key, v.as_ref())?,
+                SharedField::Object(many) => map.serialize_entry(key, &ObjectOf(many))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// Serializes `(key, value)` pairs as one JSON object, borrowing every value.
+struct ObjectOf<'a>(&'a [(String, Arc<Value>)]);
+
+impl Serialize for ObjectOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in self.0 {
+            map.serialize_entry(key, value.as_ref())?;
+        }
+        map.end()
+    }
 }
 
 impl TranscriptEntry {
@@ -69,6 +133,7 @@ impl TranscriptEntry {
             cwd: String::new(),
             message: None,
             extra: Map::new(),
+            shared: SharedFields::default(),
         }
     }
 
@@ -101,7 +166,19 @@ impl TranscriptEntry {
 
     /// Adds or replaces one extra field.
     pub fn with_extra(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.extra.insert(key.into(), value.into());
+        let key = key.into();
+        self.shared.0.retain(|(k, _)| *k != key);
+        self.extra.insert(key, value.into());
+        self
+    }
+
+    /// Adds a field whose value the rest of the process shares; it is written as
+    /// [`Self::with_extra`] would write it, without a copy (see [`Self::shared`]).
+    pub fn with_shared(mut self, key: impl Into<String>, value: SharedField) -> Self {
+        let key = key.into();
+        self.extra.remove(&key);
+        self.shared.0.retain(|(k, _)| *k != key);
+        self.shared.0.push((key, value));
         self
     }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use fleet_protocol::Message;
 
-pub use entry::{EntryKind, TranscriptEntry, COMPACT_BOUNDARY};
+pub use entry::{EntryKind, SharedField, SharedFields, TranscriptEntry, COMPACT_BOUNDARY};
 pub use launches::{LaunchKind, LaunchedTask};
 pub(crate) use lines::Lines;
 pub use progress::TranscriptProgress;
