@@ -495,7 +495,9 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
                 source.clear();
             }
             if cancel.is_cancelled() {
-                tasks.stop_owned_by(&agent_id, KilledBy::Parent).await;
+                // Boxed: only a stopped child takes this path, and inline its 3 KB would be
+                // part of every child's state for its whole run.
+                Box::pin(tasks.stop_owned_by(&agent_id, KilledBy::Parent)).await;
             }
             outcome.transcript_error = tap.take_error();
             outcome

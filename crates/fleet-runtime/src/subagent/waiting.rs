@@ -72,7 +72,10 @@ impl Spawner {
         let agent_id = child.agent_id.clone();
         let cancel = child.run.cancel.clone();
         let tool_use_id = ctx.tool_use_id.clone().unwrap_or_default();
-        let task = ForegroundTask::start(
+        // The awaits boxed here and in `drive` are each taken once (3 KB apiece inline); these
+        // two futures live as long as their child, so a fan-out of thousands pays for every
+        // inline byte once per waiting agent.
+        let task = Box::pin(ForegroundTask::start(
             &self.sink,
             ForegroundStart {
                 task_id: &agent_id,
@@ -84,7 +87,7 @@ impl Spawner {
                 depth: child.depth,
                 output_file: &child.output_file,
             },
-        )
+        ))
         .await;
         let mode = Arc::new(Mutex::new(Mode::Waiting));
         let (tx, mut ended) = oneshot::channel();
@@ -133,8 +136,7 @@ impl Spawner {
                         continue;
                     }
                     let _ = tap.task.set((self.tasks.clone(), agent_id.clone()));
-                    self.tasks
-                        .register(NewTask {
+                    Box::pin(self.tasks.register(NewTask {
                             task_id: agent_id.clone(),
                             name: bp.name.clone(),
                             owner_id: parent.agent_id.clone(),
@@ -147,7 +149,7 @@ impl Spawner {
                             depth,
                             output_file: output_file.clone(),
                             cancel: cancel.clone(),
-                        })
+                        }))
                         .await;
                     let _ = self.tasks.set_running(&agent_id);
                     *mode = Mode::Moved;
@@ -177,7 +179,7 @@ impl Spawner {
         let cancel = child.run.cancel.clone();
         let outcome = run_guarded(self.clone(), child, &record).await;
         drop(slot);
-        bp.mcp.stop().await;
+        Box::pin(bp.mcp.stop()).await;
         let kept = match &bp.worktree {
             Some(wt) => Box::pin(self.isolation.settle(wt)).await,
             None => None,
@@ -191,8 +193,7 @@ impl Spawner {
                 *mode = Mode::Answered;
                 self.ledger
                     .finish(&agent_id, status, Some(KilledBy::Parent));
-                task.end(&self.sink, status, outcome.result_text(), usage)
-                    .await;
+                Box::pin(task.end(&self.sink, status, outcome.result_text(), usage)).await;
                 record.life.set_stopped();
                 let _ = answer.send((outcome, kept));
             }
@@ -205,10 +206,7 @@ impl Spawner {
                     }
                 }
                 // A task stopped meanwhile has already ended; its kill stands.
-                let _ = self
-                    .tasks
-                    .finish(&agent_id, status, result, usage, None)
-                    .await;
+                let _ = Box::pin(self.tasks.finish(&agent_id, status, result, usage, None)).await;
                 record.life.set_stopped();
             }
         }
