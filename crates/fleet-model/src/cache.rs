@@ -6,8 +6,7 @@
 //! only appends messages — finds everything before its new tail already cached.
 
 use fleet_protocol::{
-    CacheControl, ContentBlock, Message, MessageContent, MessagesRequest, SystemBlock,
-    SystemPrompt, ToolDefinition,
+    CacheControl, ContentBlock, Message, MessageContent, MessagesRequest, SystemBlock, SystemPrompt,
 };
 
 /// The API's limit on `cache_control` marks in one request.
@@ -23,8 +22,10 @@ pub struct Marked {
     pub last_message: bool,
     /// The system prompt as blocks, the last one marked.
     pub system: Option<SystemPrompt>,
-    /// The last tool, marked.
-    pub last_tool: Option<ToolDefinition>,
+    /// Mark the last tool. Only a flag, like `last_message`: a request waiting for its
+    /// turn to be sent would otherwise hold a copy of the tool's schema, and a fan-out of
+    /// thousands holds thousands of waiting requests.
+    pub last_tool: bool,
 }
 
 /// Where breakpoints go: on the last message, the last system block and the last tool, in
@@ -62,10 +63,8 @@ pub fn breakpoints(request: &MessagesRequest) -> Marked {
         }
     }
     if let Some(last) = request.tools.last() {
-        let mut tool = last.clone();
-        if mark(&mut tool.cache_control) {
-            marked.last_tool = Some(tool);
-        }
+        let mut slot = last.cache_control.clone();
+        marked.last_tool = mark(&mut slot);
     }
     marked
 }
@@ -114,8 +113,10 @@ pub fn apply_breakpoints(request: &mut MessagesRequest) {
     if let Some(system) = marked.system {
         request.system = Some(system);
     }
-    if let (Some(tool), Some(slot)) = (marked.last_tool, request.tools.last_mut()) {
-        *slot = tool;
+    if marked.last_tool {
+        if let Some(tool) = request.tools.last_mut() {
+            tool.cache_control = Some(CacheControl::ephemeral());
+        }
     }
 }
 
@@ -149,7 +150,7 @@ pub fn count_breakpoints(request: &MessagesRequest) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fleet_protocol::Role;
+    use fleet_protocol::{Role, ToolDefinition};
     use serde_json::json;
 
     fn request() -> MessagesRequest {

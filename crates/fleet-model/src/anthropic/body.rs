@@ -10,7 +10,8 @@
 
 use crate::cache::{marked_message, Marked};
 use bytes::Bytes;
-use fleet_protocol::MessagesRequest;
+use fleet_protocol::{CacheControl, MessagesRequest, ToolDefinition};
+use serde::Serialize;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -142,9 +143,11 @@ impl Inner {
                 let lead: &[u8] = if i == 0 { b",\"tools\":[" } else { b"," };
                 out.write_all(lead).map_err(serde_json::Error::io)?;
                 let last = i + 1 == request.tools.len();
-                match (&self.marked.last_tool, last) {
-                    (Some(tool), true) => serde_json::to_writer(&mut *out, tool),
-                    _ => serde_json::to_writer(&mut *out, &request.tools[i]),
+                let tool = &request.tools[i];
+                if last && self.marked.last_tool {
+                    serde_json::to_writer(&mut *out, &MarkedTool::of(tool))
+                } else {
+                    serde_json::to_writer(&mut *out, tool)
                 }?;
                 if last {
                     out.write_all(b"]").map_err(serde_json::Error::io)?;
@@ -213,6 +216,28 @@ impl Write for Counter {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// A tool written with a cache breakpoint, borrowing the definition: the same JSON as the
+/// [`ToolDefinition`] with `cache_control` set, without a copy of its schema.
+#[derive(Serialize)]
+struct MarkedTool<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    input_schema: &'a serde_json::Value,
+    cache_control: CacheControl,
+}
+
+impl<'a> MarkedTool<'a> {
+    fn of(tool: &'a ToolDefinition) -> Self {
+        Self {
+            name: &tool.name,
+            description: tool.description.as_deref(),
+            input_schema: &tool.input_schema,
+            cache_control: CacheControl::ephemeral(),
+        }
     }
 }
 
