@@ -36,6 +36,7 @@ use fleet_protocol::env;
 use fleet_tui::port::UiCommand;
 use fleet_tui::{UiExit, UiOptions};
 use session::Spec;
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
@@ -142,7 +143,9 @@ pub async fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     if show_resume {
         let id = resumable.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(id) = id {
-            println!("{}", resume_hint(&id));
+            // Not `println!`: a terminal closed under us (its pane killed) makes the write
+            // fail, and a hint nobody can read is no reason to panic.
+            let _ = writeln!(std::io::stdout(), "{}", resume_hint(&id));
         }
     }
     if let UiExit::Signal(number) = exit {

@@ -45,7 +45,7 @@ pub enum Outcome {
 
 pub fn reach(config: &TeamConfig, to: &Addressee<'_>) -> Reach {
     let lead_pid = pid_in(config.extra.get("leadProcess"));
-    let lead_running = lead_pid.is_some_and(alive);
+    let lead_running = lead_pid.is_some_and(fleet_store::process_alive);
     let by_lead = if lead_running {
         Reach::Unscreened
     } else {
@@ -60,7 +60,7 @@ pub fn reach(config: &TeamConfig, to: &Addressee<'_>) -> Reach {
     match member.backend {
         BackendType::InProcess => by_lead,
         _ => match pid_in(Some(&serde_json::Value::Object(member.extra.clone()))) {
-            Some(pid) if alive(pid) => Reach::Screens { pid },
+            Some(pid) if fleet_store::process_alive(pid) => Reach::Screens { pid },
             _ => Reach::NotRunning,
         },
     }
@@ -77,7 +77,7 @@ pub fn wait(team_dir: &Path, msg_id: &str, pid: u32, bound: Duration) -> anyhow:
         if let Some(receipt) = receipts::take(team_dir, msg_id)? {
             return Ok(answered(receipt));
         }
-        if !alive(pid) {
+        if !fleet_store::process_alive(pid) {
             // It may have answered just before it ended.
             return Ok(receipts::take(team_dir, msg_id)?.map_or(Outcome::Ended, answered));
         }
@@ -95,22 +95,4 @@ fn pid_in(value: Option<&serde_json::Value>) -> Option<u32> {
         .as_u64()
         .and_then(|pid| u32::try_from(pid).ok())
         .filter(|&pid| pid > 1)
-}
-
-/// Whether process `pid` exists (and is not a zombie waiting to be reaped).
-fn alive(pid: u32) -> bool {
-    let Ok(raw) = i32::try_from(pid) else {
-        return false;
-    };
-    let exists = match nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), None) {
-        Ok(()) => true,
-        // Someone else's process: it exists.
-        Err(nix::errno::Errno::EPERM) => true,
-        Err(_) => false,
-    };
-    exists
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            stat.rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
-        })
 }

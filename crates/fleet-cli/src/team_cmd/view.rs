@@ -58,16 +58,10 @@ fn lead_gone(team: &TeamConfig) -> bool {
         .get("leadProcess")
         .and_then(|lead| lead.get("pid"))
         .and_then(Value::as_u64)
-        .and_then(|pid| i32::try_from(pid).ok())
+        .and_then(|pid| u32::try_from(pid).ok())
         .filter(|pid| *pid > 0);
-    let Some(pid) = pid else {
-        return false;
-    };
-    // Signal 0 only asks whether the process exists (EPERM: it does, as someone else's).
-    matches!(
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
-        Err(nix::errno::Errno::ESRCH)
-    )
+    // A lead that ended but was not yet reaped (a zombie) is gone too.
+    pid.is_some_and(|pid| !fleet_store::process_alive(pid))
 }
 
 pub fn list(store: &TeamStore, args: ListArgs) -> anyhow::Result<()> {

@@ -11,8 +11,9 @@ use super::error::IsolationError;
 use super::git::{repo_lock, Git};
 use super::inspect;
 use super::manager::{active, remove_branch, remove_worktree, WorktreeManager};
-use super::record::{process_alive, Record};
+use super::record::Record;
 use super::WorktreeKind;
+use fleet_store::process_alive;
 
 /// Where a recorded worktree stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -126,8 +126,3 @@ async fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, IsolationError> {
     }
     Ok(out)
 }
-
-/// Whether a process with this id is running (Linux: `/proc/<pid>`; elsewhere unknown → false).
-pub(crate) fn process_alive(pid: u32) -> bool {
-    cfg!(target_os = "linux") && Path::new("/proc").join(pid.to_string()).exists()
-}
