@@ -10,8 +10,7 @@
 
 use crate::cache::{marked_message, Marked};
 use bytes::Bytes;
-use fleet_protocol::{CacheControl, MessagesRequest, ToolDefinition};
-use serde::Serialize;
+use fleet_protocol::{CacheControl, MessagesRequest};
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -145,7 +144,11 @@ impl Inner {
                 let last = i + 1 == request.tools.len();
                 let tool = &request.tools[i];
                 if last && self.marked.last_tool {
-                    serde_json::to_writer(&mut *out, &MarkedTool::of(tool))
+                    // Marked while it is written, as the last message is: a request still
+                    // waiting to be sent holds no copy of the schema.
+                    let mut marked = tool.clone();
+                    marked.cache_control = Some(CacheControl::ephemeral());
+                    serde_json::to_writer(&mut *out, &marked)
                 } else {
                     serde_json::to_writer(&mut *out, tool)
                 }?;
@@ -216,28 +219,6 @@ impl Write for Counter {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-/// A tool written with a cache breakpoint, borrowing the definition: the same JSON as the
-/// [`ToolDefinition`] with `cache_control` set, without a copy of its schema.
-#[derive(Serialize)]
-struct MarkedTool<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    input_schema: &'a serde_json::Value,
-    cache_control: CacheControl,
-}
-
-impl<'a> MarkedTool<'a> {
-    fn of(tool: &'a ToolDefinition) -> Self {
-        Self {
-            name: &tool.name,
-            description: tool.description.as_deref(),
-            input_schema: &tool.input_schema,
-            cache_control: CacheControl::ephemeral(),
-        }
     }
 }
 

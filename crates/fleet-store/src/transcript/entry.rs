@@ -80,19 +80,6 @@ impl SharedFields {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    /// The field named `key`, as [`TranscriptEntry::extra`] would hold it once read back.
-    pub fn get(&self, key: &str) -> Option<Value> {
-        let (_, field) = self.0.iter().find(|(k, _)| k == key)?;
-        Some(match field {
-            SharedField::Value(v) => Value::clone(v),
-            SharedField::Object(many) => Value::Object(
-                many.iter()
-                    .map(|(k, v)| (k.clone(), Value::clone(v)))
-                    .collect(),
-            ),
-        })
-    }
 }
 
 impl Serialize for SharedFields {
