@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// A copy-on-write `Vec<T>`: cheap to clone, readable as a `Vec`, and mutable through
 /// [`DerefMut`], which copies the items first only when another holder still shares them.
@@ -27,6 +27,19 @@ impl<T> Shared<T> {
     /// Whether `self` and `other` are the same list (not merely equal ones).
     pub fn same_as(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// A handle to this very list that does not keep its items alive: the key of a cache of
+    /// something derived from the list (see [`Self::is`]).
+    pub fn downgrade(&self) -> Weak<Vec<T>> {
+        Arc::downgrade(&self.0)
+    }
+
+    /// Whether `weak` was taken from this very list. A list changed in place since then is a
+    /// different list: [`DerefMut`] moves the items to a new allocation while a handle
+    /// exists, and the handle keeps the old address from being reused.
+    pub fn is(&self, weak: &Weak<Vec<T>>) -> bool {
+        std::ptr::eq(weak.as_ptr(), Arc::as_ptr(&self.0))
     }
 }
 
@@ -136,6 +149,20 @@ mod tests {
         mine[0] = 7;
         assert_eq!(mine.as_ptr(), before, "no copy when nobody else holds it");
         assert_eq!(*mine, vec![7]);
+    }
+
+    #[test]
+    fn a_handle_names_the_list_until_it_changes() {
+        let mut mine: Shared<u32> = vec![1].into();
+        let handle = mine.downgrade();
+        assert!(mine.is(&handle));
+        assert!(mine.clone().is(&handle), "a clone is the same list");
+        assert!(
+            !Shared::from(vec![1]).is(&handle),
+            "an equal list is another"
+        );
+        mine.push(2);
+        assert!(!mine.is(&handle), "a list changed in place is another");
     }
 
     #[test]

@@ -12,7 +12,8 @@
 
 use crate::scenario::CacheConfig;
 use fleet_protocol::{
-    CacheControl, ContentBlock, MessagesRequest, SystemBlock, SystemPrompt, ToolResultContent,
+    CacheControl, ContentBlock, MessageContent, MessagesRequest, SystemBlock, SystemPrompt,
+    ToolResultContent,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -54,29 +55,41 @@ pub(crate) fn tokens_for_bytes(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4)
 }
 
+/// Walks a request's blocks, counting canonical bytes and, when `hasher` is set, recording
+/// the hash at every block boundary.
 struct PrefixBuilder {
-    hasher: Sha256,
+    hasher: Option<Sha256>,
     bytes: usize,
+    /// Reused for every block, so a request costs no allocation per block.
+    buf: Vec<u8>,
     out: Prefixes,
 }
 
 impl PrefixBuilder {
     /// Feeds bytes that belong to the prefix but end no block (a message's role header).
     fn feed<T: Serialize>(&mut self, value: &T) {
-        let json = serde_json::to_vec(value).unwrap_or_default();
-        self.hasher.update(&json);
-        self.hasher.update(b"\n");
-        self.bytes += json.len();
+        self.buf.clear();
+        if serde_json::to_writer(&mut self.buf, value).is_err() {
+            self.buf.clear();
+        }
+        if let Some(h) = &mut self.hasher {
+            h.update(&self.buf);
+            h.update(b"\n");
+        }
+        self.bytes += self.buf.len();
     }
 
     /// Feeds one block and records the boundary after it.
     fn block<T: Serialize>(&mut self, value: &T, breakpoint: bool) {
         self.feed(value);
+        let Some(h) = &self.hasher else {
+            return;
+        };
         if breakpoint {
             self.out.breakpoints.push(self.out.boundaries.len());
         }
         self.out.boundaries.push(Boundary {
-            hash: self.hasher.clone().finalize().into(),
+            hash: h.clone().finalize().into(),
             tokens: tokens_for_bytes(self.bytes),
         });
     }
@@ -84,12 +97,27 @@ impl PrefixBuilder {
 
 /// Hashes every block boundary of `req`.
 pub(crate) fn prefixes(req: &MessagesRequest) -> Prefixes {
-    let mut hasher = Sha256::new();
-    hasher.update(req.model.as_bytes());
-    hasher.update(b"\n");
+    walk(req, true)
+}
+
+/// The request's input tokens alone: what [`prefixes`] counts, without hashing anything.
+pub(crate) fn total_tokens(req: &MessagesRequest) -> u64 {
+    walk(req, false).total_tokens
+}
+
+/// The blocks are hashed as sent but for their breakpoints, so only a block that carries one
+/// is copied (to strip it); a request has at most four.
+fn walk(req: &MessagesRequest, hashed: bool) -> Prefixes {
+    let hasher = hashed.then(|| {
+        let mut h = Sha256::new();
+        h.update(req.model.as_bytes());
+        h.update(b"\n");
+        h
+    });
     let mut b = PrefixBuilder {
         hasher,
         bytes: 0,
+        buf: Vec::new(),
         out: Prefixes {
             boundaries: Vec::new(),
             breakpoints: Vec::new(),
@@ -97,28 +125,62 @@ pub(crate) fn prefixes(req: &MessagesRequest) -> Prefixes {
         },
     };
     for tool in &req.tools {
-        let mut tool = tool.clone();
-        let bp = tool.cache_control.take().is_some();
-        b.block(&tool, bp);
+        if tool.cache_control.is_some() {
+            let mut tool = tool.clone();
+            tool.cache_control = None;
+            b.block(&tool, true);
+        } else {
+            b.block(tool, false);
+        }
     }
-    let system: Vec<SystemBlock> = match &req.system {
-        None => Vec::new(),
-        Some(SystemPrompt::Text(t)) => vec![SystemBlock::text(t.clone())],
-        Some(SystemPrompt::Blocks(blocks)) => blocks.clone(),
-    };
-    for mut block in system {
-        let bp = block.cache_control.take().is_some();
-        b.block(&block, bp);
+    match &req.system {
+        None => {}
+        Some(SystemPrompt::Text(t)) => b.block(&SystemBlock::text(t.clone()), false),
+        Some(SystemPrompt::Blocks(blocks)) => {
+            for block in blocks {
+                if block.cache_control.is_some() {
+                    let mut block = block.clone();
+                    block.cache_control = None;
+                    b.block(&block, true);
+                } else {
+                    b.block(block, false);
+                }
+            }
+        }
     }
     for message in &req.messages {
         b.feed(&serde_json::json!({ "role": message.role }));
-        for mut block in message.blocks() {
-            let bp = strip_cache_control(&mut block).is_some();
-            b.block(&block, bp);
+        match &message.content {
+            MessageContent::Text(t) => b.block(&ContentBlock::text(t.clone()), false),
+            MessageContent::Blocks(blocks) => {
+                for block in blocks {
+                    if carries_cache_control(block) {
+                        let mut block = block.clone();
+                        let bp = strip_cache_control(&mut block).is_some();
+                        b.block(&block, bp);
+                    } else {
+                        b.block(block, false);
+                    }
+                }
+            }
         }
     }
     b.out.total_tokens = tokens_for_bytes(b.bytes).max(1);
     b.out
+}
+
+/// Whether the block, or a block inside its tool result, carries a breakpoint.
+fn carries_cache_control(block: &ContentBlock) -> bool {
+    if block.cache_control().is_some() {
+        return true;
+    }
+    matches!(
+        block,
+        ContentBlock::ToolResult {
+            content: Some(ToolResultContent::Blocks(inner)),
+            ..
+        } if inner.iter().any(carries_cache_control)
+    )
 }
 
 /// Removes the block's breakpoint (and any inside a tool result), returning the block's own.
@@ -251,6 +313,29 @@ mod tests {
         assert_eq!(pa.boundaries, pb.boundaries);
         assert_eq!(pa.breakpoints, vec![0]);
         assert_eq!(pb.breakpoints, vec![1]);
+    }
+
+    #[test]
+    fn the_token_count_alone_is_the_hashed_walks_count() {
+        let mut req = request(vec![
+            (block("marked prompt", true), Role::User),
+            (block("an answer", false), Role::Assistant),
+            (block("plain", false), Role::User),
+        ]);
+        req.system = Some(SystemPrompt::Text("be brief".into()));
+        let mut tool: fleet_protocol::ToolDefinition = serde_json::from_value(serde_json::json!({
+            "name": "Read", "description": "reads", "input_schema": {"type": "object"},
+            "cache_control": {"type": "ephemeral"}
+        }))
+        .unwrap_or_else(|e| panic!("tool: {e}"));
+        req.tools = vec![tool.clone()].into();
+        let marked = prefixes(&req);
+        assert_eq!(total_tokens(&req), marked.total_tokens);
+        assert_eq!(marked.breakpoints.len(), 2, "the tool and the first prompt");
+        // A breakpoint is not part of what is counted or hashed.
+        tool.cache_control = None;
+        req.tools = vec![tool].into();
+        assert_eq!(prefixes(&req).boundaries, marked.boundaries);
     }
 
     #[test]

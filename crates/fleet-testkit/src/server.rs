@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use bytes::Bytes;
-use check::{check, Checked};
+use check::{check, Body, Checked};
 use fleet_protocol::StopReason;
 use serde_json::Value;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -323,10 +323,9 @@ async fn handle(
     headers: HeaderMap,
     raw: Bytes,
 ) -> Response {
-    let body: Value = serde_json::from_slice(&raw)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into_owned()));
+    let body = Body::new(&raw);
     let checked = match protocol {
-        Some(p) => check(&s.scenario, p, &headers, &raw, &body),
+        Some(p) => check(&s.scenario, p, &headers, &body),
         None => Err(ApiError::new(
             404,
             format!("fake model: no endpoint {method} {path} (it serves POST /v1/messages and POST /v1/chat/completions)"),
@@ -376,7 +375,7 @@ async fn handle(
                 path: path.to_owned(),
                 protocol,
                 headers: logged_headers,
-                body,
+                body: body.into_value(),
                 rule: rule_index.map(|i| s.scenario.rules[i].label(i)),
                 rule_index,
                 status,
@@ -461,8 +460,15 @@ async fn handle(
     });
     let (input, include_usage, max_tokens, output_room) = match &checked {
         Checked::Anthropic(req, _) => {
-            let prefixes = cache::prefixes(req);
-            let input = lock(&s.cache).account(&prefixes, &s.scenario.cache);
+            let input = if s.scenario.cache.enabled {
+                let prefixes = cache::prefixes(req);
+                lock(&s.cache).account(&prefixes, &s.scenario.cache)
+            } else {
+                cache::InputUsage {
+                    input_tokens: cache::total_tokens(req),
+                    ..cache::InputUsage::default()
+                }
+            };
             (input, false, None, None)
         }
         Checked::OpenAi {

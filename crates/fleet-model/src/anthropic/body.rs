@@ -10,7 +10,7 @@
 
 use crate::cache::{marked_message, Marked};
 use bytes::Bytes;
-use fleet_protocol::{CacheControl, MessagesRequest};
+use fleet_protocol::MessagesRequest;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -27,8 +27,11 @@ pub(crate) struct StreamedBody {
 
 #[derive(Debug)]
 struct Inner {
-    /// Everything but the tools and the messages, as JSON without its closing brace.
-    head: Vec<u8>,
+    /// Everything but the tools and the messages, as JSON without its closing brace; shared
+    /// with the requests that send the same (see [`head`]).
+    head: Arc<[u8]>,
+    /// `,"tools":[…]`, shared with every request that sends the same list.
+    tools: Arc<[u8]>,
     request: MessagesRequest,
     marked: Marked,
 }
@@ -37,7 +40,8 @@ struct Inner {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
     Head,
-    Tool(usize),
+    /// The whole tool list, written once per list (see [`tools`]).
+    Tools,
     Message(usize),
     End,
 }
@@ -48,13 +52,15 @@ impl StreamedBody {
         mut request: MessagesRequest,
         mut marked: Marked,
     ) -> Result<Self, serde_json::Error> {
-        let head = head_json(&request, &marked)?;
-        // The system prompt is in the head now; two more copies would be held for nothing
-        // while the request is in flight.
-        request.system = None;
-        marked.system = None;
+        // The system prompt goes into the head, and the request keeps no other copy of it
+        // while it is in flight.
+        let own = request.system.take();
+        let system = marked.system.take().or(own);
+        let head = head::head_json(&request, system)?;
+        let tools = tools::tools_json(&request.tools, marked.last_tool)?;
         let inner = Arc::new(Inner {
             head,
+            tools,
             request,
             marked,
         });
@@ -115,7 +121,7 @@ impl StreamedBody {
 
 impl Inner {
     fn after(&self, part: Part) -> Option<Part> {
-        let (tools, messages) = (self.request.tools.len(), self.request.messages.len());
+        let messages = self.request.messages.len();
         let first_message = || {
             if messages > 0 {
                 Part::Message(0)
@@ -124,10 +130,8 @@ impl Inner {
             }
         };
         match part {
-            Part::Head if tools > 0 => Some(Part::Tool(0)),
-            Part::Head => Some(first_message()),
-            Part::Tool(i) if i + 1 < tools => Some(Part::Tool(i + 1)),
-            Part::Tool(_) => Some(first_message()),
+            Part::Head if !self.tools.is_empty() => Some(Part::Tools),
+            Part::Head | Part::Tools => Some(first_message()),
             Part::Message(i) if i + 1 < messages => Some(Part::Message(i + 1)),
             Part::Message(_) => Some(Part::End),
             Part::End => None,
@@ -138,25 +142,7 @@ impl Inner {
         let request = &self.request;
         match part {
             Part::Head => out.write_all(&self.head).map_err(serde_json::Error::io),
-            Part::Tool(i) => {
-                let lead: &[u8] = if i == 0 { b",\"tools\":[" } else { b"," };
-                out.write_all(lead).map_err(serde_json::Error::io)?;
-                let last = i + 1 == request.tools.len();
-                let tool = &request.tools[i];
-                if last && self.marked.last_tool {
-                    // Marked while it is written, as the last message is: a request still
-                    // waiting to be sent holds no copy of the schema.
-                    let mut marked = tool.clone();
-                    marked.cache_control = Some(CacheControl::ephemeral());
-                    serde_json::to_writer(&mut *out, &marked)
-                } else {
-                    serde_json::to_writer(&mut *out, tool)
-                }?;
-                if last {
-                    out.write_all(b"]").map_err(serde_json::Error::io)?;
-                }
-                Ok(())
-            }
+            Part::Tools => out.write_all(&self.tools).map_err(serde_json::Error::io),
             Part::Message(i) => {
                 let lead: &[u8] = if i == 0 { b",\"messages\":[" } else { b"," };
                 out.write_all(lead).map_err(serde_json::Error::io)?;
@@ -181,33 +167,6 @@ impl Inner {
     }
 }
 
-/// The request's other fields (the marked system prompt, `stream: true`), serialized the
-/// way the request type serializes them, so a field added there is sent here too.
-fn head_json(request: &MessagesRequest, marked: &Marked) -> Result<Vec<u8>, serde_json::Error> {
-    let mut head = MessagesRequest {
-        messages: Default::default(),
-        tools: Default::default(),
-        stream: true,
-        ..request.clone()
-    };
-    if let Some(system) = &marked.system {
-        head.system = Some(system.clone());
-    }
-    let mut value = serde_json::to_value(&head)?;
-    if let Some(fields) = value.as_object_mut() {
-        fields.remove("messages");
-        fields.remove("tools");
-    }
-    let mut out = serde_json::to_vec(&value)?;
-    // `{"model":…}` always has a field, so the parts that follow can open with a comma.
-    if out.pop() != Some(b'}') {
-        return Err(<serde_json::Error as serde::ser::Error>::custom(
-            "the request did not serialize as an object",
-        ));
-    }
-    Ok(out)
-}
-
 /// Counts bytes instead of keeping them.
 struct Counter(u64);
 
@@ -222,5 +181,7 @@ impl Write for Counter {
     }
 }
 
+mod head;
 #[cfg(test)]
 mod tests;
+mod tools;

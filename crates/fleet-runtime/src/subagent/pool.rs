@@ -110,15 +110,24 @@ fn restrict(pool: ToolPool, restriction: Restriction, scratch: PathBuf) -> ToolP
 /// project itself lives there (a checkout in /tmp), in which case a `fleet-scratch` folder in
 /// it, so that the project stays out of reach.
 pub(crate) fn scratch_dir(project: &Path) -> PathBuf {
-    let temp = std::env::temp_dir();
-    let temp = temp.canonicalize().unwrap_or(temp);
-    if !project.starts_with(&temp) {
-        return temp;
+    let temp = canonical_temp_dir();
+    if !project.starts_with(temp) {
+        return temp.clone();
     }
     let scratch = temp.join("fleet-scratch");
     // If it cannot be made, commands writing there fail on their own, with the OS's reason.
-    let _ = std::fs::create_dir_all(&scratch);
+    let _ = std::fs::create_dir(&scratch);
     scratch
+}
+
+/// The system temp dir, resolved once: every child asks, and resolving it walks each of its
+/// components again (a fan-out of thousands paid that many `readlink`s).
+fn canonical_temp_dir() -> &'static PathBuf {
+    static TEMP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TEMP.get_or_init(|| {
+        let temp = std::env::temp_dir();
+        temp.canonicalize().unwrap_or(temp)
+    })
 }
 
 /// The pool shape, for sharing tool definitions between children of one agent type (a

@@ -14,6 +14,69 @@ use bytes::Bytes;
 use fleet_protocol::MessagesRequest;
 use serde::Deserialize;
 use serde_json::Value;
+use std::sync::OnceLock;
+
+/// A request body, parsed into a JSON value only when something needs the whole value (the
+/// OpenAI checks, a full request log, an error message). An Anthropic request is read straight
+/// from its bytes: building the value first tripled the server's work per request, which at
+/// thousands of requests competed with the client it was measuring for the same cores.
+pub(super) struct Body<'a> {
+    raw: &'a Bytes,
+    value: OnceLock<Value>,
+}
+
+impl<'a> Body<'a> {
+    pub fn new(raw: &'a Bytes) -> Self {
+        Self {
+            raw,
+            value: OnceLock::new(),
+        }
+    }
+
+    /// The body as JSON, or as one string when it is not JSON.
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            serde_json::from_slice(self.raw)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(self.raw).into_owned()))
+        })
+    }
+
+    pub fn into_value(self) -> Value {
+        self.value();
+        self.value.into_inner().unwrap_or(Value::Null)
+    }
+
+    /// Whether the body is a JSON object, without building it when it can be read directly.
+    fn starts_as_object(&self) -> bool {
+        self.raw
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| *b == b'{')
+    }
+
+    /// The body as a Messages API request. A body that reads as one is taken from its bytes;
+    /// anything else goes through the value, whose errors are the ones the checks report.
+    fn messages_request(&self) -> Result<MessagesRequest, ApiError> {
+        if self.starts_as_object() {
+            if let Ok(req) = serde_json::from_slice::<MessagesRequest>(self.raw) {
+                return Ok(req);
+            }
+        }
+        let value = self.value();
+        if !value.is_object() {
+            return Err(not_an_object());
+        }
+        MessagesRequest::deserialize(value).map_err(|e| {
+            ApiError::invalid_request(format!(
+                "fake model: the body is not a valid Messages API request: {e}"
+            ))
+        })
+    }
+}
+
+fn not_an_object() -> ApiError {
+    ApiError::invalid_request("fake model: the request body is not a JSON object")
+}
 
 /// A request that passed the protocol checks, reduced to what answering it needs.
 pub(super) enum Checked {
@@ -53,10 +116,9 @@ pub(super) fn check(
     scenario: &Scenario,
     protocol: Protocol,
     headers: &HeaderMap,
-    raw: &Bytes,
-    body: &Value,
+    body: &Body,
 ) -> Result<Checked, ApiError> {
-    if raw.len() > MAX_BODY_BYTES {
+    if body.raw.len() > MAX_BODY_BYTES {
         return Err(ApiError::new(
             413,
             format!("Request exceeds the maximum allowed number of bytes ({MAX_BODY_BYTES})"),
@@ -78,23 +140,14 @@ pub(super) fn check(
             "anthropic-version: header is required",
         ));
     }
-    if !body.is_object() {
-        return Err(ApiError::invalid_request(
-            "fake model: the request body is not a JSON object",
-        ));
-    }
     match protocol {
         Protocol::Anthropic => {
-            let req = MessagesRequest::deserialize(body).map_err(|e| {
-                ApiError::invalid_request(format!(
-                    "fake model: the body is not a valid Messages API request: {e}"
-                ))
-            })?;
+            let req = body.messages_request()?;
             if scenario.validate_requests {
                 validate::anthropic(&req).map_err(|e| ApiError::invalid_request(e.to_string()))?;
             }
             if let Some(window) = scenario.context_window {
-                let tokens = cache::prefixes(&req).total_tokens;
+                let tokens = cache::total_tokens(&req);
                 if tokens > window {
                     return Err(ApiError::invalid_request(format!(
                         "prompt is too long: {tokens} tokens > {window} maximum"
@@ -105,6 +158,10 @@ pub(super) fn check(
             Ok(Checked::Anthropic(Box::new(req), view))
         }
         Protocol::OpenAi => {
+            let body = body.value();
+            if !body.is_object() {
+                return Err(not_an_object());
+            }
             validate::openai(body, scenario.validate_requests)
                 .map_err(|e| ApiError::invalid_request(e.to_string()))?;
             if scenario.openai.reject_consecutive_user {

@@ -140,3 +140,62 @@ async fn the_cache_simulation_grows_per_prefix_unless_turned_off() {
     on.shutdown().await;
     off.shutdown().await;
 }
+
+/// Posts raw bytes to the Messages endpoint; returns the status and the error message.
+async fn post_raw(server: &FakeModelServer, raw: &'static str) -> (u16, String) {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/messages", server.base_url()))
+        .header("x-api-key", "sk-test")
+        .header("anthropic-version", "2023-06-01")
+        .header("content-type", "application/json")
+        .body(raw)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let reply: Value = resp.json().await.unwrap();
+    (
+        status,
+        reply["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// A request is read straight from its bytes; what does not read as one still gets the
+/// error the value-based checks give.
+#[tokio::test]
+async fn bodies_that_are_not_requests_are_refused_with_the_reason() {
+    let server = FakeModelServer::start(scenario(RequestLog::Full))
+        .await
+        .unwrap();
+    let (status, message) = post_raw(&server, "[1, 2]").await;
+    assert_eq!(status, 400);
+    assert!(message.contains("not a JSON object"), "{message}");
+    let (status, message) = post_raw(&server, "not json").await;
+    assert_eq!(status, 400);
+    assert!(message.contains("not a JSON object"), "{message}");
+    let (status, message) = post_raw(&server, r#"{"model": "m"}"#).await;
+    assert_eq!(status, 400);
+    assert!(
+        message.contains("not a valid Messages API request"),
+        "{message}"
+    );
+    assert!(
+        message.contains("max_tokens") || message.contains("messages"),
+        "{message}"
+    );
+    let (status, reply) = post(&server, &body("fine")).await;
+    assert_eq!(
+        (status, reply_text(&reply)),
+        (200, "later"),
+        "the fourth call"
+    );
+    let log = server.requests();
+    assert_eq!(log.len(), 4, "every request is logged");
+    assert_eq!(log[0].body, json!([1, 2]), "the log keeps the body as sent");
+    assert_eq!(log[1].body, json!("not json"));
+    assert_eq!(log[3].body["messages"][0]["content"][0]["text"], "fine");
+}
