@@ -18,10 +18,11 @@ use tokio_util::sync::CancellationToken;
 
 /// Events are buffered this deep before the agent waits for its consumer.
 ///
-/// Deep enough to ride out a consumer that falls behind for a moment in a wide fan-out: an
-/// agent that waits to send holds all it has (its conversation, its request, its task), a few
-/// kilobytes more than the event it waits with. With 256, one 10,000-agent run in ten had its
-/// children pile up behind a busy printer and peaked at 290–390 MB instead of ~160 MB.
+/// Deep enough to ride out a reader that falls behind for a moment in a wide fan-out: an
+/// agent that waits to send holds all it has (its conversation, its request, its task), many
+/// times the event it waits with. A 10,000-agent fan-out whose reader also wrote a line per
+/// event to a file peaked at 163–282 MB in 4.3–4.5 s with 256, and at 152–177 MB in 3.3–3.6 s
+/// with 4096 (docs/memory-profile.md).
 pub const EVENT_BUFFER: usize = 4096;
 
 #[derive(Debug)]
