@@ -29,5 +29,5 @@ pub use openai::{OpenAiClient, OpenAiConfig, ToolChoiceMode};
 pub use provider::{client_from_env, client_from_env_over, ClientDefaults};
 pub use retry::RetryPolicy;
 pub use transport::{
-    HttpOptions, WireDecoder, LOCAL_FIRST_TOKEN_TIMEOUT, REMOTE_FIRST_TOKEN_TIMEOUT,
+    max_in_flight, HttpOptions, WireDecoder, LOCAL_FIRST_TOKEN_TIMEOUT, REMOTE_FIRST_TOKEN_TIMEOUT,
 };

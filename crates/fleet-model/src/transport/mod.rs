@@ -37,16 +37,21 @@ pub const DEFAULT_MAX_MODEL_REQUESTS: usize = 256;
 /// it for one attempt, and gives it back before a retry's backoff.
 fn in_flight() -> &'static Semaphore {
     static PLACES: OnceLock<Semaphore> = OnceLock::new();
-    PLACES.get_or_init(|| {
-        // The variable was checked at start-up (`env::check_all`); a bad value cannot get here.
-        let max = fleet_protocol::env::FLEET_MAX_MODEL_REQUESTS
-            .get()
-            .ok()
-            .flatten()
-            .and_then(|n| usize::try_from(n).ok())
-            .unwrap_or(DEFAULT_MAX_MODEL_REQUESTS);
-        Semaphore::new(max.max(1))
-    })
+    PLACES.get_or_init(|| Semaphore::new(max_in_flight()))
+}
+
+/// How many model requests this process has in flight at most: `FLEET_MAX_MODEL_REQUESTS`, or
+/// [`DEFAULT_MAX_MODEL_REQUESTS`]. Public so that what waits for these places (the subagents
+/// a fan-out builds) can be sized to them.
+pub fn max_in_flight() -> usize {
+    // The variable was checked at start-up (`env::check_all`); a bad value cannot get here.
+    fleet_protocol::env::FLEET_MAX_MODEL_REQUESTS
+        .get()
+        .ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(DEFAULT_MAX_MODEL_REQUESTS)
+        .max(1)
 }
 
 /// Turns one wire protocol's SSE events into model events. A fresh decoder is made for every

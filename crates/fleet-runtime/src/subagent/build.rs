@@ -1,6 +1,7 @@
 //! Building a child agent — from an agent definition or as a fork of its parent, the first
 //! time or again to resume it — ready to run.
 
+use super::admission::StartPermit;
 use super::fork::{ForkBase, FORK_MAX_TURNS, FORK_TYPE};
 use super::lifecycle::Run;
 use super::pool::{child_keeps, child_permissions, shape};
@@ -258,6 +259,7 @@ impl Spawner {
             transcript: writer.map(Mutex::new),
             transcript_error: Mutex::new(None),
             task: OnceLock::new(),
+            start: StartPermit::default(),
         });
         if write_history {
             for message in &history {

@@ -10,6 +10,7 @@
 //! agent that holds them ([`ParentView`]), so a spawn always knows who its parent is without
 //! any global state.
 
+mod admission;
 mod build;
 mod delegation;
 mod directory;

@@ -2,6 +2,7 @@
 //! of its caller), and running it in the foreground (the caller waits) or as a background task
 //! (the caller gets a notification later).
 
+use super::admission::StartPermit;
 use super::build::{Blueprint, Child, Kind, Start};
 use super::directory::AgentRecord;
 use super::fork::{fork_history, fork_prompt, is_fork_conversation, ForkPoint, FORK_TYPE};
@@ -144,6 +145,8 @@ impl Spawner {
                 return Box::pin(launch).await;
             }
         }
+        // Nothing is made for the child until it may be (see `admission`).
+        let start = Box::pin(StartPermit::acquire()).await;
         let isolate = match &kind {
             Kind::Defined(def) => {
                 let requested = super::isolate::requested_isolation(&input, def)?;
@@ -209,6 +212,7 @@ impl Spawner {
                 return Err(err);
             }
         };
+        child.tap.start.hold(start);
         let record = self.directory.add(&child.agent_id, bp.clone(), run)?;
         let type_name = bp.kind.type_name();
         self.ledger.register(
@@ -470,6 +474,8 @@ async fn run_to_end(spawner: Arc<Spawner>, child: Child, record: &AgentRecord) -
             let mut outcome = ChildOutcome::default();
             let cancel = &run.cancel;
             let result = agent.run(prompt, &sink, cancel).await;
+            // Answered or not, its first run is over: the permit goes to the next child.
+            tap.start.release();
             outcome.add(&result, &spawner, &agent_id);
             loop {
                 // Boxed: it holds a run of its own, which inline would double this state.

@@ -1,6 +1,7 @@
 //! What a subagent's events leave behind besides the session stream: its transcript on disk
 //! and, for a background task, the progress the task list shows.
 
+use super::admission::StartPermit;
 use crate::sink::EventTap;
 use crate::tasks::TaskRegistry;
 use crate::transcript;
@@ -15,10 +16,15 @@ pub(crate) struct ChildTap {
     pub transcript_error: Mutex<Option<String>>,
     /// Set when the child runs as a background task.
     pub task: OnceLock<(Arc<TaskRegistry>, String)>,
+    /// Held until the model first answers the child (see [`super::admission`]).
+    pub start: StartPermit,
 }
 
 impl EventTap for ChildTap {
     fn observe(&self, event: &AgentEvent) {
+        if answered(&event.kind) {
+            self.start.release();
+        }
         match &event.kind {
             EventKind::MessageCommitted(committed) => {
                 self.record(committed);
@@ -91,6 +97,12 @@ impl ChildTap {
             .unwrap_or_else(|e| e.into_inner())
             .take()
     }
+}
+
+/// Whether the event shows the model answered the child (anything but its own prompt being
+/// recorded, which comes before the request).
+fn answered(kind: &EventKind) -> bool {
+    !matches!(kind, EventKind::MessageCommitted(c) if c.reply.is_none())
 }
 
 /// The most telling field of a tool input, shortened: a path, a pattern or a command.

@@ -6,6 +6,7 @@
 use crate::common;
 use crate::harness;
 
+mod admission;
 mod background;
 mod controls;
 mod coordinator;
