@@ -95,6 +95,25 @@ impl PrefixBuilder {
     }
 }
 
+impl PrefixBuilder {
+    /// Feeds `value` as it is hashed: without breakpoints. Only a value that `carries` one is
+    /// copied, for `strip` to remove them; `strip` says whether the value's own was one.
+    fn unmarked_block<T: Serialize + Clone>(
+        &mut self,
+        value: &T,
+        carries: bool,
+        strip: impl FnOnce(&mut T) -> bool,
+    ) {
+        if carries {
+            let mut copy = value.clone();
+            let breakpoint = strip(&mut copy);
+            self.block(&copy, breakpoint);
+        } else {
+            self.block(value, false);
+        }
+    }
+}
+
 /// Hashes every block boundary of `req`.
 pub(crate) fn prefixes(req: &MessagesRequest) -> Prefixes {
     walk(req, true)
@@ -105,8 +124,8 @@ pub(crate) fn total_tokens(req: &MessagesRequest) -> u64 {
     walk(req, false).total_tokens
 }
 
-/// The blocks are hashed as sent but for their breakpoints, so only a block that carries one
-/// is copied (to strip it); a request has at most four.
+/// The blocks are hashed as sent but for their breakpoints; a request has at most four, so
+/// few blocks are copied to strip them.
 fn walk(req: &MessagesRequest, hashed: bool) -> Prefixes {
     let hasher = hashed.then(|| {
         let mut h = Sha256::new();
@@ -125,26 +144,18 @@ fn walk(req: &MessagesRequest, hashed: bool) -> Prefixes {
         },
     };
     for tool in &req.tools {
-        if tool.cache_control.is_some() {
-            let mut tool = tool.clone();
-            tool.cache_control = None;
-            b.block(&tool, true);
-        } else {
-            b.block(tool, false);
-        }
+        b.unmarked_block(tool, tool.cache_control.is_some(), |t| {
+            t.cache_control.take().is_some()
+        });
     }
     match &req.system {
         None => {}
         Some(SystemPrompt::Text(t)) => b.block(&SystemBlock::text(t.clone()), false),
         Some(SystemPrompt::Blocks(blocks)) => {
             for block in blocks {
-                if block.cache_control.is_some() {
-                    let mut block = block.clone();
-                    block.cache_control = None;
-                    b.block(&block, true);
-                } else {
-                    b.block(block, false);
-                }
+                b.unmarked_block(block, block.cache_control.is_some(), |b| {
+                    b.cache_control.take().is_some()
+                });
             }
         }
     }
@@ -154,13 +165,9 @@ fn walk(req: &MessagesRequest, hashed: bool) -> Prefixes {
             MessageContent::Text(t) => b.block(&ContentBlock::text(t.clone()), false),
             MessageContent::Blocks(blocks) => {
                 for block in blocks {
-                    if carries_cache_control(block) {
-                        let mut block = block.clone();
-                        let bp = strip_cache_control(&mut block).is_some();
-                        b.block(&block, bp);
-                    } else {
-                        b.block(block, false);
-                    }
+                    b.unmarked_block(block, carries_cache_control(block), |b| {
+                        strip_cache_control(b).is_some()
+                    });
                 }
             }
         }

@@ -20,18 +20,19 @@ fn body(text: &str) -> Value {
     })
 }
 
-/// Posts `body` to the Messages endpoint; returns the status and the JSON reply.
-async fn post(server: &FakeModelServer, body: &Value) -> (u16, Value) {
+/// A request to the Messages endpoint with the headers the API requires.
+fn messages_request(server: &FakeModelServer) -> reqwest::RequestBuilder {
     // reqwest is built without a crypto provider; a plain-HTTP client still needs one.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let resp = reqwest::Client::new()
+    reqwest::Client::new()
         .post(format!("{}/v1/messages", server.base_url()))
         .header("x-api-key", "sk-test")
         .header("anthropic-version", "2023-06-01")
-        .json(body)
-        .send()
-        .await
-        .unwrap();
+}
+
+/// Posts `body` to the Messages endpoint; returns the status and the JSON reply.
+async fn post(server: &FakeModelServer, body: &Value) -> (u16, Value) {
+    let resp = messages_request(server).json(body).send().await.unwrap();
     let status = resp.status().as_u16();
     (status, resp.json().await.unwrap())
 }
@@ -143,11 +144,7 @@ async fn the_cache_simulation_grows_per_prefix_unless_turned_off() {
 
 /// Posts raw bytes to the Messages endpoint; returns the status and the error message.
 async fn post_raw(server: &FakeModelServer, raw: &'static str) -> (u16, String) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let resp = reqwest::Client::new()
-        .post(format!("{}/v1/messages", server.base_url()))
-        .header("x-api-key", "sk-test")
-        .header("anthropic-version", "2023-06-01")
+    let resp = messages_request(server)
         .header("content-type", "application/json")
         .body(raw)
         .send()
